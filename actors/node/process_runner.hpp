@@ -1,0 +1,50 @@
+// Runs pods as real processes under a per-pod supervisor (caldera-shim), on its own libuv thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "messages/job_spec.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+struct PodProcessSpec {
+  std::string uid;
+  std::string pod_dir;                // created by the runner; logs are <pod_dir>/<container>.log
+  std::vector<Container> containers;  // command+args is argv; env is the complete extra env
+  int64_t grace_ms = 10000;           // SIGTERM -> SIGKILL
+};
+
+// What the runner knows about one pod's processes: one status per container, in spec order.
+struct PodProcessStatus {
+  std::string uid;
+  std::vector<ContainerStatus> containers;
+  int32_t shim_pid = 0;
+  uint64_t shim_start_ticks = 0;  // from /proc/<pid>/stat, to recognise the pid after a restart
+};
+
+class ProcessRunner {
+ public:
+  // Called on the runner's thread whenever a pod's statuses change (started, each container
+  // ended). Keep it quick: hand the value to an actor.
+  using OnChange = std::function<void(PodProcessStatus)>;
+
+  // shim_path: the caldera-shim executable. Starts the loop thread.
+  static std::unique_ptr<ProcessRunner> create(std::string shim_path, OnChange on_change);
+  virtual ~ProcessRunner() = default;  // stops the loop; supervised pods keep running
+
+  // All thread-safe. launch() of a uid already known is ignored.
+  virtual void launch(PodProcessSpec spec) = 0;
+  // SIGTERM to the pod's processes, SIGKILL after its grace period; reported as they end.
+  virtual void kill(const std::string& uid, int64_t grace_ms) = 0;
+  // After a node restart: watch a supervisor started by an earlier calderad. If it is gone, the
+  // statuses it recorded in pod_dir are reported (or Failed with reason "SupervisorLost").
+  virtual void adopt(const std::string& uid, const std::string& pod_dir,
+                     size_t container_count, int32_t shim_pid, uint64_t shim_start_ticks) = 0;
+};
+
+}  // namespace caldera

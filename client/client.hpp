@@ -1,0 +1,41 @@
+// A blocking client for caldera's Cap'n Proto API: connect, send a Request, read its Response.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "messages/api.capnp.h"
+#include "messages/flat.hpp"
+#include "messages/result.hpp"
+
+namespace caldera {
+
+class Client {
+ public:
+  // host:port, e.g. "127.0.0.1:7070".
+  static Result<std::unique_ptr<Client>> connect(const std::string& server,
+                                                 std::chrono::milliseconds timeout);
+  ~Client();
+
+  // Fills a Request (the id is set by the client), sends it and waits for the Response with the
+  // same id. A failure is a transport problem (cannot connect, closed, timed out, malformed reply);
+  // an error answered by the server is a Response whose union holds `errors`.
+  Result<std::unique_ptr<FlatReader>> call(
+      const std::function<void(api::Request::Builder)>& fill,
+      std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  // Low level, for tests: raw bytes out, and the next whole frame in.
+  Result<bool> send_raw(const std::string& bytes);
+  Result<std::string> read_frame(std::chrono::milliseconds timeout);
+
+ private:
+  explicit Client(int fd);
+  int fd_;
+  uint64_t next_id_ = 1;
+  std::string buffer_;
+};
+
+}  // namespace caldera

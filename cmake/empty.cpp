@@ -1,0 +1,1 @@
+// Keeps a library linkable while its folder has no source of its own yet.

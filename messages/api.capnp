@@ -1,0 +1,270 @@
+# caldera's public client protocol: one Request per frame, answered by one Response with the same id.
+# Framing is Cap'n Proto's standard stream framing (segment table), so `capnp encode` can drive it.
+# Enumerations that users write in YAML (phases, events, actions) travel as Volcano's own strings.
+@0xe56e097d7cb29439;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("caldera::api");
+
+struct KeyValue {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+# ---- Job specification (Volcano batch.volcano.sh/v1alpha1 Job) ----
+
+struct EnvVar {
+  name @0 :Text;
+  value @1 :Text;
+}
+
+struct Container {
+  name @0 :Text;
+  image @1 :Text;
+  command @2 :List(Text);
+  args @3 :List(Text);
+  env @4 :List(EnvVar);
+  workingDir @5 :Text;
+  requests @6 :List(KeyValue);   # quantities as Kubernetes writes them: "500m", "2", "1Gi"
+  limits @7 :List(KeyValue);
+}
+
+struct PodTemplate {
+  labels @0 :List(KeyValue);
+  annotations @1 :List(KeyValue);
+  containers @2 :List(Container);
+  restartPolicy @3 :Text;
+}
+
+struct LifecyclePolicy {
+  events @0 :List(Text);         # "PodFailed", "PodEvicted", "*", ...
+  action @1 :Text;               # "RestartJob", "AbortJob", ...
+  hasExitCode @2 :Bool;
+  exitCode @3 :Int32;
+  timeoutMs @4 :Int64;           # 0: no timeout
+}
+
+struct DependsOn {
+  names @0 :List(Text);
+  iteration @1 :Text;            # "any" | "all"
+}
+
+struct PartitionPolicy {
+  partitionSize @0 :Int32;
+  minPartitions @1 :Int32;
+}
+
+struct TaskSpec {
+  name @0 :Text;
+  replicas @1 :Int32;
+  minAvailable @2 :Int32 = -1;   # -1: not set
+  maxRetry @3 :Int32 = -1;       # -1: not set
+  policies @4 :List(LifecyclePolicy);
+  dependsOn @5 :DependsOn;       # absent: none
+  partitionPolicy @6 :PartitionPolicy;  # absent: none
+  template @7 :PodTemplate;
+}
+
+struct Plugin {
+  name @0 :Text;
+  args @1 :List(Text);
+}
+
+struct JobSpec {
+  name @0 :Text;
+  namespace @1 :Text;
+  labels @2 :List(KeyValue);
+  annotations @3 :List(KeyValue);
+  minAvailable @4 :Int32 = -1;   # -1: not set (defaults to the sum of replicas)
+  minSuccess @5 :Int32 = -1;     # -1: not set
+  maxRetry @6 :Int32 = -1;       # -1: not set (defaults to 3)
+  queue @7 :Text;
+  priorityClassName @8 :Text;
+  schedulerName @9 :Text;
+  policies @10 :List(LifecyclePolicy);
+  plugins @11 :List(Plugin);
+  ttlSecondsAfterFinished @12 :Int64 = -1;
+  activeDeadlineSeconds @13 :Int64 = -1;
+  tasks @14 :List(TaskSpec);
+}
+
+# ---- Job and pod status ----
+
+struct JobState {
+  phase @0 :Text;                # "Pending", "Running", ... (Volcano's JobPhase)
+  reason @1 :Text;
+  message @2 :Text;
+  lastTransitionMs @3 :Int64;    # milliseconds since the Unix epoch
+}
+
+struct JobCondition {
+  status @0 :Text;               # the phase entered
+  lastTransitionMs @1 :Int64;
+}
+
+struct TaskStatusCount {
+  name @0 :Text;
+  pending @1 :Int32;
+  running @2 :Int32;
+  succeeded @3 :Int32;
+  failed @4 :Int32;
+  unknown @5 :Int32;
+}
+
+struct JobStatus {
+  state @0 :JobState;
+  minAvailable @1 :Int32;
+  pending @2 :Int32;
+  running @3 :Int32;
+  succeeded @4 :Int32;
+  failed @5 :Int32;
+  terminating @6 :Int32;
+  unknown @7 :Int32;
+  version @8 :Int32;
+  retryCount @9 :Int32;
+  taskStatusCount @10 :List(TaskStatusCount);
+  conditions @11 :List(JobCondition);
+  runningDurationMs @12 :Int64;
+}
+
+struct Job {
+  uid @0 :Text;
+  createdMs @1 :Int64;
+  spec @2 :JobSpec;
+  status @3 :JobStatus;
+}
+
+struct ContainerStatus {
+  name @0 :Text;
+  state @1 :Text;                # "Waiting" | "Running" | "Terminated"
+  exitCode @2 :Int32;
+  signal @3 :Int32;              # terminating signal, 0 if none
+  reason @4 :Text;               # "Completed", "Error", "OOMKilled"-style words, or a spawn error
+  startedMs @5 :Int64;
+  finishedMs @6 :Int64;
+}
+
+struct Pod {
+  name @0 :Text;                 # {job}-{task}-{index}
+  uid @1 :Text;
+  namespace @2 :Text;
+  jobName @3 :Text;
+  taskName @4 :Text;
+  index @5 :Int32;
+  jobVersion @6 :Int32;
+  node @7 :Text;
+  phase @8 :Text;                # "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown"
+  reason @9 :Text;
+  message @10 :Text;
+  containers @11 :List(ContainerStatus);
+  createdMs @12 :Int64;
+  startedMs @13 :Int64;
+  finishedMs @14 :Int64;
+  outOfSync @15 :Bool;           # killed by the controller itself; its death is not PodEvicted
+  partition @16 :Int32 = -1;
+}
+
+struct NodeInfo {
+  name @0 :Text;
+  address @1 :Text;
+  ready @2 :Bool;
+  capacity @3 :List(KeyValue);
+  allocatable @4 :List(KeyValue);  # capacity minus what placed pods hold
+  pods @5 :Int32;
+  coordinator @6 :Bool;
+}
+
+# ---- Requests and responses ----
+
+struct ObjectRef {
+  namespace @0 :Text;            # empty: "default"
+  name @1 :Text;
+}
+
+struct ListFilter {
+  namespace @0 :Text;            # empty: every namespace
+  jobName @1 :Text;              # for pods: only this job's pods
+}
+
+struct JobCommand {
+  job @0 :ObjectRef;
+  action @1 :Text;               # "AbortJob" | "ResumeJob" | "RestartJob" | "TerminateJob" | "CompleteJob"
+  commandId @2 :Text;            # client-chosen; a retried command with the same id acts once
+}
+
+struct LogRequest {
+  pod @0 :ObjectRef;
+  container @1 :Text;            # empty: the only container
+  offset @2 :Int64;              # byte offset into the log
+  maxBytes @3 :Int64;            # 0: server default
+}
+
+struct Request {
+  id @0 :UInt64;
+  token @1 :Text;                # cluster auth token, when the cluster config sets one
+  union {
+    ping @2 :Void;
+    submitYaml @3 :Text;         # one or more YAML documents
+    submitJob @4 :JobSpec;       # the same, as structured fields
+    getJob @5 :ObjectRef;
+    listJobs @6 :ListFilter;
+    listPods @7 :ListFilter;
+    command @8 :JobCommand;
+    deleteJob @9 :ObjectRef;
+    listNodes @10 :Void;
+    podLog @11 :LogRequest;
+  }
+}
+
+struct Error {
+  code @0 :Code;
+  message @1 :Text;
+  path @2 :Text;                 # field path in the request, e.g. "spec.tasks[1].replicas"
+
+  enum Code {
+    invalidArgument @0;
+    notFound @1;
+    alreadyExists @2;
+    unavailable @3;              # retry later (e.g. the coordinator is restarting)
+    internal @4;
+    tooLarge @5;
+    malformed @6;                # not a valid Cap'n Proto message
+    unauthenticated @7;
+    failedPrecondition @8;
+    unimplemented @9;
+  }
+}
+
+struct Submitted {
+  kind @0 :Text;
+  namespace @1 :Text;
+  name @2 :Text;
+  uid @3 :Text;
+}
+
+struct LogChunk {
+  data @0 :Data;
+  nextOffset @1 :Int64;
+  eof @2 :Bool;                  # the container has ended and everything was read
+}
+
+struct Pong {
+  node @0 :Text;
+  version @1 :Text;
+}
+
+struct Response {
+  id @0 :UInt64;
+  warnings @1 :List(Text);
+  union {
+    errors @2 :List(Error);      # every problem found, not only the first
+    pong @3 :Pong;
+    submitted @4 :List(Submitted);
+    job @5 :Job;
+    jobs @6 :List(Job);
+    pods @7 :List(Pod);
+    nodes @8 :List(NodeInfo);
+    log @9 :LogChunk;
+    ok @10 :Void;
+  }
+}

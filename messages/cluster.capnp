@@ -1,0 +1,43 @@
+# Payloads between the coordinator actors and node actors. They travel inside CAF messages as a
+# std::string holding a flat Cap'n Proto array, so that a node may live in another process.
+@0xc23034c7fa3af00d;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("caldera::cluster");
+
+using Api = import "api.capnp";
+
+# Coordinator -> node: run this pod. Idempotent per pod uid.
+struct PodLaunch {
+  pod @0 :Api.Pod;                      # identity: uid, name, namespace, jobName, taskName, index, ...
+  containers @1 :List(Api.Container);   # resolved: env already holds VK_TASK_INDEX etc.
+  requests @2 :List(Api.KeyValue);      # the pod's total resource requests
+  simDurationMs @3 :Int64 = -1;         # >= 0: a simulated pod (a timer instead of processes)
+  simExitCode @4 :Int32;
+  graceMs @5 :Int64 = 10000;            # SIGTERM -> SIGKILL grace period when killed
+}
+
+# Coordinator -> node: stop this pod (SIGTERM, SIGKILL after grace). Idempotent.
+struct PodKill {
+  uid @0 :Text;
+  graceMs @1 :Int64;
+  reason @2 :Text;
+}
+
+# Coordinator -> node: forget a finished pod and its logs.
+struct PodRemove {
+  uid @0 :Text;
+}
+
+# Node -> coordinator: the full current status of one pod (level-triggered; a repeat is harmless).
+struct PodReport {
+  pod @0 :Api.Pod;
+  seq @1 :UInt64;                       # per node, increasing; older reports of a pod are ignored
+}
+
+# Node -> coordinator on (re)connect: who I am, what I have, and every pod I know.
+struct NodeRegistration {
+  node @0 :Api.NodeInfo;
+  pods @1 :List(PodReport);
+  incarnation @2 :UInt64;               # changes on every start of the node process
+}

@@ -1,0 +1,36 @@
+// Domain values <-> their Cap'n Proto form (messages/api.capnp).
+#pragma once
+
+#include <string>
+
+#include "messages/api.capnp.h"
+#include "messages/diagnostic.hpp"
+#include "messages/job.hpp"
+#include "messages/node_info.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+void encode(const ResourceList& in, capnp::List<api::KeyValue>::Builder out);
+void encode(const JobSpec& in, api::JobSpec::Builder out);
+void encode(const JobStatus& in, api::JobStatus::Builder out);
+void encode(const Job& in, api::Job::Builder out);
+void encode(const Pod& in, api::Pod::Builder out);
+void encode(const NodeInfo& in, api::NodeInfo::Builder out);
+
+// Decoding untrusted input reports unknown words (events, actions, phases) and malformed quantities
+// to diags with field paths under `path`. Decoding our own data passes a throwaway Diagnostics.
+// May throw kj::Exception on a malformed message (lazy Cap'n Proto checks): callers catch.
+ResourceList decode(capnp::List<api::KeyValue>::Reader in, Diagnostics& diags,
+                    const std::string& path);
+JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& path = "spec");
+JobStatus decode(api::JobStatus::Reader in);
+Job decode(api::Job::Reader in);
+Pod decode(api::Pod::Reader in);
+NodeInfo decode(api::NodeInfo::Reader in);
+
+// Capacity helpers for capnp lists of (key, value) strings.
+void encode_map(const std::map<std::string, std::string>& in, capnp::List<api::KeyValue>::Builder out);
+std::map<std::string, std::string> decode_map(capnp::List<api::KeyValue>::Reader in);
+
+}  // namespace caldera

@@ -1,0 +1,33 @@
+// Cap'n Proto messages as byte strings: the form they take in CAF messages, RocksDB and sockets.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/array.h>
+
+namespace caldera {
+
+// The message in standard stream framing (segment table + segments).
+std::string to_bytes(capnp::MessageBuilder& message);
+
+// Reads a framed message from bytes of any alignment (it copies them into aligned words first,
+// since Cap'n Proto rejects unaligned data). Reading can still throw kj::Exception lazily, on
+// field access, for bad pointers or exceeded limits: callers that read untrusted input catch it.
+class FlatReader {
+ public:
+  explicit FlatReader(std::string_view bytes, capnp::ReaderOptions options = {});
+  template <class T>
+  typename T::Reader root() {
+    return reader_.getRoot<T>();
+  }
+
+ private:
+  static kj::Array<capnp::word> copy_aligned(std::string_view bytes);
+  kj::Array<capnp::word> words_;
+  capnp::FlatArrayMessageReader reader_;
+};
+
+}  // namespace caldera

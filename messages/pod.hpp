@@ -1,0 +1,61 @@
+// A pod: one replica of a task, run on a node as processes (or as a timer when simulated).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/resources.hpp"
+
+namespace caldera {
+
+enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
+
+std::string_view to_string(PodPhase p);
+std::optional<PodPhase> parse_pod_phase(std::string_view s);
+inline bool is_terminal(PodPhase p) { return p == PodPhase::Succeeded || p == PodPhase::Failed; }
+
+enum class ContainerState { Waiting, Running, Terminated };
+
+std::string_view to_string(ContainerState s);
+std::optional<ContainerState> parse_container_state(std::string_view s);
+
+struct ContainerStatus {
+  std::string name;
+  ContainerState state = ContainerState::Waiting;
+  int32_t exit_code = 0;
+  int32_t signal = 0;
+  std::string reason;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  bool operator==(const ContainerStatus&) const = default;
+};
+
+struct Pod {
+  std::string name;  // {job}-{task}-{index}
+  std::string uid;
+  std::string namespace_;
+  std::string job_name;
+  std::string task_name;
+  int32_t index = 0;
+  int32_t job_version = 0;
+  std::string node;
+  PodPhase phase = PodPhase::Pending;
+  std::string reason;
+  std::string message;
+  std::vector<ContainerStatus> containers;
+  int64_t created_ms = 0;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  bool out_of_sync = false;
+  int32_t partition = -1;  // -1: the task has no partition policy
+  bool operator==(const Pod&) const = default;
+};
+
+// Kubernetes' rule: Succeeded when every container exited 0, Failed when all ended and one did
+// not, Running while any runs, Pending before any started.
+PodPhase derive_pod_phase(const std::vector<ContainerStatus>& containers);
+
+}  // namespace caldera

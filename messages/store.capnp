@@ -1,0 +1,33 @@
+# Values kept in RocksDB. Adding fields is safe; never renumber, so older snapshots stay readable.
+@0x8a0ce9e321db0a1a;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("caldera::store");
+
+using Api = import "api.capnp";
+using Cluster = import "cluster.capnp";
+
+# Column family "jobs", key "namespace/name": a job's spec, status and pod table.
+struct JobRecord {
+  job @0 :Api.Job;
+  pods @1 :List(Api.Pod);
+  commandIds @2 :List(Text);   # recent client command ids, so a retried command acts once
+  seq @3 :UInt64;              # bumped on every write of this record
+}
+
+# Column family "node_pods", key pod uid: what a node runs, kept by the node itself.
+struct NodePod {
+  launch @0 :Cluster.PodLaunch;
+  status @1 :Api.Pod;
+  shimPid @2 :Int32;           # the per-pod supervisor process, 0 for simulated pods
+  shimStartTicks @3 :UInt64;   # /proc/<pid>/stat start time, to tell a reused pid apart
+  startedMs @4 :Int64;
+}
+
+# Column family "meta", key "cluster": facts about this data directory.
+struct Meta {
+  clusterName @0 :Text;
+  nodeName @1 :Text;
+  formatVersion @2 :UInt32;
+  incarnation @3 :UInt64;
+}

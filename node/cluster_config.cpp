@@ -1,0 +1,157 @@
+#include "node/cluster_config.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+namespace caldera {
+namespace {
+
+bool read_port(const YAML::Node& n, const std::string& path, uint16_t& out, Diagnostics& diags) {
+  if (!n) return true;
+  try {
+    int v = n.as<int>();
+    if (v < 1 || v > 65535) {
+      diags.error(path, fmt::format("port {} is outside 1..65535", v));
+      return false;
+    }
+    out = static_cast<uint16_t>(v);
+    return true;
+  } catch (const YAML::Exception&) {
+    diags.error(path, "must be a port number");
+    return false;
+  }
+}
+
+std::string scalar(const YAML::Node& n, const std::string& path, Diagnostics& diags) {
+  if (!n) return {};
+  if (!n.IsScalar()) {
+    diags.error(path, "must be a string");
+    return {};
+  }
+  return n.as<std::string>();
+}
+
+void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
+               Diagnostics& diags) {
+  NodeConfig node;
+  if (!n.IsMap()) {
+    diags.error(path, "must be a mapping with name, host, clusterPort, clientPort, dataDir");
+    return;
+  }
+  static const std::set<std::string> known{"name",    "host",      "clusterPort",
+                                           "clientPort", "dataDir", "resources"};
+  for (const auto& kv : n) {
+    auto key = kv.first.as<std::string>();
+    if (!known.count(key)) diags.warn(path + "." + key, "unknown field, ignored");
+  }
+  node.name = scalar(n["name"], path + ".name", diags);
+  if (node.name.empty()) diags.error(path + ".name", "every node needs a name");
+  if (n["host"]) node.host = scalar(n["host"], path + ".host", diags);
+  read_port(n["clusterPort"], path + ".clusterPort", node.cluster_port, diags);
+  read_port(n["clientPort"], path + ".clientPort", node.client_port, diags);
+  node.data_dir = scalar(n["dataDir"], path + ".dataDir", diags);
+  if (node.data_dir.empty()) node.data_dir = "./caldera-data/" + node.name;
+  if (auto r = n["resources"]) {
+    if (!r.IsMap()) {
+      diags.error(path + ".resources", "must be a mapping such as {cpu: 8, memory: 16Gi}");
+    } else {
+      for (const auto& kv : r) {
+        auto name = kv.first.as<std::string>();
+        auto text = kv.second.IsScalar() ? kv.second.as<std::string>() : std::string{};
+        auto q = parse_quantity(text);
+        if (!q)
+          diags.error(path + ".resources." + name,
+                      fmt::format("'{}' is not a quantity (examples: 2, 500m, 16Gi)", text));
+        else
+          node.resources.values[name] = *q;
+      }
+    }
+  }
+  cfg.nodes.push_back(std::move(node));
+}
+
+}  // namespace
+
+const NodeConfig* ClusterConfig::find(const std::string& node) const {
+  for (const auto& n : nodes)
+    if (n.name == node) return &n;
+  return nullptr;
+}
+
+Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags) {
+  ClusterConfig cfg;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diags.error(fmt::format("line {}", e.mark.line + 1), e.msg);
+    return Failure{"the cluster config is not valid YAML"};
+  }
+  if (!root.IsMap()) {
+    diags.error("", "the cluster config must be a mapping with `cluster` and `nodes`");
+    return Failure{"invalid cluster config"};
+  }
+  try {
+    if (auto c = root["cluster"]) {
+      cfg.name = scalar(c["name"], "cluster.name", diags);
+      cfg.coordinator = scalar(c["coordinator"], "cluster.coordinator", diags);
+      cfg.token = scalar(c["token"], "cluster.token", diags);
+    }
+    auto nodes = root["nodes"];
+    if (!nodes || !nodes.IsSequence() || nodes.size() == 0) {
+      diags.error("nodes", "must list at least one node");
+    } else {
+      for (size_t i = 0; i < nodes.size(); ++i)
+        read_node(nodes[i], fmt::format("nodes[{}]", i), cfg, diags);
+    }
+  } catch (const YAML::Exception& e) {
+    diags.error(fmt::format("line {}", e.mark.line + 1), e.msg);
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < cfg.nodes.size(); ++i)
+    if (!names.insert(cfg.nodes[i].name).second)
+      diags.error(fmt::format("nodes[{}].name", i),
+                  fmt::format("node name '{}' is used twice", cfg.nodes[i].name));
+  if (cfg.coordinator.empty() && !cfg.nodes.empty()) cfg.coordinator = cfg.nodes.front().name;
+  if (!cfg.coordinator.empty() && !names.count(cfg.coordinator))
+    diags.error("cluster.coordinator",
+                fmt::format("'{}' is not one of the nodes listed", cfg.coordinator));
+  if (!diags.ok()) return Failure{"invalid cluster config"};
+  return cfg;
+}
+
+Result<ClusterConfig> load_cluster_config(const std::string& path, Diagnostics& diags) {
+  std::ifstream in(path);
+  if (!in) return Failure{fmt::format("cannot read cluster config '{}'", path)};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_cluster_config(ss.str(), diags);
+}
+
+ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t client_port,
+                                      uint16_t cluster_port) {
+  ClusterConfig cfg;
+  cfg.name = "embedded";
+  cfg.coordinator = "local";
+  NodeConfig node;
+  node.name = "local";
+  node.client_port = client_port;
+  node.cluster_port = cluster_port;
+  node.data_dir = data_dir;
+  auto cores = std::max(1u, std::thread::hardware_concurrency());
+  node.resources.values["cpu"] = static_cast<MilliValue>(cores) * 1000;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0)
+    node.resources.values["memory"] = static_cast<MilliValue>(pages) * page * 1000;
+  node.resources.values["pods"] = 110 * 1000;
+  cfg.nodes.push_back(std::move(node));
+  return cfg;
+}
+
+}  // namespace caldera

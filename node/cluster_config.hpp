@@ -1,0 +1,41 @@
+// The cluster config file: the cluster's name, its coordinator, auth token and every node.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/diagnostic.hpp"
+#include "messages/resources.hpp"
+#include "messages/result.hpp"
+
+namespace caldera {
+
+struct NodeConfig {
+  std::string name;
+  std::string host = "127.0.0.1";
+  uint16_t cluster_port = 7170;  // CAF middleman, node <-> coordinator
+  uint16_t client_port = 7070;   // the Cap'n Proto gateway
+  std::string data_dir;
+  ResourceList resources;        // capacity offered to pods
+};
+
+struct ClusterConfig {
+  std::string name = "caldera";
+  std::string coordinator;       // the name of the node that runs the coordinator actors
+  std::string token;             // when set, every client request must carry it
+  std::vector<NodeConfig> nodes;
+
+  const NodeConfig* find(const std::string& node) const;
+};
+
+// Reads and checks a cluster config; errors carry field paths ("nodes[1].resources.cpu").
+Result<ClusterConfig> load_cluster_config(const std::string& path, Diagnostics& diags);
+Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags);
+
+// The embedded single-node default: one node on 127.0.0.1:7070 using this machine's cores and
+// memory, with its data in `data_dir`.
+ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t client_port,
+                                      uint16_t cluster_port);
+
+}  // namespace caldera

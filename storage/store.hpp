@@ -1,0 +1,57 @@
+// RocksDB store with one column family per kind of record and group commit of synced writes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/result.hpp"
+
+namespace caldera {
+
+enum class Family { Jobs, NodePods, Meta };
+
+struct StoreOptions {
+  bool sync = true;                 // fsync every group commit (tests and benchmarks may turn off)
+  size_t max_batch_writes = 4096;   // writes folded into one WriteBatch at most
+};
+
+// One change: a put when value is set, a delete otherwise.
+struct Write {
+  Family family;
+  std::string key;
+  std::optional<std::string> value;
+};
+
+struct StoreStats {
+  uint64_t commits = 0;   // commit() calls completed
+  uint64_t batches = 0;   // synced WriteBatches written (commits / batches = grouping factor)
+  uint64_t writes = 0;
+};
+
+class Store {
+ public:
+  // Opens (creating if missing) the database in `dir` with every column family.
+  static Result<std::unique_ptr<Store>> open(const std::string& dir, StoreOptions options = {});
+  virtual ~Store() = default;
+
+  // Queues writes from any thread. A writer thread folds everything queued into one WriteBatch,
+  // writes it (synced), then calls each `done` in submission order on the writer thread with an
+  // empty string, or with the error text if the write failed. `done` must be quick (e.g. a send).
+  virtual void commit(std::vector<Write> writes, std::function<void(std::string error)> done) = 0;
+
+  // Reads what is durable or in RocksDB's memtable (not what is still queued).
+  virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
+  // Calls fn for every record of the family in key order (the recovery scan).
+  virtual void scan(Family family,
+                    const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
+  // Blocks until everything queued so far is committed.
+  virtual void flush() = 0;
+  virtual StoreStats stats() const = 0;
+};
+
+}  // namespace caldera
