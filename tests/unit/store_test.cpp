@@ -1,0 +1,356 @@
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "storage/store.hpp"
+
+namespace caldera::store_test {
+namespace {
+
+Write put(Family f, std::string key, std::string value) {
+  return Write{f, std::move(key), std::move(value)};
+}
+Write del(Family f, std::string key) {
+  return Write{f, std::move(key), std::nullopt};
+}
+
+class Store : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/caldera-store-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = std::string(tmpl) + "/db";
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(std::filesystem::path(dir_).parent_path());
+  }
+
+  std::unique_ptr<caldera::Store> open(StoreOptions options = {}) {
+    auto r = caldera::Store::open(dir_, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+    return r.ok() ? std::move(r.value()) : nullptr;
+  }
+
+  // Commits and waits for the outcome, so a test can check it.
+  static std::string commit_sync(caldera::Store& s, std::vector<Write> writes) {
+    std::string result = "done not called";
+    s.commit(std::move(writes), [&](std::string e) { result = std::move(e); });
+    s.flush();
+    return result;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(Store, PutGetDeleteAcrossFamilies) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(commit_sync(*s, {put(Family::Jobs, "k", "job"), put(Family::NodePods, "k", "pod"),
+                             put(Family::Meta, "k", "meta")}),
+            "");
+  EXPECT_EQ(s->get(Family::Jobs, "k"), "job");
+  EXPECT_EQ(s->get(Family::NodePods, "k"), "pod");
+  EXPECT_EQ(s->get(Family::Meta, "k"), "meta");
+  EXPECT_EQ(s->get(Family::Jobs, "missing"), std::nullopt);
+
+  EXPECT_EQ(commit_sync(*s, {del(Family::NodePods, "k"), put(Family::Jobs, "k", "job2")}), "");
+  EXPECT_EQ(s->get(Family::NodePods, "k"), std::nullopt);
+  EXPECT_EQ(s->get(Family::Jobs, "k"), "job2");
+  EXPECT_EQ(s->get(Family::Meta, "k"), "meta");
+  EXPECT_EQ(s->stats().commits, 2u);
+  EXPECT_EQ(s->stats().writes, 5u);
+}
+
+TEST_F(Store, ScanVisitsOneFamilyInKeyOrder) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(commit_sync(*s, {put(Family::Jobs, "ns/c", "3"), put(Family::Jobs, "ns/a", "1"),
+                             put(Family::Jobs, "ns/b", "2"), put(Family::Meta, "ns/0", "x"),
+                             put(Family::Jobs, std::string("ns/\0z", 5), "0")}),
+            "");
+  std::vector<std::pair<std::string, std::string>> seen;
+  s->scan(Family::Jobs, [&](std::string_view k, std::string_view v) { seen.emplace_back(k, v); });
+  std::vector<std::pair<std::string, std::string>> want{
+      {std::string("ns/\0z", 5), "0"}, {"ns/a", "1"}, {"ns/b", "2"}, {"ns/c", "3"}};
+  EXPECT_EQ(seen, want);
+  int pods = 0;
+  s->scan(Family::NodePods, [&](std::string_view, std::string_view) { ++pods; });
+  EXPECT_EQ(pods, 0);
+}
+
+TEST_F(Store, PersistsAcrossCloseAndReopen) {
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(commit_sync(*s, {put(Family::Jobs, "a", "1"), put(Family::Meta, "m", "2")}), "");
+    EXPECT_EQ(commit_sync(*s, {del(Family::Jobs, "a"), put(Family::Jobs, "b", "3")}), "");
+  }
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->get(Family::Jobs, "a"), std::nullopt);
+  EXPECT_EQ(s->get(Family::Jobs, "b"), "3");
+  EXPECT_EQ(s->get(Family::Meta, "m"), "2");
+}
+
+TEST_F(Store, BatchAcrossFamiliesIsVisibleAfterReopen) {
+  std::vector<Write> batch;
+  for (int i = 0; i < 50; ++i) {
+    batch.push_back(put(Family::Jobs, "job" + std::to_string(i), "j"));
+    batch.push_back(put(Family::NodePods, "pod" + std::to_string(i), "p"));
+  }
+  batch.push_back(put(Family::Meta, "epoch", "7"));
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(commit_sync(*s, batch), "");
+    EXPECT_EQ(s->stats().batches, 1u);
+  }
+  auto s = open();
+  ASSERT_TRUE(s);
+  for (const auto& w : batch) EXPECT_EQ(s->get(w.family, w.key), w.value) << w.key;
+}
+
+TEST_F(Store, OpensDatabaseWithFamiliesItDoesNotKnow) {
+  {
+    // A newer binary's database: an extra column family holding data.
+    rocksdb::Options o;
+    o.create_if_missing = true;
+    std::filesystem::create_directories(dir_);
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(o, dir_, &db).ok());
+    rocksdb::ColumnFamilyHandle* cf = nullptr;
+    ASSERT_TRUE(db->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), "flows_v9", &cf).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cf, "f", "1").ok());
+    db->DestroyColumnFamilyHandle(cf);
+    delete db;
+  }
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(commit_sync(*s, {put(Family::Jobs, "a", "1")}), "");
+  }
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->get(Family::Jobs, "a"), "1");
+}
+
+TEST_F(Store, DoneCallbacksRunInSubmissionOrder) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  std::vector<int> order;  // only touched by the writer thread until flush() returns
+  for (int i = 0; i < 300; ++i) {
+    s->commit({put(Family::Jobs, "k" + std::to_string(i), "v")}, [&order, i](std::string e) {
+      EXPECT_EQ(e, "");
+      order.push_back(i);
+    });
+  }
+  s->flush();
+  ASSERT_EQ(order.size(), 300u);
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(order[i], i);
+}
+
+TEST_F(Store, GroupCommitSharesSyncsAcrossThreads) {
+  auto s = open(StoreOptions{.sync = true});
+  ASSERT_TRUE(s);
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 500;
+  std::vector<std::atomic<int>> calls(kThreads * kPerThread);
+  std::vector<int> next_done(kThreads, 0);  // per-thread order, checked on the writer thread
+  std::atomic<int> out_of_order{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string key = "t" + std::to_string(t) + "/" + std::to_string(i);
+        s->commit({put(Family::Jobs, key, "v"), put(Family::Meta, key, "m")},
+                  [&, t, i](std::string e) {
+                    EXPECT_EQ(e, "");
+                    calls[t * kPerThread + i].fetch_add(1);
+                    if (next_done[t]++ != i) out_of_order.fetch_add(1);
+                  });
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  s->flush();
+  for (size_t i = 0; i < calls.size(); ++i) ASSERT_EQ(calls[i].load(), 1) << "commit " << i;
+  EXPECT_EQ(out_of_order.load(), 0);
+  auto st = s->stats();
+  EXPECT_EQ(st.commits, uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(st.writes, uint64_t{2 * kThreads * kPerThread});
+  EXPECT_LT(st.batches, st.commits / 4) << "batches " << st.batches;
+  EXPECT_EQ(s->get(Family::Meta, "t7/499"), "m");
+}
+
+TEST_F(Store, BatchesRespectMaxWritesWithoutSplittingACommit) {
+  auto s = open(StoreOptions{.sync = false, .max_batch_writes = 10});
+  ASSERT_TRUE(s);
+  // Hold the writer inside the first done callback, so that everything after it queues up.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false;
+  bool release = false;
+  s->commit({put(Family::Jobs, "gate", "g")}, [&](std::string) {
+    std::unique_lock lock(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return entered; });
+  }
+  for (int i = 0; i < 20; ++i) {
+    std::vector<Write> w;
+    for (int j = 0; j < 4; ++j) w.push_back(put(Family::Jobs, std::to_string(i * 4 + j), "v"));
+    s->commit(std::move(w), nullptr);
+  }
+  std::vector<Write> big;
+  for (int j = 0; j < 25; ++j) big.push_back(put(Family::NodePods, "big" + std::to_string(j), "v"));
+  s->commit(std::move(big), nullptr);
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  s->flush();
+  auto st = s->stats();
+  // gate alone; then 20 commits of 4 at two per batch; then the oversized commit whole.
+  EXPECT_EQ(st.batches, 1u + 10u + 1u);
+  EXPECT_EQ(st.commits, 22u);
+  EXPECT_EQ(st.writes, 1u + 80u + 25u);
+  EXPECT_EQ(s->get(Family::NodePods, "big24"), "v");
+}
+
+TEST_F(Store, DestructorDrainsTheQueue) {
+  constexpr int kCommits = 1000;
+  std::atomic<int> done{0};
+  {
+    auto s = open(StoreOptions{.sync = true});
+    ASSERT_TRUE(s);
+    for (int i = 0; i < kCommits; ++i) {
+      s->commit({put(Family::Jobs, "k" + std::to_string(i), std::to_string(i))},
+                [&](std::string e) {
+                  EXPECT_EQ(e, "");
+                  done.fetch_add(1);
+                });
+    }
+  }
+  EXPECT_EQ(done.load(), kCommits);
+  auto s = open();
+  ASSERT_TRUE(s);
+  int found = 0;
+  s->scan(Family::Jobs, [&](std::string_view, std::string_view) { ++found; });
+  EXPECT_EQ(found, kCommits);
+}
+
+TEST_F(Store, SecondOpenOfSameDirFailsWithLockMessage) {
+  auto first = open();
+  ASSERT_TRUE(first);
+  auto second = caldera::Store::open(dir_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().find("in use by another process"), std::string::npos) << second.error();
+  EXPECT_NE(second.error().find("LOCK"), std::string::npos) << second.error();
+}
+
+TEST_F(Store, OpenFailsWhenDirCannotBeCreated) {
+  std::filesystem::create_directories(std::filesystem::path(dir_).parent_path());
+  { std::ofstream(std::filesystem::path(dir_).parent_path() / "file") << "x"; }
+  auto r =
+      caldera::Store::open((std::filesystem::path(dir_).parent_path() / "file" / "db").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("cannot create data dir"), std::string::npos) << r.error();
+}
+
+// The child reports a key only after its done callback, so every reported key must survive kill -9.
+[[noreturn]] void crash_child(const std::string& dir, int report_fd) {
+  auto r = caldera::Store::open(dir, StoreOptions{.sync = true});
+  if (!r.ok()) _exit(2);
+  auto& store = *r.value();
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;
+  for (int i = 0; i < 200; ++i) {
+    {
+      // A few commits in flight, so the kill can land with some queued and some syncing.
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return in_flight < 4; });
+      ++in_flight;
+    }
+    std::string key = "crash" + std::to_string(1000 + i);
+    store.commit({put(Family::Jobs, key, "j"), put(Family::NodePods, key, "p")},
+                 [&, key](std::string e) {
+                   if (!e.empty()) _exit(3);
+                   std::string line = key + "\n";
+                   if (write(report_fd, line.data(), line.size()) != ssize_t(line.size())) _exit(4);
+                   std::lock_guard lock(mu);
+                   --in_flight;
+                   cv.notify_one();
+                 });
+  }
+  store.flush();
+  _exit(0);  // skip destructors: the point is what is durable without a clean close
+}
+
+TEST_F(Store, ReportedCommitsSurviveKillDashNine) {
+  std::filesystem::create_directories(dir_);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    crash_child(dir_, fds[1]);
+  }
+  close(fds[1]);
+
+  std::vector<std::string> reported;
+  std::string buf;
+  bool killed = false;
+  char chunk[256];
+  for (;;) {
+    ssize_t n = read(fds[0], chunk, sizeof chunk);
+    if (n <= 0) break;  // EOF: the child exited or was killed
+    buf.append(chunk, size_t(n));
+    for (size_t nl; (nl = buf.find('\n')) != std::string::npos; buf.erase(0, nl + 1)) {
+      reported.push_back(buf.substr(0, nl));
+    }
+    if (!killed && reported.size() >= 50) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(killed) << "child reported only " << reported.size() << " keys, status " << status;
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) << status;
+
+  auto s = open();
+  ASSERT_TRUE(s);
+  for (const auto& key : reported) {
+    EXPECT_EQ(s->get(Family::Jobs, key), "j") << key;
+    EXPECT_EQ(s->get(Family::NodePods, key), "p") << key;
+  }
+  // Atomic across families: a commit is either in both or in neither.
+  std::set<std::string> jobs, pods;
+  s->scan(Family::Jobs, [&](std::string_view k, std::string_view) { jobs.emplace(k); });
+  s->scan(Family::NodePods, [&](std::string_view k, std::string_view) { pods.emplace(k); });
+  EXPECT_EQ(jobs, pods);
+  EXPECT_GE(jobs.size(), reported.size());
+}
+
+}  // namespace
+}  // namespace caldera::store_test
