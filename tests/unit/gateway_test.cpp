@@ -1,0 +1,498 @@
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+
+#include "client/client.hpp"
+#include "messages/api.capnp.h"
+#include "messages/flat.hpp"
+#include "node/gateway.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+
+class IgnoreSigpipe : public ::testing::Environment {
+ public:
+  void SetUp() override { std::signal(SIGPIPE, SIG_IGN); }
+};
+const auto* const kSigpipe = ::testing::AddGlobalTestEnvironment(new IgnoreSigpipe);
+
+std::string error_response(uint64_t id, api::Error::Code code, const std::string& message) {
+  capnp::MallocMessageBuilder builder;
+  auto response = builder.initRoot<api::Response>();
+  response.setId(id);
+  auto error = response.initErrors(1)[0];
+  error.setCode(code);
+  error.setMessage(message);
+  return to_bytes(builder);
+}
+
+std::string ping_request(uint64_t id) {
+  capnp::MallocMessageBuilder builder;
+  auto request = builder.initRoot<api::Request>();
+  request.setId(id);
+  request.setPing();
+  return to_bytes(builder);
+}
+
+// A gateway whose handler decodes requests and replies from a separate worker thread, as the
+// real request handler does: ping -> Pong{node="test"}; listNodes -> ok, then the connection is
+// closed; anything else -> unimplemented; undecodable -> malformed with id 0.
+class Server {
+ public:
+  explicit Server(GatewayLimits limits = {}) {
+    auto started = Gateway::start(
+        "127.0.0.1", 0, limits,
+        [this](uint64_t connection, std::string frame) { handle(connection, std::move(frame)); });
+    if (!started) {
+      ADD_FAILURE() << started.error();
+      return;
+    }
+    gateway_ = std::move(*started);
+    worker_ = std::thread([this] { reply_loop(); });
+  }
+  ~Server() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+    gateway_.reset();
+  }
+  Gateway& gateway() { return *gateway_; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(gateway_->port()); }
+  std::vector<uint64_t> connections_seen() {
+    std::lock_guard lock(mutex_);
+    return seen_;
+  }
+  size_t frames() const { return frames_.load(); }
+
+ private:
+  struct Reply {
+    uint64_t connection;
+    std::string bytes;
+    bool close;
+  };
+
+  void handle(uint64_t connection, std::string frame) {
+    ++frames_;
+    Reply reply{connection, {}, false};
+    try {
+      capnp::ReaderOptions options;
+      options.traversalLimitInWords = 1 << 20;
+      options.nestingLimit = 16;
+      FlatReader reader(frame, options);
+      auto request = reader.root<api::Request>();
+      capnp::MallocMessageBuilder builder;
+      auto response = builder.initRoot<api::Response>();
+      response.setId(request.getId());
+      switch (request.which()) {
+        case api::Request::PING:
+          response.initPong().setNode("test");
+          break;
+        case api::Request::LIST_NODES:
+          response.setOk();
+          reply.close = true;
+          break;
+        default: {
+          auto error = response.initErrors(1)[0];
+          error.setCode(api::Error::Code::UNIMPLEMENTED);
+          error.setMessage("not in this test");
+        }
+      }
+      reply.bytes = to_bytes(builder);
+    } catch (const kj::Exception& e) {
+      reply.bytes = error_response(0, api::Error::Code::MALFORMED, e.getDescription().cStr());
+    }
+    std::lock_guard lock(mutex_);
+    if (seen_.empty() || seen_.back() != connection) seen_.push_back(connection);
+    replies_.push_back(std::move(reply));
+    cv_.notify_one();
+  }
+
+  void reply_loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !replies_.empty(); });
+      if (stop_) return;
+      Reply reply = std::move(replies_.front());
+      replies_.pop_front();
+      lock.unlock();
+      if (reply.close) {
+        gateway_->close(reply.connection, std::move(reply.bytes));
+      } else {
+        gateway_->send(reply.connection, std::move(reply.bytes));
+      }
+      lock.lock();
+    }
+  }
+
+  std::unique_ptr<Gateway> gateway_;
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::deque<Reply> replies_;
+  std::vector<uint64_t> seen_;
+  std::atomic<size_t> frames_{0};
+};
+
+std::unique_ptr<Client> connect_to(Server& server) {
+  auto client = Client::connect(server.address(), 2s);
+  EXPECT_TRUE(client) << client.error();
+  return client ? std::move(*client) : nullptr;
+}
+
+// Pings through the full client path; returns "" on success or what went wrong.
+std::string ping(Client& client) {
+  auto response = client.call([](api::Request::Builder r) { r.setPing(); }, 5s);
+  if (!response) return response.error();
+  auto root = (*response)->root<api::Response>();
+  if (!root.isPong()) return "not a pong";
+  if (root.getPong().getNode() != "test") return "wrong node";
+  return "";
+}
+
+struct Decoded {
+  uint64_t id = 0;
+  bool pong = false;
+  api::Error::Code code = api::Error::Code::INTERNAL;
+  bool error = false;
+  std::string message;
+};
+
+Decoded decode(const std::string& frame) {
+  FlatReader reader(frame);
+  auto r = reader.root<api::Response>();
+  Decoded d;
+  d.id = r.getId();
+  d.pong = r.isPong();
+  if (r.isErrors() && r.getErrors().size() > 0) {
+    d.error = true;
+    d.code = r.getErrors()[0].getCode();
+    d.message = r.getErrors()[0].getMessage();
+  }
+  return d;
+}
+
+// Next frame must fail because the server closed the connection.
+void expect_closed(Client& client) {
+  auto next = client.read_frame(3s);
+  ASSERT_FALSE(next);
+  EXPECT_EQ(next.error(), "connection closed by server");
+}
+
+std::string header_claiming(uint32_t segments_minus_one, std::vector<uint32_t> sizes) {
+  std::string h;
+  auto put = [&h](uint32_t v) {
+    for (int i = 0; i < 4; ++i) h.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  put(segments_minus_one);
+  for (uint32_t s : sizes) put(s);
+  while (h.size() % 8 != 0) h.push_back('\0');
+  return h;
+}
+
+TEST(Gateway, PingRoundTrip) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  EXPECT_EQ(ping(*client), "");
+  EXPECT_EQ(ping(*client), "");
+}
+
+TEST(Gateway, PipelinedRequestsInOneWriteAnswerInOrder) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  ASSERT_TRUE(client->send_raw(ping_request(7) + ping_request(8) + ping_request(9)));
+  for (uint64_t id : {7, 8, 9}) {
+    auto frame = client->read_frame(5s);
+    ASSERT_TRUE(frame) << frame.error();
+    auto d = decode(*frame);
+    EXPECT_EQ(d.id, id);
+    EXPECT_TRUE(d.pong);
+  }
+}
+
+TEST(Gateway, FrameDribbledByteByByte) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  std::string frame = ping_request(42);
+  for (char byte : frame) ASSERT_TRUE(client->send_raw(std::string(1, byte)));
+  auto reply = client->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  EXPECT_EQ(decode(*reply).id, 42u);
+  EXPECT_TRUE(decode(*reply).pong);
+  EXPECT_EQ(server.frames(), 1u);
+}
+
+TEST(Gateway, MultiSegmentFrame) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  capnp::MallocMessageBuilder builder(1, capnp::AllocationStrategy::FIXED_SIZE);
+  auto request = builder.initRoot<api::Request>();
+  request.setId(5);
+  request.setToken(std::string(100, 't'));
+  request.setPing();
+  std::string bytes = to_bytes(builder);
+  ASSERT_GT(builder.getSegmentsForOutput().size(), 2u);
+  ASSERT_GT(static_cast<unsigned char>(bytes[0]), 0u);  // segment count - 1
+  ASSERT_TRUE(client->send_raw(bytes));
+  auto reply = client->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  EXPECT_EQ(decode(*reply).id, 5u);
+  EXPECT_TRUE(decode(*reply).pong);
+}
+
+TEST(Gateway, GarbageHeaderGetsErrorAndCloseOthersUnaffected) {
+  Server server;
+  auto bad = connect_to(server);
+  auto good = connect_to(server);
+  ASSERT_TRUE(bad && good);
+  EXPECT_EQ(ping(*good), "");
+  ASSERT_TRUE(bad->send_raw(std::string("\xff\xfe\xfd\xfc garbage garbage garbage", 28)));
+  auto reply = bad->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  auto d = decode(*reply);
+  EXPECT_EQ(d.id, 0u);
+  ASSERT_TRUE(d.error);
+  EXPECT_TRUE(d.code == api::Error::Code::TOO_LARGE || d.code == api::Error::Code::MALFORMED);
+  EXPECT_NE(d.message.find("segments"), std::string::npos) << d.message;
+  expect_closed(*bad);
+  EXPECT_EQ(ping(*good), "");
+  EXPECT_EQ(server.frames(), 2u);  // the garbage never reached the handler
+}
+
+TEST(Gateway, OversizedFrameGetsTooLargeAndClose) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  ASSERT_TRUE(client->send_raw(header_claiming(0, {100u << 17})));  // 100 MiB in words
+  auto reply = client->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  auto d = decode(*reply);
+  EXPECT_EQ(d.id, 0u);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.code, api::Error::Code::TOO_LARGE);
+  EXPECT_NE(d.message.find("104857608 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find(std::to_string(GatewayLimits{}.max_frame_bytes)), std::string::npos)
+      << d.message;
+  expect_closed(*client);
+}
+
+TEST(Gateway, TooManySegmentsIsRejected) {
+  GatewayLimits limits;
+  limits.max_segments = 4;
+  Server server(limits);
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  ASSERT_TRUE(client->send_raw(header_claiming(4, {1, 1, 1, 1, 1})));
+  auto reply = client->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  EXPECT_EQ(decode(*reply).code, api::Error::Code::TOO_LARGE);
+  EXPECT_NE(decode(*reply).message.find("5 segments"), std::string::npos);
+  expect_closed(*client);
+}
+
+TEST(Gateway, ClientCallSurfacesServerFramingError) {
+  GatewayLimits limits;
+  limits.max_frame_bytes = 1024;
+  Server server(limits);
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  auto response =
+      client->call([](api::Request::Builder r) { r.setSubmitYaml(std::string(4096, 'y')); }, 5s);
+  ASSERT_TRUE(response) << response.error();
+  auto root = (*response)->root<api::Response>();
+  EXPECT_EQ(root.getId(), 0u);
+  ASSERT_TRUE(root.isErrors());
+  EXPECT_EQ(root.getErrors()[0].getCode(), api::Error::Code::TOO_LARGE);
+}
+
+TEST(Gateway, GarbageSegmentContentIsHandlersMalformedErrorAndStaysOpen) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  // A well-formed one-segment frame whose root pointer is nonsense.
+  std::string frame = header_claiming(0, {2}) + std::string(16, '\xff');
+  ASSERT_TRUE(client->send_raw(frame));
+  auto reply = client->read_frame(5s);
+  ASSERT_TRUE(reply) << reply.error();
+  auto d = decode(*reply);
+  EXPECT_EQ(d.id, 0u);
+  ASSERT_TRUE(d.error);
+  EXPECT_EQ(d.code, api::Error::Code::MALFORMED);
+  EXPECT_FALSE(d.message.empty());
+  EXPECT_EQ(ping(*client), "");
+}
+
+TEST(Gateway, ClientDisconnectingMidFrameDoesNotDisturbOthers) {
+  Server server;
+  auto good = connect_to(server);
+  ASSERT_TRUE(good);
+  for (int i = 0; i < 5; ++i) {
+    auto quitter = connect_to(server);
+    ASSERT_TRUE(quitter);
+    std::string frame = ping_request(1);
+    ASSERT_TRUE(quitter->send_raw(frame.substr(0, frame.size() / 2)));
+    quitter.reset();
+    EXPECT_EQ(ping(*good), "");
+  }
+  // Also a reset: SO_LINGER 0 makes close() send RST.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server.gateway().port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::string partial = ping_request(3).substr(0, 10);
+  ASSERT_EQ(::send(fd, partial.data(), partial.size(), MSG_NOSIGNAL), ssize_t(partial.size()));
+  linger hard{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+  ::close(fd);
+  EXPECT_EQ(ping(*good), "");
+  EXPECT_EQ(server.frames(), 6u);
+}
+
+TEST(Gateway, SendingToClosedOrUnknownConnectionIsHarmless) {
+  Server server;
+  uint64_t first;
+  {
+    auto client = connect_to(server);
+    ASSERT_TRUE(client);
+    EXPECT_EQ(ping(*client), "");
+    ASSERT_EQ(server.connections_seen().size(), 1u);
+    first = server.connections_seen()[0];
+  }
+  for (int i = 0; i < 20; ++i) server.gateway().send(first, ping_request(1));
+  server.gateway().close(first, ping_request(1));
+  server.gateway().send(999999, ping_request(1));
+  server.gateway().close(999999);
+  auto second = connect_to(server);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(ping(*second), "");
+  auto seen = server.connections_seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_GT(seen[1], seen[0]);  // never reused
+}
+
+TEST(Gateway, CloseSendsLastFrameThenCloses) {
+  Server server;
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  auto response = client->call([](api::Request::Builder r) { r.setListNodes(); }, 5s);
+  ASSERT_TRUE(response) << response.error();
+  EXPECT_TRUE((*response)->root<api::Response>().isOk());
+  expect_closed(*client);
+  auto again = client->call([](api::Request::Builder r) { r.setPing(); }, 5s);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error(), "connection closed by server");
+}
+
+TEST(Gateway, ConnectionsBeyondTheLimitAreClosed) {
+  GatewayLimits limits;
+  limits.max_connections = 2;
+  Server server(limits);
+  auto a = connect_to(server);
+  auto b = connect_to(server);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(ping(*a), "");
+  EXPECT_EQ(ping(*b), "");
+  auto c = connect_to(server);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(ping(*c), "connection closed by server");
+  b.reset();
+  // The slot frees once the gateway has seen b go; poll for it with a deadline.
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::string result;
+  do {
+    auto d = connect_to(server);
+    ASSERT_TRUE(d);
+    result = ping(*d);
+  } while (!result.empty() && std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(result, "");
+}
+
+TEST(Gateway, HundredConcurrentClientsFiftyPingsEach) {
+  Server server;
+  std::atomic<int> ok{0};
+  std::mutex errors_mutex;
+  std::vector<std::string> errors;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 100; ++t) {
+    threads.emplace_back([&] {
+      auto client = Client::connect(server.address(), 5s);
+      if (!client) {
+        std::lock_guard lock(errors_mutex);
+        errors.push_back(client.error());
+        return;
+      }
+      for (int i = 0; i < 50; ++i) {
+        std::string error = ping(**client);
+        if (!error.empty()) {
+          std::lock_guard lock(errors_mutex);
+          errors.push_back(error);
+          return;
+        }
+        ++ok;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 5000);
+  EXPECT_TRUE(errors.empty()) << errors.size() << " errors, first: " << errors.front();
+}
+
+TEST(Gateway, BindToPortInUseFailsClearly) {
+  Server server;
+  auto second =
+      Gateway::start("127.0.0.1", server.gateway().port(), {}, [](uint64_t, std::string) {});
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error(),
+            "cannot listen on 127.0.0.1:" + std::to_string(server.gateway().port()) +
+                ": address already in use");
+}
+
+TEST(Gateway, ConnectToClosedPortFailsClearly) {
+  uint16_t port;
+  {
+    Server server;
+    port = server.gateway().port();
+  }
+  std::string address = "127.0.0.1:" + std::to_string(port);
+  auto client = Client::connect(address, 2s);
+  ASSERT_FALSE(client);
+  EXPECT_EQ(client.error(),
+            "cannot connect to " + address + ": Connection refused (is calderad running?)");
+}
+
+TEST(Gateway, FramingErrorResponseDecodes) {
+  auto d = decode(framing_error_response(false, "bad bytes"));
+  EXPECT_EQ(d.id, 0u);
+  EXPECT_TRUE(d.error);
+  EXPECT_EQ(d.code, api::Error::Code::MALFORMED);
+  EXPECT_EQ(d.message, "bad bytes");
+  EXPECT_EQ(decode(framing_error_response(true, "big")).code, api::Error::Code::TOO_LARGE);
+}
+
+}  // namespace
+}  // namespace caldera
