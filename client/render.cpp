@@ -1,0 +1,654 @@
+#include "client/render.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace caldera {
+namespace {
+
+using nlohmann::json;
+
+json string_map(const std::map<std::string, std::string>& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+json resource_map(const ResourceList& r) {
+  json out = json::object();
+  for (const auto& [k, v] : r.values) out[k] = format_quantity(v);
+  return out;
+}
+
+void set_if_time(json& out, const char* key, int64_t ms) {
+  if (ms > 0) out[key] = format_timestamp(ms);
+}
+
+json policies_to_json(const std::vector<LifecyclePolicy>& policies) {
+  json out = json::array();
+  for (const auto& p : policies) {
+    json j;
+    // Volcano accepts both; one event reads best as `event`, as its examples write it.
+    if (p.events.size() == 1) {
+      j["event"] = to_string(p.events[0]);
+    } else if (!p.events.empty()) {
+      j["events"] = json::array();
+      for (Event e : p.events) j["events"].push_back(to_string(e));
+    }
+    if (p.exit_code) j["exitCode"] = *p.exit_code;
+    j["action"] = to_string(p.action);
+    if (p.timeout_ms) j["timeout"] = format_duration(*p.timeout_ms);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json container_to_json(const Container& c) {
+  json j;
+  j["name"] = c.name;
+  if (!c.image.empty()) j["image"] = c.image;
+  j["command"] = c.command;
+  if (!c.args.empty()) j["args"] = c.args;
+  if (!c.env.empty()) {
+    j["env"] = json::array();
+    for (const auto& e : c.env) j["env"].push_back({{"name", e.name}, {"value", e.value}});
+  }
+  if (!c.working_dir.empty()) j["workingDir"] = c.working_dir;
+  json resources = json::object();
+  if (!c.requests.values.empty()) resources["requests"] = resource_map(c.requests);
+  if (!c.limits.values.empty()) resources["limits"] = resource_map(c.limits);
+  j["resources"] = std::move(resources);
+  return j;
+}
+
+json task_to_json(const TaskSpec& t) {
+  json j;
+  j["name"] = t.name;
+  j["replicas"] = t.replicas;
+  if (t.min_available) j["minAvailable"] = *t.min_available;
+  if (t.max_retry) j["maxRetry"] = *t.max_retry;
+  if (!t.policies.empty()) j["policies"] = policies_to_json(t.policies);
+  if (t.depends_on)
+    j["dependsOn"] = {{"name", t.depends_on->names}, {"iteration", t.depends_on->iteration}};
+  if (t.partition_policy)
+    j["partitionPolicy"] = {{"partitionSize", t.partition_policy->partition_size},
+                            {"minPartitions", t.partition_policy->min_partitions}};
+  json metadata = json::object();
+  if (!t.template_.labels.empty()) metadata["labels"] = string_map(t.template_.labels);
+  if (!t.template_.annotations.empty())
+    metadata["annotations"] = string_map(t.template_.annotations);
+  json spec;
+  if (!t.template_.restart_policy.empty()) spec["restartPolicy"] = t.template_.restart_policy;
+  spec["containers"] = json::array();
+  for (const auto& c : t.template_.containers) spec["containers"].push_back(container_to_json(c));
+  j["template"] = {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}};
+  return j;
+}
+
+json spec_to_json(const JobSpec& s) {
+  json j;
+  j["minAvailable"] = s.effective_min_available();
+  if (s.min_success) j["minSuccess"] = *s.min_success;
+  j["maxRetry"] = s.effective_max_retry();
+  j["queue"] = s.queue;
+  if (!s.priority_class_name.empty()) j["priorityClassName"] = s.priority_class_name;
+  if (!s.scheduler_name.empty()) j["schedulerName"] = s.scheduler_name;
+  if (!s.policies.empty()) j["policies"] = policies_to_json(s.policies);
+  if (!s.plugins.empty()) {
+    j["plugins"] = json::object();
+    for (const auto& p : s.plugins) j["plugins"][p.name] = p.args;
+  }
+  if (s.ttl_seconds_after_finished) j["ttlSecondsAfterFinished"] = *s.ttl_seconds_after_finished;
+  if (s.active_deadline_seconds) j["activeDeadlineSeconds"] = *s.active_deadline_seconds;
+  j["tasks"] = json::array();
+  for (const auto& t : s.tasks) j["tasks"].push_back(task_to_json(t));
+  return j;
+}
+
+// Volcano's TaskStatusCount: {"phase": {"Running": 1}}, zero counts left out.
+json task_count_to_json(const TaskStatusCount& c) {
+  json phases = json::object();
+  const std::array<std::pair<PodPhase, int32_t>, 5> counts{{{PodPhase::Pending, c.pending},
+                                                            {PodPhase::Running, c.running},
+                                                            {PodPhase::Succeeded, c.succeeded},
+                                                            {PodPhase::Failed, c.failed},
+                                                            {PodPhase::Unknown, c.unknown}}};
+  for (const auto& [phase, n] : counts)
+    if (n != 0) phases[std::string(to_string(phase))] = n;
+  return {{"phase", std::move(phases)}};
+}
+
+json status_to_json(const JobStatus& s) {
+  json state;
+  state["phase"] = to_string(s.state.phase);
+  if (!s.state.reason.empty()) state["reason"] = s.state.reason;
+  if (!s.state.message.empty()) state["message"] = s.state.message;
+  set_if_time(state, "lastTransitionTime", s.state.last_transition_ms);
+  json j;
+  j["state"] = std::move(state);
+  j["minAvailable"] = s.min_available;
+  j["pending"] = s.pending;
+  j["running"] = s.running;
+  j["succeeded"] = s.succeeded;
+  j["failed"] = s.failed;
+  j["terminating"] = s.terminating;
+  j["unknown"] = s.unknown;
+  j["version"] = s.version;
+  j["retryCount"] = s.retry_count;
+  if (!s.task_status_count.empty()) {
+    j["taskStatusCount"] = json::object();
+    for (const auto& [task, c] : s.task_status_count)
+      j["taskStatusCount"][task] = task_count_to_json(c);
+  }
+  if (!s.conditions.empty()) {
+    j["conditions"] = json::array();
+    for (const auto& c : s.conditions) {
+      json cj{{"status", to_string(c.status)}};
+      set_if_time(cj, "lastTransitionTime", c.last_transition_ms);
+      j["conditions"].push_back(std::move(cj));
+    }
+  }
+  if (s.running_duration_ms > 0) j["runningDuration"] = format_duration(s.running_duration_ms);
+  return j;
+}
+
+json container_status_to_json(const ContainerStatus& c) {
+  json state;
+  switch (c.state) {
+    case ContainerState::Running: {
+      json running = json::object();
+      set_if_time(running, "startedAt", c.started_ms);
+      state["running"] = std::move(running);
+      break;
+    }
+    case ContainerState::Terminated: {
+      json t{{"exitCode", c.exit_code}, {"signal", c.signal}};
+      if (!c.reason.empty()) t["reason"] = c.reason;
+      set_if_time(t, "startedAt", c.started_ms);
+      set_if_time(t, "finishedAt", c.finished_ms);
+      state["terminated"] = std::move(t);
+      break;
+    }
+    case ContainerState::Waiting: {
+      json w = json::object();
+      if (!c.reason.empty()) w["reason"] = c.reason;
+      state["waiting"] = std::move(w);
+      break;
+    }
+  }
+  return {{"name", c.name}, {"ready", c.state == ContainerState::Running}, {"state", state}};
+}
+
+// ---- YAML ----
+
+bool is_yaml_word(const std::string& s) {
+  static constexpr std::array<std::string_view, 14> kWords{
+      "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", ".nan", "-", "<<"};
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return std::find(kWords.begin(), kWords.end(), lower) != kWords.end();
+}
+
+// Numbers, dates, times and IPs start with a digit and use only these characters; quoting
+// every such string is simpler than resolving YAML 1.1's and 1.2's number grammars. Quantities
+// like "500m" or "1Gi" hold another letter and stay plain, as kubectl prints them.
+bool looks_numeric(const std::string& s) {
+  static constexpr std::string_view kNumeric = "0123456789+-.:_eExXoObBabcdefABCDEFtTzZ ";
+  return std::isdigit(static_cast<unsigned char>(s[0])) &&
+         s.find_first_not_of(kNumeric) == std::string::npos;
+}
+
+bool needs_quotes(const std::string& s) {
+  if (s.empty() || is_yaml_word(s) || looks_numeric(s)) return true;
+  unsigned char first = static_cast<unsigned char>(s[0]);
+  if (!std::isalnum(first) && first != '_' && first != '/') return true;
+  if (s.back() == ' ' || s.back() == ':') return true;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (std::isalnum(c)) continue;
+    if (c == ':' && s[i + 1] == ' ') return true;  // s.back() is not ':', so s[i + 1] exists
+    if (std::string_view("_-./:@+=(),").find(static_cast<char>(c)) != std::string_view::npos)
+      continue;
+    if (c == ' ' && s[i + 1] != '#') continue;
+    return true;
+  }
+  return false;
+}
+
+// JSON's string syntax is a subset of YAML's double-quoted scalars.
+std::string yaml_string(const std::string& s) {
+  if (!needs_quotes(s)) return s;
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string yaml_scalar(const json& j) {
+  if (j.is_string()) return yaml_string(j.get<std::string>());
+  return j.dump();
+}
+
+// The one-line form of a scalar or an empty container.
+std::string yaml_inline(const json& j) {
+  if (j.is_object()) return "{}";
+  if (j.is_array()) return "[]";
+  return yaml_scalar(j);
+}
+
+void emit_yaml(const json& j, int indent, std::string& out);
+
+// Emits the entries of an object or the items of an array; the first line continues whatever
+// already stands on the current line (a "- " for objects nested in arrays).
+void emit_object(const json& j, int indent, bool first_inline, std::string& out) {
+  bool first = true;
+  for (const auto& [key, value] : j.items()) {
+    if (!(first && first_inline)) out.append(indent, ' ');
+    first = false;
+    out += yaml_string(key);
+    out += ':';
+    if (value.is_object() && !value.empty()) {
+      out += '\n';
+      emit_object(value, indent + 2, false, out);
+    } else if (value.is_array() && !value.empty()) {
+      out += '\n';
+      emit_yaml(value, indent, out);  // kubectl puts a list's dashes under its key
+    } else {
+      out += ' ' + yaml_inline(value) + '\n';
+    }
+  }
+}
+
+void emit_array(const json& j, int indent, bool first_inline, std::string& out) {
+  bool first = true;
+  for (const auto& item : j) {
+    if (!(first && first_inline)) out.append(indent, ' ');
+    first = false;
+    out += "- ";
+    if (item.is_object() && !item.empty())
+      emit_object(item, indent + 2, true, out);
+    else if (item.is_array() && !item.empty())
+      emit_array(item, indent + 2, true, out);
+    else
+      out += yaml_inline(item) + '\n';
+  }
+}
+
+void emit_yaml(const json& j, int indent, std::string& out) {
+  if (j.is_object() && !j.empty())
+    emit_object(j, indent, false, out);
+  else if (j.is_array() && !j.empty())
+    emit_array(j, indent, false, out);
+  else
+    out += yaml_inline(j) + '\n';
+}
+
+// ---- Tables ----
+
+using Row = std::vector<std::string>;
+
+// kubectl's tabwriter: each column as wide as its widest cell plus 3 spaces, the last unpadded.
+std::string format_table(const std::vector<Row>& rows, int indent = 0) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line(indent, ' ');
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line.append(widths[i] - row[i].size() + 3, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + '\n';
+  }
+  return out;
+}
+
+std::string age_since(int64_t created_ms, int64_t now_ms) {
+  return created_ms > 0 ? format_age(now_ms - created_ms) : "<unknown>";
+}
+
+int32_t shown_min_available(const Job& job) {
+  return job.status.min_available > 0 ? job.status.min_available
+                                      : job.spec.effective_min_available();
+}
+
+bool has_space(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+// kubectl's STATUS column: the pod's reason, else what its containers say, else the phase.
+std::string pod_status_word(const Pod& pod) {
+  if (!pod.reason.empty() && !has_space(pod.reason)) return pod.reason;
+  if (pod.phase == PodPhase::Succeeded) return "Completed";
+  if (pod.phase == PodPhase::Failed) {
+    for (const auto& c : pod.containers) {
+      if (c.state != ContainerState::Terminated || (c.exit_code == 0 && c.signal == 0)) continue;
+      return !c.reason.empty() && !has_space(c.reason) ? c.reason : "Error";
+    }
+    return "Failed";
+  }
+  return std::string(to_string(pod.phase));
+}
+
+std::string pod_exit_codes(const Pod& pod) {
+  if (pod.containers.empty()) return "<none>";
+  std::string out;
+  for (const auto& c : pod.containers) {
+    if (!out.empty()) out += ',';
+    if (c.state != ContainerState::Terminated)
+      out += '-';
+    else if (c.signal != 0 && c.exit_code == 0)
+      out += "sig" + std::to_string(c.signal);
+    else
+      out += std::to_string(c.exit_code);
+  }
+  return out;
+}
+
+std::string alloc_of_cap(const NodeInfo& n, const std::string& resource) {
+  return format_quantity(n.allocatable.get(resource)) + "/" +
+         format_quantity(n.capacity.get(resource));
+}
+
+// ---- describe ----
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+std::string describe_policy(const LifecyclePolicy& p) {
+  std::vector<std::string> when;
+  for (Event e : p.events) when.emplace_back(to_string(e));
+  std::string out = join(when, ",");
+  if (p.exit_code) out += (out.empty() ? "" : " ") + fmt::format("exitCode={}", *p.exit_code);
+  out += fmt::format(" -> {}", to_string(p.action));
+  if (p.timeout_ms) out += fmt::format(" (timeout {})", format_duration(*p.timeout_ms));
+  return out;
+}
+
+std::string task_counts_text(const TaskStatusCount& c) {
+  std::vector<std::string> parts;
+  const std::array<std::pair<const char*, int32_t>, 5> counts{{{"Pending", c.pending},
+                                                               {"Running", c.running},
+                                                               {"Succeeded", c.succeeded},
+                                                               {"Failed", c.failed},
+                                                               {"Unknown", c.unknown}}};
+  for (const auto& [name, n] : counts)
+    if (n != 0) parts.push_back(fmt::format("{}: {}", name, n));
+  return parts.empty() ? "<none>" : join(parts, "  ");
+}
+
+std::string task_command(const TaskSpec& t) {
+  std::vector<std::string> per_container;
+  for (const auto& c : t.template_.containers) {
+    std::vector<std::string> words = c.command;
+    words.insert(words.end(), c.args.begin(), c.args.end());
+    per_container.push_back(join(words, " "));
+  }
+  std::string out = join(per_container, "; ");
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out.empty() ? "<none>" : out;
+}
+
+}  // namespace
+
+std::string format_timestamp(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string format_duration(int64_t ms) {
+  std::string out = std::to_string(ms / 1000);
+  if (int64_t frac = ms % 1000; frac != 0) {
+    std::string digits = fmt::format("{:03}", frac < 0 ? -frac : frac);
+    while (digits.back() == '0') digits.pop_back();
+    if (ms < 0 && ms > -1000) out = "-0";
+    out += "." + digits;
+  }
+  return out + "s";
+}
+
+// k8s.io/apimachinery/pkg/util/duration.HumanDuration, the AGE column of kubectl.
+std::string format_age(int64_t ms) {
+  int64_t seconds = ms / 1000;
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0 || ms < 0) return "0s";
+  if (seconds < 60 * 2) return fmt::format("{}s", seconds);
+  int64_t minutes = seconds / 60;
+  if (minutes < 10) {
+    int64_t s = seconds % 60;
+    return s == 0 ? fmt::format("{}m", minutes) : fmt::format("{}m{}s", minutes, s);
+  }
+  if (minutes < 60 * 3) return fmt::format("{}m", minutes);
+  int64_t hours = minutes / 60;
+  if (hours < 8) {
+    int64_t m = minutes % 60;
+    return m == 0 ? fmt::format("{}h", hours) : fmt::format("{}h{}m", hours, m);
+  }
+  if (hours < 48) return fmt::format("{}h", hours);
+  if (hours < 24 * 8) {
+    int64_t h = hours % 24;
+    return h == 0 ? fmt::format("{}d", hours / 24) : fmt::format("{}d{}h", hours / 24, h);
+  }
+  if (hours < 24 * 365 * 2) return fmt::format("{}d", hours / 24);
+  if (hours < 24 * 365 * 8) {
+    int64_t days = (hours / 24) % 365;
+    return days == 0 ? fmt::format("{}y", hours / 24 / 365)
+                     : fmt::format("{}y{}d", hours / 24 / 365, days);
+  }
+  return fmt::format("{}y", hours / 24 / 365);
+}
+
+nlohmann::json job_to_json(const Job& job) {
+  json metadata{{"name", job.spec.name}, {"namespace", job.spec.namespace_}, {"uid", job.uid}};
+  set_if_time(metadata, "creationTimestamp", job.created_ms);
+  if (!job.spec.labels.empty()) metadata["labels"] = string_map(job.spec.labels);
+  if (!job.spec.annotations.empty()) metadata["annotations"] = string_map(job.spec.annotations);
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"metadata", std::move(metadata)},
+          {"spec", spec_to_json(job.spec)},
+          {"status", status_to_json(job.status)}};
+}
+
+nlohmann::json pod_to_json(const Pod& pod) {
+  json labels{{"volcano.sh/job-name", pod.job_name},
+              {"volcano.sh/task-spec", pod.task_name},
+              {"volcano.sh/task-index", std::to_string(pod.index)}};
+  if (pod.partition >= 0) labels["volcano.sh/task-partition-id"] = std::to_string(pod.partition);
+  json metadata{{"name", pod.name},
+                {"namespace", pod.namespace_},
+                {"uid", pod.uid},
+                {"labels", std::move(labels)},
+                {"annotations", {{"volcano.sh/job-version", std::to_string(pod.job_version)}}}};
+  set_if_time(metadata, "creationTimestamp", pod.created_ms);
+  json spec = json::object();
+  if (!pod.node.empty()) spec["nodeName"] = pod.node;
+  json status{{"phase", to_string(pod.phase)}};
+  if (!pod.reason.empty()) status["reason"] = pod.reason;
+  if (!pod.message.empty()) status["message"] = pod.message;
+  set_if_time(status, "startTime", pod.started_ms);
+  status["containerStatuses"] = json::array();
+  for (const auto& c : pod.containers)
+    status["containerStatuses"].push_back(container_status_to_json(c));
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", std::move(metadata)},
+          {"spec", std::move(spec)},
+          {"status", std::move(status)}};
+}
+
+nlohmann::json node_to_json(const NodeInfo& n) {
+  json metadata{{"name", n.name}};
+  if (n.coordinator) metadata["labels"] = {{"node-role.kubernetes.io/coordinator", ""}};
+  json status{
+      {"address", n.address},
+      {"conditions", json::array({{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}})},
+      {"capacity", resource_map(n.capacity)},
+      {"allocatable", resource_map(n.allocatable)},
+      {"pods", n.pods}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", std::move(metadata)},
+          {"status", std::move(status)}};
+}
+
+std::string to_yaml(const nlohmann::json& j) {
+  std::string out;
+  emit_yaml(j, 0, out);
+  return out;
+}
+
+std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms) {
+  if (jobs.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "STATUS", "MINAVAILABLE", "RUNNINGS", "AGE"};
+  if (wide) {
+    header.insert(header.begin(), "NAMESPACE");
+    header.insert(header.end(), {"PENDING", "SUCCEEDED", "FAILED", "RETRYCOUNT", "VERSION"});
+  }
+  rows.push_back(std::move(header));
+  for (const auto& job : jobs) {
+    const auto& st = job.status;
+    Row row{job.spec.name, std::string(to_string(st.state.phase)),
+            std::to_string(shown_min_available(job)), std::to_string(st.running),
+            age_since(job.created_ms, now_ms)};
+    if (wide) {
+      row.insert(row.begin(), job.spec.namespace_);
+      row.insert(row.end(), {std::to_string(st.pending), std::to_string(st.succeeded),
+                             std::to_string(st.failed), std::to_string(st.retry_count),
+                             std::to_string(st.version)});
+    }
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) {
+  if (pods.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "READY", "STATUS", "RESTARTS", "AGE"};
+  if (wide) header.insert(header.end(), {"NODE", "EXIT"});
+  rows.push_back(std::move(header));
+  for (const auto& pod : pods) {
+    auto running = std::count_if(pod.containers.begin(), pod.containers.end(),
+                                 [](const auto& c) { return c.state == ContainerState::Running; });
+    // A restarted pod is a new pod in caldera (Volcano's way), so containers never restart.
+    Row row{pod.name, fmt::format("{}/{}", running, pod.containers.size()), pod_status_word(pod),
+            "0", age_since(pod.created_ms, now_ms)};
+    if (wide) row.insert(row.end(), {pod.node.empty() ? "<none>" : pod.node, pod_exit_codes(pod)});
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide) {
+  if (nodes.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "STATUS", "ROLES", "CPU(ALLOC/CAP)", "MEMORY(ALLOC/CAP)", "PODS"};
+  if (wide) header.push_back("ADDRESS");
+  rows.push_back(std::move(header));
+  for (const auto& n : nodes) {
+    std::string pods = std::to_string(n.pods);
+    if (n.capacity.values.count("pods")) pods += "/" + format_quantity(n.capacity.get("pods"));
+    Row row{n.name,
+            n.ready ? "Ready" : "NotReady",
+            n.coordinator ? "coordinator" : "<none>",
+            alloc_of_cap(n, "cpu"),
+            alloc_of_cap(n, "memory"),
+            pods};
+    if (wide) row.push_back(n.address);
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms) {
+  const JobSpec& spec = job.spec;
+  const JobStatus& st = job.status;
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"Name", spec.name},
+      {"Namespace", spec.namespace_},
+      {"UID", job.uid},
+      {"Created", job.created_ms > 0 ? fmt::format("{} ({} ago)", format_timestamp(job.created_ms),
+                                                   format_age(now_ms - job.created_ms))
+                                     : "<unknown>"},
+      {"Queue", spec.queue},
+      {"Min Available", std::to_string(spec.effective_min_available())},
+      {"Max Retry", std::to_string(spec.effective_max_retry())},
+      {"Phase", std::string(to_string(st.state.phase))}};
+  if (!st.state.reason.empty()) fields.emplace_back("Reason", st.state.reason);
+  if (!st.state.message.empty()) fields.emplace_back("Message", st.state.message);
+  fields.insert(fields.end(), {{"Retry Count", std::to_string(st.retry_count)},
+                               {"Version", std::to_string(st.version)},
+                               {"Running Duration", format_duration(st.running_duration_ms)},
+                               {"Counts", fmt::format("Pending: {}  Running: {}  Succeeded: {}  "
+                                                      "Failed: {}  Terminating: {}  Unknown: {}",
+                                                      st.pending, st.running, st.succeeded,
+                                                      st.failed, st.terminating, st.unknown)}});
+  size_t width = 0;
+  for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
+  std::string out;
+  for (const auto& [label, value] : fields)
+    out += fmt::format("{:<{}}{}\n", label + ":", width, value);
+
+  out += "Task Status:\n";
+  if (st.task_status_count.empty()) out += "  <none>\n";
+  std::vector<Row> task_rows;
+  for (const auto& [task, c] : st.task_status_count)
+    task_rows.push_back({task + ":", task_counts_text(c)});
+  out += format_table(task_rows, 2);
+
+  out += "Conditions:\n";
+  if (st.conditions.empty()) {
+    out += "  <none>\n";
+  } else {
+    std::vector<Row> rows{{"PHASE", "TIME"}};
+    for (const auto& c : st.conditions)
+      rows.push_back({std::string(to_string(c.status)), format_timestamp(c.last_transition_ms)});
+    out += format_table(rows, 2);
+  }
+
+  out += "Policies:\n";
+  std::vector<std::string> policies;
+  for (const auto& p : spec.policies) policies.push_back(describe_policy(p));
+  for (const auto& t : spec.tasks)
+    for (const auto& p : t.policies)
+      policies.push_back(fmt::format("task {}: {}", t.name, describe_policy(p)));
+  if (policies.empty()) out += "  <none>\n";
+  for (const auto& p : policies) out += "  " + p + "\n";
+
+  out += "Tasks:\n";
+  std::vector<Row> task_spec_rows{{"NAME", "REPLICAS", "COMMAND"}};
+  for (const auto& t : spec.tasks)
+    task_spec_rows.push_back({t.name, std::to_string(t.replicas), task_command(t)});
+  out += format_table(task_spec_rows, 2);
+
+  out += "Pods:\n";
+  if (pods.empty()) {
+    out += "  <none>\n";
+  } else {
+    std::vector<Row> rows{{"NAME", "STATUS", "NODE", "EXIT", "AGE"}};
+    for (const auto& p : pods)
+      rows.push_back({p.name, pod_status_word(p), p.node.empty() ? "<none>" : p.node,
+                      pod_exit_codes(p), age_since(p.created_ms, now_ms)});
+    out += format_table(rows, 2);
+  }
+  return out;
+}
+
+}  // namespace caldera

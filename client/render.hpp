@@ -1,0 +1,43 @@
+// What the caldera CLI prints: Volcano-shaped JSON, kubectl-style YAML, tables and describe text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/job.hpp"
+#include "messages/node_info.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+// batch.volcano.sh/v1alpha1 Job with Volcano's field names; unset optionals are left out.
+nlohmann::json job_to_json(const Job& job);
+// v1 Pod with the labels Volcano puts on its pods (volcano.sh/job-name, ...).
+nlohmann::json pod_to_json(const Pod& pod);
+nlohmann::json node_to_json(const NodeInfo& n);
+
+// Block-style YAML of any JSON value, quoting strings only where YAML would misread them.
+std::string to_yaml(const nlohmann::json& j);
+
+// kubectl-aligned tables (header in caps, columns 3 spaces apart); "No resources found." when
+// empty.
+std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms);
+std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms);
+std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide);
+
+// `kubectl describe`-style text of a job and its pods.
+std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms);
+
+// kubectl's human age: 5s, 119s, 3m12s, 15m, 2h30m, 20h, 4d3h, 30d, 2y100d.
+std::string format_age(int64_t ms);
+
+// "2023-11-14T22:13:20Z": RFC 3339 in UTC, to the second, as Kubernetes prints timestamps.
+std::string format_timestamp(int64_t ms);
+
+// A duration the way Volcano's YAML accepts it: 300000 -> "300s", 12500 -> "12.5s".
+std::string format_duration(int64_t ms);
+
+}  // namespace caldera

@@ -1,0 +1,425 @@
+#include "messages/codec.hpp"
+
+#include <optional>
+
+namespace caldera {
+namespace {
+
+capnp::Text::Reader text(const std::string& s) {
+  return {s.data(), s.size()};
+}
+capnp::Text::Reader text(std::string_view s) {
+  return {s.data(), s.size()};
+}
+std::string str(capnp::Text::Reader t) {
+  return std::string(t.cStr(), t.size());
+}
+
+std::string indexed(const std::string& path, const char* field, size_t i) {
+  return path + "." + field + "[" + std::to_string(i) + "]";
+}
+
+void encode_strings(const std::vector<std::string>& in, capnp::List<capnp::Text>::Builder out) {
+  for (capnp::uint i = 0; i < in.size(); ++i) out.set(i, text(in[i]));
+}
+
+std::vector<std::string> decode_strings(capnp::List<capnp::Text>::Reader in) {
+  std::vector<std::string> out;
+  out.reserve(in.size());
+  for (auto t : in) out.push_back(str(t));
+  return out;
+}
+
+// A node's allocatable may dip below zero when pods were placed before its capacity shrank;
+// parse_quantity rejects a sign, so our own data carries it in front.
+std::optional<MilliValue> parse_signed_quantity(std::string_view s) {
+  if (!s.empty() && s[0] == '-') {
+    auto v = parse_quantity(s.substr(1));
+    if (v) return -*v;
+    return std::nullopt;
+  }
+  return parse_quantity(s);
+}
+
+ResourceList decode_own_resources(capnp::List<api::KeyValue>::Reader in) {
+  ResourceList out;
+  for (auto kv : in)
+    if (auto v = parse_signed_quantity(str(kv.getValue()))) out.values[str(kv.getKey())] = *v;
+  return out;
+}
+
+void encode_policies(const std::vector<LifecyclePolicy>& in,
+                     capnp::List<api::LifecyclePolicy>::Builder out) {
+  for (capnp::uint i = 0; i < in.size(); ++i) {
+    const auto& p = in[i];
+    auto b = out[i];
+    auto events = b.initEvents(p.events.size());
+    for (capnp::uint e = 0; e < p.events.size(); ++e) events.set(e, text(to_string(p.events[e])));
+    b.setAction(text(to_string(p.action)));
+    b.setHasExitCode(p.exit_code.has_value());
+    b.setExitCode(p.exit_code.value_or(0));
+    b.setTimeoutMs(p.timeout_ms.value_or(0));
+  }
+}
+
+std::vector<LifecyclePolicy> decode_policies(capnp::List<api::LifecyclePolicy>::Reader in,
+                                             Diagnostics& diags, const std::string& path) {
+  std::vector<LifecyclePolicy> out;
+  out.reserve(in.size());
+  for (capnp::uint i = 0; i < in.size(); ++i) {
+    auto r = in[i];
+    std::string at = indexed(path, "policies", i);
+    LifecyclePolicy p;
+    auto events = r.getEvents();
+    for (capnp::uint e = 0; e < events.size(); ++e) {
+      std::string word = str(events[e]);
+      if (auto ev = parse_event(word))
+        p.events.push_back(*ev);
+      else
+        diags.error(indexed(at, "events", e), "unknown event \"" + word + "\"");
+    }
+    std::string action = str(r.getAction());
+    if (auto a = parse_action(action))
+      p.action = *a;
+    else
+      diags.error(at + ".action", "unknown action \"" + action + "\"");
+    if (r.getHasExitCode()) p.exit_code = r.getExitCode();
+    if (r.getTimeoutMs() > 0) p.timeout_ms = r.getTimeoutMs();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+void encode_container(const Container& in, api::Container::Builder out) {
+  out.setName(text(in.name));
+  out.setImage(text(in.image));
+  encode_strings(in.command, out.initCommand(in.command.size()));
+  encode_strings(in.args, out.initArgs(in.args.size()));
+  auto env = out.initEnv(in.env.size());
+  for (capnp::uint i = 0; i < in.env.size(); ++i) {
+    env[i].setName(text(in.env[i].name));
+    env[i].setValue(text(in.env[i].value));
+  }
+  out.setWorkingDir(text(in.working_dir));
+  encode(in.requests, out.initRequests(in.requests.values.size()));
+  encode(in.limits, out.initLimits(in.limits.values.size()));
+}
+
+Container decode_container(api::Container::Reader in, Diagnostics& diags, const std::string& path) {
+  Container c;
+  c.name = str(in.getName());
+  c.image = str(in.getImage());
+  c.command = decode_strings(in.getCommand());
+  c.args = decode_strings(in.getArgs());
+  for (auto e : in.getEnv()) c.env.push_back({str(e.getName()), str(e.getValue())});
+  c.working_dir = str(in.getWorkingDir());
+  c.requests = decode(in.getRequests(), diags, path + ".resources.requests");
+  c.limits = decode(in.getLimits(), diags, path + ".resources.limits");
+  return c;
+}
+
+void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
+  out.setName(text(in.name));
+  out.setReplicas(in.replicas);
+  out.setMinAvailable(in.min_available.value_or(-1));
+  out.setMaxRetry(in.max_retry.value_or(-1));
+  encode_policies(in.policies, out.initPolicies(in.policies.size()));
+  if (in.depends_on) {
+    auto d = out.initDependsOn();
+    encode_strings(in.depends_on->names, d.initNames(in.depends_on->names.size()));
+    d.setIteration(text(in.depends_on->iteration));
+  }
+  if (in.partition_policy) {
+    auto p = out.initPartitionPolicy();
+    p.setPartitionSize(in.partition_policy->partition_size);
+    p.setMinPartitions(in.partition_policy->min_partitions);
+  }
+  auto t = out.initTemplate();
+  encode_map(in.template_.labels, t.initLabels(in.template_.labels.size()));
+  encode_map(in.template_.annotations, t.initAnnotations(in.template_.annotations.size()));
+  auto containers = t.initContainers(in.template_.containers.size());
+  for (capnp::uint i = 0; i < in.template_.containers.size(); ++i)
+    encode_container(in.template_.containers[i], containers[i]);
+  t.setRestartPolicy(text(in.template_.restart_policy));
+}
+
+TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::string& path) {
+  TaskSpec t;
+  t.name = str(in.getName());
+  t.replicas = in.getReplicas();
+  if (in.getMinAvailable() >= 0) t.min_available = in.getMinAvailable();
+  if (in.getMaxRetry() >= 0) t.max_retry = in.getMaxRetry();
+  t.policies = decode_policies(in.getPolicies(), diags, path);
+  if (in.hasDependsOn()) {
+    auto d = in.getDependsOn();
+    t.depends_on = DependsOn{decode_strings(d.getNames()), str(d.getIteration())};
+  }
+  if (in.hasPartitionPolicy()) {
+    auto p = in.getPartitionPolicy();
+    t.partition_policy = PartitionPolicy{p.getPartitionSize(), p.getMinPartitions()};
+  }
+  auto tpl = in.getTemplate();
+  t.template_.labels = decode_map(tpl.getLabels());
+  t.template_.annotations = decode_map(tpl.getAnnotations());
+  auto containers = tpl.getContainers();
+  for (capnp::uint i = 0; i < containers.size(); ++i)
+    t.template_.containers.push_back(
+        decode_container(containers[i], diags, indexed(path + ".template.spec", "containers", i)));
+  t.template_.restart_policy = str(tpl.getRestartPolicy());
+  return t;
+}
+
+void encode_container_status(const ContainerStatus& in, api::ContainerStatus::Builder out) {
+  out.setName(text(in.name));
+  out.setState(text(to_string(in.state)));
+  out.setExitCode(in.exit_code);
+  out.setSignal(in.signal);
+  out.setReason(text(in.reason));
+  out.setStartedMs(in.started_ms);
+  out.setFinishedMs(in.finished_ms);
+}
+
+ContainerStatus decode_container_status(api::ContainerStatus::Reader in) {
+  ContainerStatus c;
+  c.name = str(in.getName());
+  c.state = parse_container_state(str(in.getState())).value_or(ContainerState::Waiting);
+  c.exit_code = in.getExitCode();
+  c.signal = in.getSignal();
+  c.reason = str(in.getReason());
+  c.started_ms = in.getStartedMs();
+  c.finished_ms = in.getFinishedMs();
+  return c;
+}
+
+}  // namespace
+
+void encode_map(const std::map<std::string, std::string>& in,
+                capnp::List<api::KeyValue>::Builder out) {
+  capnp::uint i = 0;
+  for (const auto& [k, v] : in) {
+    out[i].setKey(text(k));
+    out[i].setValue(text(v));
+    ++i;
+  }
+}
+
+std::map<std::string, std::string> decode_map(capnp::List<api::KeyValue>::Reader in) {
+  std::map<std::string, std::string> out;
+  for (auto kv : in) out[str(kv.getKey())] = str(kv.getValue());
+  return out;
+}
+
+void encode(const ResourceList& in, capnp::List<api::KeyValue>::Builder out) {
+  capnp::uint i = 0;
+  for (const auto& [k, v] : in.values) {
+    out[i].setKey(text(k));
+    out[i].setValue(text(format_quantity(v)));
+    ++i;
+  }
+}
+
+ResourceList decode(capnp::List<api::KeyValue>::Reader in, Diagnostics& diags,
+                    const std::string& path) {
+  ResourceList out;
+  for (auto kv : in) {
+    std::string key = str(kv.getKey());
+    std::string value = str(kv.getValue());
+    if (auto v = parse_quantity(value))
+      out.values[key] = *v;
+    else
+      diags.error(path + "." + key, "invalid quantity \"" + value + "\"");
+  }
+  return out;
+}
+
+void encode(const JobSpec& in, api::JobSpec::Builder out) {
+  out.setName(text(in.name));
+  out.setNamespace(text(in.namespace_));
+  encode_map(in.labels, out.initLabels(in.labels.size()));
+  encode_map(in.annotations, out.initAnnotations(in.annotations.size()));
+  out.setMinAvailable(in.min_available.value_or(-1));
+  out.setMinSuccess(in.min_success.value_or(-1));
+  out.setMaxRetry(in.max_retry.value_or(-1));
+  out.setQueue(text(in.queue));
+  out.setPriorityClassName(text(in.priority_class_name));
+  out.setSchedulerName(text(in.scheduler_name));
+  encode_policies(in.policies, out.initPolicies(in.policies.size()));
+  auto plugins = out.initPlugins(in.plugins.size());
+  for (capnp::uint i = 0; i < in.plugins.size(); ++i) {
+    plugins[i].setName(text(in.plugins[i].name));
+    encode_strings(in.plugins[i].args, plugins[i].initArgs(in.plugins[i].args.size()));
+  }
+  out.setTtlSecondsAfterFinished(in.ttl_seconds_after_finished.value_or(-1));
+  out.setActiveDeadlineSeconds(in.active_deadline_seconds.value_or(-1));
+  auto tasks = out.initTasks(in.tasks.size());
+  for (capnp::uint i = 0; i < in.tasks.size(); ++i) encode_task(in.tasks[i], tasks[i]);
+}
+
+JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& path) {
+  JobSpec s;
+  s.name = str(in.getName());
+  s.namespace_ = str(in.getNamespace());
+  s.labels = decode_map(in.getLabels());
+  s.annotations = decode_map(in.getAnnotations());
+  if (in.getMinAvailable() >= 0) s.min_available = in.getMinAvailable();
+  if (in.getMinSuccess() >= 0) s.min_success = in.getMinSuccess();
+  if (in.getMaxRetry() >= 0) s.max_retry = in.getMaxRetry();
+  s.queue = str(in.getQueue());
+  s.priority_class_name = str(in.getPriorityClassName());
+  s.scheduler_name = str(in.getSchedulerName());
+  s.policies = decode_policies(in.getPolicies(), diags, path);
+  for (auto p : in.getPlugins())
+    s.plugins.push_back({str(p.getName()), decode_strings(p.getArgs())});
+  if (in.getTtlSecondsAfterFinished() >= 0)
+    s.ttl_seconds_after_finished = in.getTtlSecondsAfterFinished();
+  if (in.getActiveDeadlineSeconds() >= 0) s.active_deadline_seconds = in.getActiveDeadlineSeconds();
+  auto tasks = in.getTasks();
+  for (capnp::uint i = 0; i < tasks.size(); ++i)
+    s.tasks.push_back(decode_task(tasks[i], diags, indexed(path, "tasks", i)));
+  return s;
+}
+
+void encode(const JobStatus& in, api::JobStatus::Builder out) {
+  auto state = out.initState();
+  state.setPhase(text(to_string(in.state.phase)));
+  state.setReason(text(in.state.reason));
+  state.setMessage(text(in.state.message));
+  state.setLastTransitionMs(in.state.last_transition_ms);
+  out.setMinAvailable(in.min_available);
+  out.setPending(in.pending);
+  out.setRunning(in.running);
+  out.setSucceeded(in.succeeded);
+  out.setFailed(in.failed);
+  out.setTerminating(in.terminating);
+  out.setUnknown(in.unknown);
+  out.setVersion(in.version);
+  out.setRetryCount(in.retry_count);
+  auto counts = out.initTaskStatusCount(in.task_status_count.size());
+  capnp::uint i = 0;
+  for (const auto& [name, c] : in.task_status_count) {
+    auto b = counts[i++];
+    b.setName(text(name));
+    b.setPending(c.pending);
+    b.setRunning(c.running);
+    b.setSucceeded(c.succeeded);
+    b.setFailed(c.failed);
+    b.setUnknown(c.unknown);
+  }
+  auto conditions = out.initConditions(in.conditions.size());
+  for (capnp::uint j = 0; j < in.conditions.size(); ++j) {
+    conditions[j].setStatus(text(to_string(in.conditions[j].status)));
+    conditions[j].setLastTransitionMs(in.conditions[j].last_transition_ms);
+  }
+  out.setRunningDurationMs(in.running_duration_ms);
+}
+
+JobStatus decode(api::JobStatus::Reader in) {
+  JobStatus s;
+  auto state = in.getState();
+  s.state.phase = parse_job_phase(str(state.getPhase())).value_or(JobPhase::Pending);
+  s.state.reason = str(state.getReason());
+  s.state.message = str(state.getMessage());
+  s.state.last_transition_ms = state.getLastTransitionMs();
+  s.min_available = in.getMinAvailable();
+  s.pending = in.getPending();
+  s.running = in.getRunning();
+  s.succeeded = in.getSucceeded();
+  s.failed = in.getFailed();
+  s.terminating = in.getTerminating();
+  s.unknown = in.getUnknown();
+  s.version = in.getVersion();
+  s.retry_count = in.getRetryCount();
+  for (auto c : in.getTaskStatusCount())
+    s.task_status_count[str(c.getName())] = {c.getPending(), c.getRunning(), c.getSucceeded(),
+                                             c.getFailed(), c.getUnknown()};
+  for (auto c : in.getConditions())
+    s.conditions.push_back(
+        {parse_job_phase(str(c.getStatus())).value_or(JobPhase::Pending), c.getLastTransitionMs()});
+  s.running_duration_ms = in.getRunningDurationMs();
+  return s;
+}
+
+void encode(const Job& in, api::Job::Builder out) {
+  out.setUid(text(in.uid));
+  out.setCreatedMs(in.created_ms);
+  encode(in.spec, out.initSpec());
+  encode(in.status, out.initStatus());
+}
+
+Job decode(api::Job::Reader in) {
+  Job j;
+  j.uid = str(in.getUid());
+  j.created_ms = in.getCreatedMs();
+  Diagnostics ignored;  // our own data: words were checked when the spec was admitted
+  j.spec = decode(in.getSpec(), ignored);
+  j.status = decode(in.getStatus());
+  return j;
+}
+
+void encode(const Pod& in, api::Pod::Builder out) {
+  out.setName(text(in.name));
+  out.setUid(text(in.uid));
+  out.setNamespace(text(in.namespace_));
+  out.setJobName(text(in.job_name));
+  out.setTaskName(text(in.task_name));
+  out.setIndex(in.index);
+  out.setJobVersion(in.job_version);
+  out.setNode(text(in.node));
+  out.setPhase(text(to_string(in.phase)));
+  out.setReason(text(in.reason));
+  out.setMessage(text(in.message));
+  auto containers = out.initContainers(in.containers.size());
+  for (capnp::uint i = 0; i < in.containers.size(); ++i)
+    encode_container_status(in.containers[i], containers[i]);
+  out.setCreatedMs(in.created_ms);
+  out.setStartedMs(in.started_ms);
+  out.setFinishedMs(in.finished_ms);
+  out.setOutOfSync(in.out_of_sync);
+  out.setPartition(in.partition);
+}
+
+Pod decode(api::Pod::Reader in) {
+  Pod p;
+  p.name = str(in.getName());
+  p.uid = str(in.getUid());
+  p.namespace_ = str(in.getNamespace());
+  p.job_name = str(in.getJobName());
+  p.task_name = str(in.getTaskName());
+  p.index = in.getIndex();
+  p.job_version = in.getJobVersion();
+  p.node = str(in.getNode());
+  p.phase = parse_pod_phase(str(in.getPhase())).value_or(PodPhase::Unknown);
+  p.reason = str(in.getReason());
+  p.message = str(in.getMessage());
+  for (auto c : in.getContainers()) p.containers.push_back(decode_container_status(c));
+  p.created_ms = in.getCreatedMs();
+  p.started_ms = in.getStartedMs();
+  p.finished_ms = in.getFinishedMs();
+  p.out_of_sync = in.getOutOfSync();
+  p.partition = in.getPartition();
+  return p;
+}
+
+void encode(const NodeInfo& in, api::NodeInfo::Builder out) {
+  out.setName(text(in.name));
+  out.setAddress(text(in.address));
+  out.setReady(in.ready);
+  encode(in.capacity, out.initCapacity(in.capacity.values.size()));
+  encode(in.allocatable, out.initAllocatable(in.allocatable.values.size()));
+  out.setPods(in.pods);
+  out.setCoordinator(in.coordinator);
+}
+
+NodeInfo decode(api::NodeInfo::Reader in) {
+  NodeInfo n;
+  n.name = str(in.getName());
+  n.address = str(in.getAddress());
+  n.ready = in.getReady();
+  n.capacity = decode_own_resources(in.getCapacity());
+  n.allocatable = decode_own_resources(in.getAllocatable());
+  n.pods = in.getPods();
+  n.coordinator = in.getCoordinator();
+  return n;
+}
+
+}  // namespace caldera

@@ -1,0 +1,162 @@
+#include "messages/job_yaml.hpp"
+
+#include <exception>
+
+#include "messages/yaml_pod.hpp"
+#include "messages/yaml_policy.hpp"
+#include "messages/yaml_reader.hpp"
+
+namespace caldera {
+namespace {
+
+constexpr const char* kJobApiVersion = "batch.volcano.sh/v1alpha1";
+
+void read_metadata(YamlContext& ctx, const YAML::Node& node, JobSpec& job) {
+  MapReader m(ctx, node, "metadata");
+  m.str("name", job.name);
+  m.str("namespace", job.namespace_);
+  m.string_map("labels", job.labels);
+  m.string_map("annotations", job.annotations);
+  m.ignore({"generateName", "uid", "resourceVersion", "generation", "creationTimestamp",
+            "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "finalizers",
+            "managedFields", "selfLink"});
+  m.warn_unknown();
+}
+
+std::vector<Plugin> read_plugins(YamlContext& ctx, const YAML::Node& node,
+                                 const std::string& path) {
+  std::vector<Plugin> out;
+  MapReader m(ctx, node, path);
+  for (const auto& [name, args] : m.entries()) {
+    Plugin p{name, {}};
+    if (auto list = read_string_list(ctx, args, m.path(name))) p.args = std::move(*list);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+DependsOn read_depends_on(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+  DependsOn d;
+  MapReader m(ctx, node, path);
+  m.strings("name", d.names);
+  m.str("iteration", d.iteration);
+  m.warn_unknown();
+  return d;
+}
+
+PartitionPolicy read_partition_policy(YamlContext& ctx, const YAML::Node& node,
+                                      const std::string& path) {
+  PartitionPolicy p;
+  MapReader m(ctx, node, path);
+  m.i32("partitionSize", p.partition_size);
+  m.i32("minPartitions", p.min_partitions);
+  if (m.get("totalPartitions"))
+    ctx.warn(m.path("totalPartitions"),
+             "totalPartitions is derived from replicas / partitionSize, ignored");
+  m.ignore({"networkTopology"});
+  m.warn_unknown();
+  return p;
+}
+
+TaskSpec read_task(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+  TaskSpec t;
+  t.replicas = 1;  // Volcano's default for a task that does not say
+  MapReader m(ctx, node, path);
+  m.str("name", t.name);
+  m.i32("replicas", t.replicas);
+  m.i32("minAvailable", t.min_available);
+  m.i32("maxRetry", t.max_retry);
+  if (auto n = m.get("policies")) t.policies = read_policies(ctx, *n, m.path("policies"));
+  if (auto n = m.get("dependsOn")) t.depends_on = read_depends_on(ctx, *n, m.path("dependsOn"));
+  if (auto n = m.get("partitionPolicy"))
+    t.partition_policy = read_partition_policy(ctx, *n, m.path("partitionPolicy"));
+  if (auto n = m.get("template")) t.template_ = read_pod_template(ctx, *n, m.path("template"));
+  m.ignore({"topologyPolicy"});
+  m.warn_unknown();
+  return t;
+}
+
+void read_spec(YamlContext& ctx, const YAML::Node& node, JobSpec& job) {
+  MapReader m(ctx, node, "spec");
+  m.i32("minAvailable", job.min_available);
+  m.i32("minSuccess", job.min_success);
+  m.i32("maxRetry", job.max_retry);
+  m.str("queue", job.queue);
+  m.str("priorityClassName", job.priority_class_name);
+  m.str("schedulerName", job.scheduler_name);
+  if (auto n = m.get("policies")) job.policies = read_policies(ctx, *n, "spec.policies");
+  if (auto n = m.get("plugins")) job.plugins = read_plugins(ctx, *n, "spec.plugins");
+  m.i64("ttlSecondsAfterFinished", job.ttl_seconds_after_finished);
+  m.i64("activeDeadlineSeconds", job.active_deadline_seconds);
+  if (auto n = m.get("tasks")) {
+    if (auto items = read_sequence(ctx, *n, "spec.tasks"))
+      for (size_t i = 0; i < items->size(); ++i)
+        job.tasks.push_back(read_task(ctx, (*items)[i], index_path("spec.tasks", i)));
+  }
+  m.ignore({"volumes", "networkTopology", "runningEstimate"});
+  m.warn_unknown();
+}
+
+void read_document(YamlContext& ctx, const YAML::Node& doc, ParsedDocuments& out) {
+  MapReader root(ctx, doc, "");
+  if (!root.valid()) return;
+  std::string api_version, kind;
+  root.str("apiVersion", api_version);
+  auto kind_node = root.get("kind");
+  if (!kind_node) {
+    ctx.error("kind", "kind is required (caldera reads kind Job)");
+    return;
+  }
+  auto kind_text = read_string(ctx, *kind_node, "kind");
+  if (!kind_text) return;
+  kind = *kind_text;
+  if (kind == "JobFlow" || kind == "JobTemplate") {
+    ctx.error("kind", "kind " + kind + " is not supported yet");
+    return;
+  }
+  if (kind != "Job") {
+    ctx.error("kind",
+              "unsupported kind \"" + kind + "\"; supported kinds: Job (" + kJobApiVersion + ")");
+    return;
+  }
+  if (api_version.empty()) {
+    ctx.error("apiVersion", std::string("apiVersion is required (") + kJobApiVersion + ")");
+  } else if (api_version != kJobApiVersion) {
+    ctx.warn("apiVersion", "apiVersion " + api_version + " is read as " + kJobApiVersion);
+  }
+  JobSpec job;
+  if (auto n = root.get("metadata")) read_metadata(ctx, *n, job);
+  if (auto n = root.get("spec")) read_spec(ctx, *n, job);
+  root.ignore({"status"});
+  root.warn_unknown();
+  out.jobs.push_back(std::move(job));
+}
+
+}  // namespace
+
+ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags) {
+  ParsedDocuments out;
+  std::vector<YAML::Node> docs;
+  try {
+    for (const auto& doc : YAML::LoadAll(std::string(text)))
+      if (doc.IsDefined() && !doc.IsNull()) docs.push_back(doc);
+  } catch (const YAML::Exception& e) {
+    diags.error(e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1), e.msg);
+    return out;
+  } catch (const std::exception& e) {
+    diags.error("", std::string("cannot read the YAML: ") + e.what());
+    return out;
+  }
+  YamlContext ctx(diags);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    ctx.set_prefix(docs.size() > 1 ? "documents[" + std::to_string(i) + "]." : "");
+    try {
+      read_document(ctx, docs[i], out);
+    } catch (const std::exception& e) {  // YAML::Exception included: yaml-cpp throws on misuse
+      ctx.error("", std::string("cannot read the document: ") + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace caldera

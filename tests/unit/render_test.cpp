@@ -1,0 +1,394 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "client/render.hpp"
+
+namespace caldera {
+namespace {
+
+constexpr int64_t kNow = 1700000600000;  // ten minutes after kCreated
+constexpr int64_t kCreated = 1700000000000;
+
+Job sample_job() {
+  Job job;
+  job.uid = "uid-1";
+  job.created_ms = kCreated;
+  job.spec.name = "train";
+  job.spec.namespace_ = "ml";
+  job.spec.labels = {{"team", "vision"}};
+  job.spec.min_available = 3;
+  job.spec.max_retry = 5;
+  job.spec.queue = "gpu";
+  job.spec.policies = {
+      {{Event::PodFailed}, std::nullopt, Action::RestartJob, std::nullopt},
+      {{}, 137, Action::AbortJob, 300000},
+      {{Event::PodEvicted, Event::TaskFailed}, std::nullopt, Action::AbortJob, std::nullopt}};
+  job.spec.plugins = {{"ssh", {}}, {"env", {"--x"}}};
+  job.spec.ttl_seconds_after_finished = 60;
+
+  TaskSpec worker;
+  worker.name = "worker";
+  worker.replicas = 3;
+  worker.max_retry = 1;
+  worker.depends_on = DependsOn{{"master"}, "any"};
+  worker.partition_policy = PartitionPolicy{2, 1};
+  worker.policies = {{{Event::TaskCompleted}, std::nullopt, Action::CompleteJob, std::nullopt}};
+  Container c;
+  c.name = "main";
+  c.command = {"/bin/sh", "-c", "echo yes"};
+  c.env = {{"A", "1"}};
+  c.requests.values = {{"cpu", 500}, {"memory", 1073741824000LL}};
+  c.limits.values = {{"cpu", 2000}};
+  worker.template_.containers = {c};
+  worker.template_.restart_policy = "Never";
+  job.spec.tasks = {worker};
+
+  job.status.state = {JobPhase::Running, "", "", kCreated + 1000};
+  job.status.min_available = 3;
+  job.status.pending = 1;
+  job.status.running = 2;
+  job.status.succeeded = 4;
+  job.status.failed = 1;
+  job.status.version = 2;
+  job.status.retry_count = 1;
+  job.status.task_status_count = {{"worker", {1, 2, 0, 0, 0}}};
+  job.status.conditions = {{JobPhase::Pending, kCreated}, {JobPhase::Running, kCreated + 1000}};
+  job.status.running_duration_ms = 12500;
+  return job;
+}
+
+Pod sample_pod(const std::string& name, PodPhase phase) {
+  Pod p;
+  p.name = name;
+  p.uid = name + "-uid";
+  p.namespace_ = "ml";
+  p.job_name = "train";
+  p.task_name = "worker";
+  p.index = 1;
+  p.job_version = 2;
+  p.node = "node-a";
+  p.phase = phase;
+  p.created_ms = kCreated;
+  return p;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(Render, JobJsonUsesVolcanoNamesAndRoundTrips) {
+  nlohmann::json j = job_to_json(sample_job());
+  nlohmann::json back = nlohmann::json::parse(j.dump());
+  EXPECT_EQ(back, j);
+  EXPECT_EQ(back["apiVersion"], "batch.volcano.sh/v1alpha1");
+  EXPECT_EQ(back["kind"], "Job");
+  EXPECT_EQ(back["metadata"]["name"], "train");
+  EXPECT_EQ(back["metadata"]["creationTimestamp"], "2023-11-14T22:13:20Z");
+  EXPECT_EQ(back["status"]["state"]["phase"], "Running");
+  EXPECT_FALSE(back["status"]["state"].contains("reason"));
+  EXPECT_EQ(back["status"]["succeeded"], 4);
+  EXPECT_EQ(back["status"]["running"], 2);
+  EXPECT_EQ(back["status"]["retryCount"], 1);
+  EXPECT_EQ(back["status"]["runningDuration"], "12.5s");
+  EXPECT_EQ(back["status"]["taskStatusCount"]["worker"]["phase"],
+            (nlohmann::json{{"Pending", 1}, {"Running", 2}}));
+  EXPECT_EQ(back["status"]["conditions"][1]["status"], "Running");
+  const auto& spec = back["spec"];
+  EXPECT_EQ(spec["minAvailable"], 3);
+  EXPECT_EQ(spec["maxRetry"], 5);
+  EXPECT_FALSE(spec.contains("minSuccess"));
+  EXPECT_FALSE(spec.contains("activeDeadlineSeconds"));
+  EXPECT_EQ(spec["ttlSecondsAfterFinished"], 60);
+  EXPECT_EQ(spec["policies"][0],
+            (nlohmann::json{{"event", "PodFailed"}, {"action", "RestartJob"}}));
+  EXPECT_EQ(spec["policies"][1],
+            (nlohmann::json{{"exitCode", 137}, {"action", "AbortJob"}, {"timeout", "300s"}}));
+  EXPECT_EQ(spec["policies"][2]["events"], (nlohmann::json{"PodEvicted", "TaskFailed"}));
+  EXPECT_EQ(spec["plugins"]["env"], (nlohmann::json{"--x"}));
+  EXPECT_EQ(spec["plugins"]["ssh"], nlohmann::json::array());
+  const auto& task = spec["tasks"][0];
+  EXPECT_EQ(task["dependsOn"], (nlohmann::json{{"name", {"master"}}, {"iteration", "any"}}));
+  EXPECT_EQ(task["partitionPolicy"]["partitionSize"], 2);
+  EXPECT_FALSE(task.contains("minAvailable"));
+  const auto& container = task["template"]["spec"]["containers"][0];
+  EXPECT_EQ(task["template"]["spec"]["restartPolicy"], "Never");
+  EXPECT_EQ(container["resources"]["requests"]["cpu"], "500m");
+  EXPECT_EQ(container["resources"]["requests"]["memory"], "1Gi");
+  EXPECT_EQ(container["resources"]["limits"]["cpu"], "2");
+  EXPECT_EQ(container["env"][0], (nlohmann::json{{"name", "A"}, {"value", "1"}}));
+  EXPECT_FALSE(container.contains("image"));
+}
+
+TEST(Render, PodJsonIsKubernetesShaped) {
+  Pod p = sample_pod("train-worker-1", PodPhase::Failed);
+  p.partition = 0;
+  p.reason = "Error";
+  p.started_ms = kCreated + 1000;
+  p.containers = {
+      {"main", ContainerState::Terminated, 3, 0, "Error", kCreated + 1000, kCreated + 2000},
+      {"side", ContainerState::Running, 0, 0, "", kCreated + 1000, 0},
+      {"late", ContainerState::Waiting, 0, 0, "", 0, 0}};
+  nlohmann::json j = pod_to_json(p);
+  EXPECT_EQ(j["kind"], "Pod");
+  EXPECT_EQ(j["metadata"]["labels"]["volcano.sh/job-name"], "train");
+  EXPECT_EQ(j["metadata"]["labels"]["volcano.sh/task-spec"], "worker");
+  EXPECT_EQ(j["metadata"]["labels"]["volcano.sh/task-index"], "1");
+  EXPECT_EQ(j["metadata"]["labels"]["volcano.sh/task-partition-id"], "0");
+  EXPECT_EQ(j["metadata"]["annotations"]["volcano.sh/job-version"], "2");
+  EXPECT_EQ(j["spec"]["nodeName"], "node-a");
+  EXPECT_EQ(j["status"]["phase"], "Failed");
+  EXPECT_FALSE(j["status"].contains("message"));
+  const auto& cs = j["status"]["containerStatuses"];
+  EXPECT_EQ(cs[0]["state"]["terminated"]["exitCode"], 3);
+  EXPECT_EQ(cs[0]["state"]["terminated"]["finishedAt"], "2023-11-14T22:13:22Z");
+  EXPECT_EQ(cs[1]["state"]["running"]["startedAt"], "2023-11-14T22:13:21Z");
+  EXPECT_EQ(cs[2]["state"]["waiting"], nlohmann::json::object());
+  EXPECT_FALSE(pod_to_json(sample_pod("x", PodPhase::Pending))["metadata"]["labels"].contains(
+      "volcano.sh/task-partition-id"));
+}
+
+TEST(Render, NodeJson) {
+  NodeInfo n{"node-a", "127.0.0.1:7071", true, {{{"cpu", 8000}}}, {{{"cpu", 7500}}}, 1, true};
+  nlohmann::json j = node_to_json(n);
+  EXPECT_EQ(j["metadata"]["name"], "node-a");
+  EXPECT_EQ(j["status"]["capacity"]["cpu"], "8");
+  EXPECT_EQ(j["status"]["allocatable"]["cpu"], "7500m");
+  EXPECT_EQ(j["status"]["conditions"][0]["status"], "True");
+}
+
+TEST(Render, YamlOfNestedValuesParsesBack) {
+  nlohmann::json j = {
+      {"name", "plain"},
+      {"tricky",
+       {"yes",    "1",           ": x",         "",      "No",         "null",         "~",
+        "1.5",    "0x1F",        "a: b",        "x #y",  "-dash",      "trailing ",    "'q'",
+        "\"dq\"", "multi\nline", "tab\there",   "*star", "2023-11-14", "busybox:1.36", "ünïcode",
+        "[x]",    "{y}",         "10.0.0.1:80", "true"}},
+      {"nested",
+       {{"list", {{{"a", 1}, {"b", {1, 2}}}, {1, 2}, nlohmann::json::array(), "s"}},
+        {"empty", nlohmann::json::object()},
+        {"deep", {{"x", {{"y", {{"z", false}}}}}}}}},
+      {"numbers", {{"int", -3}, {"float", 2.5}, {"null", nullptr}}},
+      {"1", "key needs quotes"},
+      {"", "empty key"},
+  };
+  std::string yaml = to_yaml(j);
+  YAML::Node node = YAML::Load(yaml);
+  ASSERT_TRUE(node.IsMap()) << yaml;
+  EXPECT_EQ(node["name"].as<std::string>(), "plain");
+  const auto& tricky = j["tricky"];
+  ASSERT_EQ(node["tricky"].size(), tricky.size()) << yaml;
+  for (size_t i = 0; i < tricky.size(); ++i) {
+    // yaml-cpp resolves plain scalars only on as<T>(); its tag says whether it was quoted.
+    EXPECT_EQ(node["tricky"][i].as<std::string>(), tricky[i].get<std::string>()) << yaml;
+    if (node["tricky"][i].Tag() == "?") {
+      const std::string& s = tricky[i].get<std::string>();
+      bool as_bool = false;
+      EXPECT_FALSE(YAML::convert<bool>::decode(node["tricky"][i], as_bool)) << s;
+    }
+  }
+  EXPECT_EQ(node["tricky"][0].Tag(), "!");  // "yes" quoted: YAML 1.1 would read a bool
+  EXPECT_EQ(node["tricky"][1].Tag(), "!");  // "1" quoted: would read a number
+  EXPECT_EQ(node["nested"]["list"][0]["b"][1].as<int>(), 2);
+  EXPECT_EQ(node["nested"]["list"][1][0].as<int>(), 1);
+  EXPECT_TRUE(node["nested"]["list"][2].IsSequence());
+  EXPECT_EQ(node["nested"]["list"][2].size(), 0u);
+  EXPECT_EQ(node["nested"]["list"][3].as<std::string>(), "s");
+  EXPECT_TRUE(node["nested"]["empty"].IsMap());
+  EXPECT_FALSE(node["nested"]["deep"]["x"]["y"]["z"].as<bool>());
+  EXPECT_EQ(node["numbers"]["int"].as<int>(), -3);
+  EXPECT_DOUBLE_EQ(node["numbers"]["float"].as<double>(), 2.5);
+  EXPECT_TRUE(node["numbers"]["null"].IsNull());
+  EXPECT_EQ(node["1"].as<std::string>(), "key needs quotes");
+  EXPECT_EQ(node[""].as<std::string>(), "empty key");
+}
+
+TEST(Render, YamlLooksLikeKubectl) {
+  nlohmann::json j = {{"spec",
+                       {{"containers", {{{"name", "main"}, {"args", {"a", "b"}}}}},
+                        {"replicas", 2},
+                        {"cpu", "2"},
+                        {"mem", "1Gi"}}}};
+  EXPECT_EQ(to_yaml(j),
+            "spec:\n"
+            "  containers:\n"
+            "  - args:\n"
+            "    - a\n"
+            "    - b\n"
+            "    name: main\n"
+            "  cpu: \"2\"\n"
+            "  mem: 1Gi\n"
+            "  replicas: 2\n");
+  EXPECT_EQ(to_yaml(nlohmann::json::object()), "{}\n");
+  EXPECT_EQ(to_yaml("yes"), "\"yes\"\n");
+  EXPECT_EQ(to_yaml(nlohmann::json{{1, 2}, {3}}), "- - 1\n  - 2\n- - 3\n");
+}
+
+TEST(Render, JobYamlParsesBackToTheSameFields) {
+  Job job = sample_job();
+  YAML::Node node = YAML::Load(to_yaml(job_to_json(job)));
+  EXPECT_EQ(node["status"]["state"]["phase"].as<std::string>(), "Running");
+  EXPECT_EQ(node["metadata"]["creationTimestamp"].as<std::string>(), "2023-11-14T22:13:20Z");
+  EXPECT_EQ(
+      node["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["command"][2].as<std::string>(),
+      "echo yes");
+  EXPECT_EQ(node["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["env"][0]["value"]
+                .as<std::string>(),
+            "1");
+  EXPECT_EQ(node["spec"]["policies"][1]["timeout"].as<std::string>(), "300s");
+}
+
+// Every column starts at the same offset on every line, as kubectl's tabwriter aligns them.
+void expect_aligned(const std::string& table, const std::vector<std::string>& header) {
+  auto lines = lines_of(table);
+  ASSERT_GE(lines.size(), 2u) << table;
+  std::vector<size_t> starts;
+  size_t from = 0;
+  for (const auto& h : header) {
+    starts.push_back(lines[0].find(h, from));
+    from = starts.back() + h.size();
+    ASSERT_NE(starts.back(), std::string::npos) << h << "\n" << table;
+  }
+  EXPECT_EQ(starts[0], 0u);
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.find_last_not_of(' '), line.size() - 1) << "trailing spaces: " << line;
+    for (size_t i = 1; i < starts.size(); ++i) {
+      ASSERT_GT(line.size(), starts[i]) << line;
+      EXPECT_NE(line[starts[i]], ' ') << table;
+      EXPECT_EQ(line.substr(starts[i] - 3, 3), "   ") << table;
+    }
+  }
+}
+
+TEST(Render, JobsTable) {
+  Job a = sample_job();
+  Job b = sample_job();
+  b.spec.name = "a-much-longer-job-name";
+  b.spec.namespace_ = "default";
+  b.status.state.phase = JobPhase::Completed;
+  b.created_ms = kNow - 3 * 3600 * 1000;
+  std::string t = jobs_table({a, b}, false, kNow);
+  EXPECT_EQ(t,
+            "NAME                     STATUS      MINAVAILABLE   RUNNINGS   AGE\n"
+            "train                    Running     3              2          10m\n"
+            "a-much-longer-job-name   Completed   3              2          3h\n");
+  std::vector<std::string> wide{"NAMESPACE", "NAME",       "STATUS",  "MINAVAILABLE",
+                                "RUNNINGS",  "AGE",        "PENDING", "SUCCEEDED",
+                                "FAILED",    "RETRYCOUNT", "VERSION"};
+  std::string w = jobs_table({a, b}, true, kNow);
+  expect_aligned(w, wide);
+  EXPECT_EQ(lines_of(w)[1].substr(0, 2), "ml");
+  EXPECT_EQ(jobs_table({}, false, kNow), "No resources found.");
+}
+
+TEST(Render, PodsTable) {
+  Pod running = sample_pod("train-worker-0", PodPhase::Running);
+  running.containers = {{"main", ContainerState::Running, 0, 0, "", kCreated, 0},
+                        {"side", ContainerState::Terminated, 0, 0, "Completed", kCreated, kNow}};
+  Pod done = sample_pod("train-worker-1", PodPhase::Succeeded);
+  done.containers = {{"main", ContainerState::Terminated, 0, 0, "Completed", kCreated, kNow}};
+  Pod failed = sample_pod("train-worker-2", PodPhase::Failed);
+  failed.node = "";
+  failed.containers = {{"main", ContainerState::Terminated, 3, 0, "", kCreated, kNow},
+                       {"side", ContainerState::Terminated, 0, 9, "", kCreated, kNow}};
+  Pod evicted = sample_pod("train-worker-3", PodPhase::Failed);
+  evicted.reason = "Evicted";
+  evicted.created_ms = kNow - 45 * 1000;
+  std::string t = pods_table({running, done, failed, evicted}, false, kNow);
+  EXPECT_EQ(t,
+            "NAME             READY   STATUS      RESTARTS   AGE\n"
+            "train-worker-0   1/2     Running     0          10m\n"
+            "train-worker-1   0/1     Completed   0          10m\n"
+            "train-worker-2   0/2     Error       0          10m\n"
+            "train-worker-3   0/0     Evicted     0          45s\n");
+  std::string w = pods_table({running, done, failed, evicted}, true, kNow);
+  expect_aligned(w, {"NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE", "EXIT"});
+  auto lines = lines_of(w);
+  EXPECT_NE(lines[1].find("node-a   -,0"), std::string::npos) << w;
+  EXPECT_NE(lines[3].find("<none>   3,sig9"), std::string::npos) << w;
+  EXPECT_NE(lines[4].find("node-a   <none>"), std::string::npos) << w;
+  EXPECT_EQ(pods_table({}, true, kNow), "No resources found.");
+}
+
+TEST(Render, NodesTable) {
+  NodeInfo a{"node-a",
+             "127.0.0.1:7071",
+             true,
+             {{{"cpu", 8000}, {"memory", 17179869184000LL}, {"pods", 110000}}},
+             {{{"cpu", 7500}, {"memory", 16106127360000LL}, {"pods", 109000}}},
+             1,
+             true};
+  NodeInfo b{"node-b", "127.0.0.1:7072", false, {{{"cpu", 4000}}}, {{{"cpu", 4000}}}, 0, false};
+  EXPECT_EQ(nodes_table({a, b}, false),
+            "NAME     STATUS     ROLES         CPU(ALLOC/CAP)   MEMORY(ALLOC/CAP)   PODS\n"
+            "node-a   Ready      coordinator   7500m/8          15Gi/16Gi           1/110\n"
+            "node-b   NotReady   <none>        4/4              0/0                 0\n");
+  std::string w = nodes_table({a, b}, true);
+  expect_aligned(
+      w, {"NAME", "STATUS", "ROLES", "CPU(ALLOC/CAP)", "MEMORY(ALLOC/CAP)", "PODS", "ADDRESS"});
+  EXPECT_EQ(nodes_table({}, false), "No resources found.");
+}
+
+TEST(Render, DescribeJob) {
+  Job job = sample_job();
+  job.status.state.reason = "PodFailed";
+  Pod p = sample_pod("train-worker-0", PodPhase::Failed);
+  p.containers = {{"main", ContainerState::Terminated, 2, 0, "Error", kCreated, kNow}};
+  std::string d = describe_job(job, {p}, kNow);
+  for (const char* expected :
+       {"Name:             train\n", "Namespace:        ml\n", "UID:              uid-1\n",
+        "Created:          2023-11-14T22:13:20Z (10m ago)\n", "Queue:            gpu\n",
+        "Min Available:    3\n", "Max Retry:        5\n", "Phase:            Running\n",
+        "Reason:           PodFailed\n", "Retry Count:      1\n", "Version:          2\n",
+        "Running Duration: 12.5s\n",
+        "Counts:           Pending: 1  Running: 2  Succeeded: 4  Failed: 1  Terminating: 0  "
+        "Unknown: 0\n",
+        "Task Status:\n  worker:   Pending: 1  Running: 2\n",
+        "Conditions:\n  PHASE     TIME\n  Pending   2023-11-14T22:13:20Z\n"
+        "  Running   2023-11-14T22:13:21Z\n",
+        "Policies:\n  PodFailed -> RestartJob\n  exitCode=137 -> AbortJob (timeout 300s)\n"
+        "  PodEvicted,TaskFailed -> AbortJob\n  task worker: TaskCompleted -> CompleteJob\n",
+        "Tasks:\n  NAME     REPLICAS   COMMAND\n  worker   3          /bin/sh -c echo yes\n",
+        "Pods:\n  NAME             STATUS   NODE     EXIT   AGE\n"
+        "  train-worker-0   Error    node-a   2      10m\n"})
+    EXPECT_NE(d.find(expected), std::string::npos) << "missing:\n" << expected << "\nin:\n" << d;
+  EXPECT_EQ(d.find("Message:"), std::string::npos);
+  EXPECT_NE(describe_job(Job{}, {}, kNow).find("Pods:\n  <none>\n"), std::string::npos);
+}
+
+TEST(Render, FormatAgeLikeKubectl) {
+  EXPECT_EQ(format_age(0), "0s");
+  EXPECT_EQ(format_age(-500), "0s");
+  EXPECT_EQ(format_age(-5000), "<invalid>");
+  EXPECT_EQ(format_age(5999), "5s");
+  EXPECT_EQ(format_age(119 * 1000), "119s");
+  EXPECT_EQ(format_age(120 * 1000), "2m");
+  EXPECT_EQ(format_age(192 * 1000), "3m12s");
+  EXPECT_EQ(format_age(15 * 60 * 1000), "15m");
+  EXPECT_EQ(format_age(179 * 60 * 1000), "179m");
+  EXPECT_EQ(format_age(3 * 3600 * 1000), "3h");
+  EXPECT_EQ(format_age((2 * 3600 + 30 * 60) * 1000 + 3 * 3600 * 1000), "5h30m");
+  EXPECT_EQ(format_age(20LL * 3600 * 1000), "20h");
+  EXPECT_EQ(format_age((4 * 24 + 3) * 3600LL * 1000), "4d3h");
+  EXPECT_EQ(format_age(30 * 24 * 3600LL * 1000), "30d");
+  EXPECT_EQ(format_age((3 * 365 + 100) * 24 * 3600LL * 1000), "3y100d");
+  EXPECT_EQ(format_age(10 * 365 * 24 * 3600LL * 1000), "10y");
+}
+
+TEST(Render, DurationsAndTimestamps) {
+  EXPECT_EQ(format_duration(300000), "300s");
+  EXPECT_EQ(format_duration(12500), "12.5s");
+  EXPECT_EQ(format_duration(1), "0.001s");
+  EXPECT_EQ(format_duration(0), "0s");
+  EXPECT_EQ(format_timestamp(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(format_timestamp(kCreated + 999), "2023-11-14T22:13:20Z");
+}
+
+}  // namespace
+}  // namespace caldera
