@@ -1,1 +1,514 @@
-int main(void) { return 0; }
+/* caldera-shim: the per-pod supervisor. It runs a pod's containers, forwards SIGTERM with a
+ * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
+ * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
+ *
+ * Usage: caldera-shim POD_DIR GRACE_MS
+ *
+ * Files in POD_DIR (all written by the shim are replaced atomically: tmp + rename):
+ *   spec      in:  NUL-terminated fields: "caldera-spec-1", container count, then per container:
+ *                  name, working dir ("" = inherit), argc, argv..., envc, "K=V"...
+ *   pids      out: one line per container (spec order): the pid (= process group) or 0
+ *   started   out: one line per container: "name started_ms"
+ *   status    out: one line per container: "name Terminated exit_code signal reason started_ms
+ *                  finished_ms"; reason is Completed, Error, Signaled or StartError
+ *   NAME.log  out: the container's stdout and stderr, interleaved
+ *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record)
+ *
+ * A SIGTERM sent with sigqueue() carries the grace period in ms, overriding GRACE_MS. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char** environ;
+
+#define SPEC_MAGIC "caldera-spec-1"
+#define MAX_SPEC_BYTES (64L * 1024 * 1024)
+#define MAX_CONTAINERS 4096
+#define MAX_NAME 200
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+enum cstate { NOT_STARTED, RUNNING, ENDED };
+
+struct container {
+  const char* name;
+  const char* workdir;
+  char** argv;
+  char** envp;
+  enum cstate state;
+  pid_t pid;
+  int exec_fd;     /* read end of the CLOEXEC pipe: EOF means exec succeeded */
+  int start_errno; /* non-zero: it could not run (StartError) */
+  int wait_status;
+  long long started_ms;
+  long long finished_ms;
+};
+
+/* Set by signal handlers only; the main loop does the work. */
+static volatile sig_atomic_t g_term;
+static volatile sig_atomic_t g_alarm;
+static volatile sig_atomic_t g_term_grace = -1;
+
+static void on_term(int sig, siginfo_t* info, void* ctx) {
+  (void)sig;
+  (void)ctx;
+  if (info != NULL && info->si_code == SI_QUEUE && info->si_value.sival_int >= 0)
+    g_term_grace = info->si_value.sival_int;
+  g_term = 1;
+}
+static void on_alarm(int sig) {
+  (void)sig;
+  g_alarm = 1;
+}
+static void on_child(int sig) {
+  (void)sig;
+}
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int write_all(int fd, const char* buf, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    buf += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Replaces dir/name by buf: readers see the old file, or the whole new one. */
+static int write_atomic(int dirfd, const char* name, const char* buf, size_t len, int sync) {
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, "%s.tmp", name);
+  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  int rc = write_all(fd, buf, len);
+  if (rc == 0 && sync) rc = fsync(fd);
+  if (close(fd) != 0) rc = -1;
+  if (rc == 0) rc = renameat(dirfd, tmp, dirfd, name);
+  if (rc != 0) unlinkat(dirfd, tmp, 0);
+  return rc;
+}
+
+__attribute__((noreturn)) static void give_up(int dirfd, int code, const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(msg, sizeof msg - 1, fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  if (n > (int)sizeof msg - 2) n = (int)sizeof msg - 2;
+  msg[n++] = '\n';
+  if (dirfd >= 0) write_atomic(dirfd, "shim.err", msg, (size_t)n, 0);
+  exit(code);
+}
+
+/* ---- spec ---- */
+
+struct cursor {
+  char* p;
+  char* end;
+};
+
+static char* next_field(struct cursor* c) {
+  if (c->p >= c->end) return NULL;
+  char* nul = memchr(c->p, '\0', (size_t)(c->end - c->p));
+  if (nul == NULL) return NULL;
+  char* field = c->p;
+  c->p = nul + 1;
+  return field;
+}
+
+static int parse_count(const char* s, long max, long* out) {
+  if (s == NULL || *s == '\0') return -1;
+  long v = 0;
+  for (; *s; ++s) {
+    if (*s < '0' || *s > '9') return -1;
+    v = v * 10 + (*s - '0');
+    if (v > max) return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static int valid_name(const char* s) {
+  size_t len = strlen(s);
+  if (len == 0 || len > MAX_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
+  for (; *s; ++s)
+    if (*s == '/' || (unsigned char)*s <= ' ' || *s == 0x7f) return 0;
+  return 1;
+}
+
+static int has_key(char** env, size_t n, const char* key, size_t keylen) {
+  for (size_t i = 0; i < n; ++i)
+    if (strncmp(env[i], key, keylen) == 0 && env[i][keylen] == '=') return 1;
+  return 0;
+}
+
+/* Parses the spec in place (fields point into buf). Returns the problem, or NULL. */
+static const char* parse_spec(char* buf, size_t len, const char* path_entry, struct container** out,
+                              size_t* out_n) {
+  struct cursor cur = {buf, buf + len};
+  const char* magic = next_field(&cur);
+  if (magic == NULL || strcmp(magic, SPEC_MAGIC) != 0) return "spec: bad magic";
+  long n;
+  if (parse_count(next_field(&cur), MAX_CONTAINERS, &n) != 0) return "spec: bad container count";
+  struct container* cs = calloc((size_t)n + 1, sizeof *cs);
+  if (cs == NULL) return "spec: out of memory";
+  for (long i = 0; i < n; ++i) {
+    struct container* c = &cs[i];
+    c->exec_fd = -1;
+    c->name = next_field(&cur);
+    c->workdir = next_field(&cur);
+    if (c->name == NULL || c->workdir == NULL) return "spec: truncated";
+    if (!valid_name(c->name)) return "spec: bad container name";
+    for (long j = 0; j < i; ++j)
+      if (strcmp(cs[j].name, c->name) == 0) return "spec: duplicate container name";
+    long argc, envc;
+    if (parse_count(next_field(&cur), 1L << 20, &argc) != 0) return "spec: bad argc";
+    c->argv = calloc((size_t)argc + 1, sizeof(char*));
+    if (c->argv == NULL) return "spec: out of memory";
+    for (long j = 0; j < argc; ++j)
+      if ((c->argv[j] = next_field(&cur)) == NULL) return "spec: truncated argv";
+    if (parse_count(next_field(&cur), 1L << 20, &envc) != 0) return "spec: bad envc";
+    c->envp = calloc((size_t)envc + 3, sizeof(char*));
+    if (c->envp == NULL) return "spec: out of memory";
+    for (long j = 0; j < envc; ++j) {
+      char* kv = next_field(&cur);
+      if (kv == NULL) return "spec: truncated env";
+      char* eq = strchr(kv, '=');
+      if (eq == NULL || eq == kv) return "spec: env entry is not K=V";
+      c->envp[j] = kv;
+    }
+    /* The container's env wins over the base env. */
+    size_t m = (size_t)envc;
+    if (!has_key(c->envp, (size_t)envc, "PATH", 4)) c->envp[m++] = (char*)path_entry;
+    if (!has_key(c->envp, (size_t)envc, "HOME", 4)) c->envp[m++] = "HOME=/";
+  }
+  if (cur.p != cur.end) return "spec: trailing data";
+  *out = cs;
+  *out_n = (size_t)n;
+  return NULL;
+}
+
+static char* read_spec(int dirfd, size_t* len) {
+  int fd = openat(dirfd, "spec", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char* buf = NULL;
+  if (fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size <= MAX_SPEC_BYTES &&
+      (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+      ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += (size_t)n;
+    }
+    if (got != (size_t)st.st_size) {
+      free(buf);
+      buf = NULL;
+    }
+    *len = got;
+  }
+  close(fd);
+  return buf;
+}
+
+/* ---- containers ---- */
+
+__attribute__((noreturn)) static void child_fail(int errfd, const struct container* c, int err,
+                                                 const char* what) {
+  if (what != NULL)
+    dprintf(STDERR_FILENO, "caldera: cannot run %s: %s: %s\n", c->argv[0], what, strerror(err));
+  else
+    dprintf(STDERR_FILENO, "caldera: cannot run %s: %s\n", c->argv[0], strerror(err));
+  write_all(errfd, (const char*)&err, sizeof err);
+  _exit(err == EACCES || err == EPERM ? 126 : 127);
+}
+
+/* In the forked child: never returns. */
+__attribute__((noreturn)) static void run_child(const struct container* c, int dirfd, int devnull,
+                                                int errfd, const sigset_t* orig_mask) {
+  setpgid(0, 0); /* its own group, so that signals reach the container's whole tree */
+  static const int reset[] = {SIGHUP, SIGPIPE, SIGTERM, SIGCHLD, SIGALRM};
+  for (size_t i = 0; i < sizeof reset / sizeof reset[0]; ++i) signal(reset[i], SIG_DFL);
+  sigprocmask(SIG_SETMASK, orig_mask, NULL);
+
+  char logname[MAX_NAME + 8];
+  snprintf(logname, sizeof logname, "%s.log", c->name);
+  int log = openat(dirfd, logname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) child_fail(errfd, c, errno, "cannot open log");
+  if (dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0)
+    child_fail(errfd, c, errno, "dup2");
+  if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0)
+    child_fail(errfd, c, devnull < 0 ? ENOENT : errno, "/dev/null");
+  if (c->workdir[0] != '\0' && chdir(c->workdir) != 0) {
+    int err = errno;
+    char what[256];
+    snprintf(what, sizeof what, "working dir %s", c->workdir);
+    child_fail(errfd, c, err, what);
+  }
+  /* execvp searches the PATH of environ: the container's, as in Kubernetes. */
+  environ = c->envp;
+  execvp(c->argv[0], c->argv);
+  child_fail(errfd, c, errno, NULL);
+}
+
+static void start_container(struct container* c, int dirfd, int devnull,
+                            const sigset_t* orig_mask) {
+  c->started_ms = now_ms();
+  if (c->argv[0] == NULL) {
+    char logname[MAX_NAME + 8];
+    snprintf(logname, sizeof logname, "%s.log", c->name);
+    int log = openat(dirfd, logname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log >= 0) {
+      dprintf(log, "caldera: cannot run container %s: no command\n", c->name);
+      close(log);
+    }
+    c->start_errno = ENOENT;
+    c->state = ENDED;
+    c->finished_ms = now_ms();
+    return;
+  }
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    c->start_errno = errno;
+    c->state = ENDED;
+    c->finished_ms = now_ms();
+    return;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    run_child(c, dirfd, devnull, p[1], orig_mask);
+  }
+  close(p[1]);
+  if (pid < 0) {
+    c->start_errno = errno;
+    c->state = ENDED;
+    c->finished_ms = now_ms();
+    close(p[0]);
+    return;
+  }
+  setpgid(pid, pid); /* also here: a signal must find the group even before the child ran */
+  c->pid = pid;
+  c->exec_fd = p[0];
+  c->state = RUNNING;
+}
+
+static void collect_exec_result(struct container* c) {
+  if (c->exec_fd < 0) return;
+  int err = 0;
+  size_t got = 0;
+  while (got < sizeof err) {
+    ssize_t n = read(c->exec_fd, (char*)&err + got, sizeof err - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  if (got == sizeof err) c->start_errno = err != 0 ? err : EIO;
+  close(c->exec_fd);
+  c->exec_fd = -1;
+}
+
+static void signal_running(struct container* cs, size_t n, int sig) {
+  for (size_t i = 0; i < n; ++i)
+    if (cs[i].state == RUNNING) kill(-cs[i].pid, sig);
+}
+
+static size_t reap(struct container* cs, size_t n) {
+  size_t reaped = 0;
+  for (;;) {
+    int st;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid <= 0) return reaped;
+    for (size_t i = 0; i < n; ++i) {
+      if (cs[i].state != RUNNING || cs[i].pid != pid) continue;
+      cs[i].state = ENDED;
+      cs[i].wait_status = st;
+      cs[i].finished_ms = now_ms();
+      /* The container ends with its main process, as in Kubernetes: no stragglers. */
+      kill(-pid, SIGKILL);
+      ++reaped;
+      break;
+    }
+  }
+}
+
+/* ---- records ---- */
+
+static int write_pids(int dirfd, const struct container* cs, size_t n) {
+  char* buf = malloc(n * 16 + 1);
+  if (buf == NULL) return -1;
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i) len += (size_t)sprintf(buf + len, "%d\n", (int)cs[i].pid);
+  int rc = write_atomic(dirfd, "pids", buf, len, 0);
+  free(buf);
+  return rc;
+}
+
+static int write_started(int dirfd, const struct container* cs, size_t n) {
+  char* buf = malloc(n * (MAX_NAME + 32) + 1);
+  if (buf == NULL) return -1;
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i)
+    len += (size_t)sprintf(buf + len, "%s %lld\n", cs[i].name, cs[i].started_ms);
+  int rc = write_atomic(dirfd, "started", buf, len, 0);
+  free(buf);
+  return rc;
+}
+
+static int write_status(int dirfd, const struct container* cs, size_t n) {
+  char* buf = malloc(n * (MAX_NAME + 96) + 1);
+  if (buf == NULL) return -1;
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const struct container* c = &cs[i];
+    int code = 0, sig = 0;
+    const char* reason;
+    if (c->start_errno != 0) {
+      reason = "StartError";
+      code = c->start_errno == EACCES || c->start_errno == EPERM ? 126 : 127;
+    } else if (WIFSIGNALED(c->wait_status)) {
+      reason = "Signaled";
+      sig = WTERMSIG(c->wait_status);
+      code = 128 + sig; /* what a shell (and Kubernetes) reports */
+    } else {
+      code = WEXITSTATUS(c->wait_status);
+      reason = code == 0 ? "Completed" : "Error";
+    }
+    len += (size_t)sprintf(buf + len, "%s Terminated %d %d %s %lld %lld\n", c->name, code, sig,
+                           reason, c->started_ms, c->finished_ms);
+  }
+  int rc = write_atomic(dirfd, "status", buf, len, 1);
+  free(buf);
+  return rc;
+}
+
+static void setup_signals(sigset_t* orig_mask, sigset_t* wait_mask) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGPIPE, &sa, NULL);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+  sa.sa_handler = on_child;
+  sa.sa_flags = SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &sa, NULL);
+  sa.sa_flags = SA_SIGINFO;
+  sa.sa_sigaction = on_term;
+  sigaction(SIGTERM, &sa, NULL);
+
+  /* Blocked except inside sigsuspend: no signal slips between a check and the wait. */
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGCHLD);
+  sigaddset(&block, SIGALRM);
+  sigprocmask(SIG_BLOCK, &block, orig_mask);
+  *wait_mask = *orig_mask;
+  sigdelset(wait_mask, SIGTERM);
+  sigdelset(wait_mask, SIGCHLD);
+  sigdelset(wait_mask, SIGALRM);
+}
+
+int main(int argc, char** argv) {
+  /* First: until the SIGTERM handler is set, a SIGTERM kills the shim before any container ran. */
+  sigset_t orig_mask, wait_mask;
+  setup_signals(&orig_mask, &wait_mask);
+  /* Descriptors 0-2 must be taken, so that no log file lands on them. */
+  int fd;
+  while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO) {
+  }
+  if (fd > STDERR_FILENO) close(fd);
+  if (getsid(0) != getpid()) setsid();
+
+  if (argc != 3) {
+    fprintf(stderr, "usage: caldera-shim POD_DIR GRACE_MS\n");
+    return 2;
+  }
+  int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0) {
+    fprintf(stderr, "caldera-shim: %s: %s\n", argv[1], strerror(errno));
+    return 2;
+  }
+  char* endp;
+  errno = 0;
+  long long grace = strtoll(argv[2], &endp, 10);
+  if (errno != 0 || *endp != '\0' || endp == argv[2] || grace < 0)
+    give_up(dirfd, 2, "caldera-shim: bad GRACE_MS '%s'", argv[2]);
+
+  size_t spec_len = 0;
+  char* spec = read_spec(dirfd, &spec_len);
+  if (spec == NULL) give_up(dirfd, 2, "caldera-shim: cannot read spec: %s", strerror(errno));
+  const char* path = getenv("PATH");
+  size_t path_len = strlen(path != NULL ? path : DEFAULT_PATH) + 6;
+  char* path_entry = malloc(path_len);
+  if (path_entry == NULL) give_up(dirfd, 2, "caldera-shim: out of memory");
+  snprintf(path_entry, path_len, "PATH=%s", path != NULL ? path : DEFAULT_PATH);
+  struct container* cs = NULL;
+  size_t n = 0;
+  const char* problem = parse_spec(spec, spec_len, path_entry, &cs, &n);
+  if (problem != NULL) give_up(dirfd, 2, "caldera-shim: %s", problem);
+
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  for (size_t i = 0; i < n; ++i) start_container(&cs[i], dirfd, devnull, &orig_mask);
+  if (devnull >= 0) close(devnull);
+  int record_failed = write_pids(dirfd, cs, n) != 0;
+  for (size_t i = 0; i < n; ++i) collect_exec_result(&cs[i]);
+  record_failed |= write_started(dirfd, cs, n) != 0;
+
+  size_t running = 0;
+  for (size_t i = 0; i < n; ++i) running += cs[i].state == RUNNING;
+  int forwarded = 0, escalated = 0;
+  while (running > 0) {
+    running -= reap(cs, n);
+    if (running == 0) break;
+    if (g_term && !forwarded) {
+      forwarded = 1;
+      g_alarm = 0;
+      signal_running(cs, n, SIGTERM);
+      long long ms = g_term_grace >= 0 ? (long long)g_term_grace : grace;
+      if (ms == 0) {
+        g_alarm = 1;
+      } else {
+        struct itimerval it;
+        memset(&it, 0, sizeof it);
+        it.it_value.tv_sec = (time_t)(ms / 1000);
+        it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+        setitimer(ITIMER_REAL, &it, NULL);
+      }
+    }
+    if (g_alarm && forwarded && !escalated) {
+      escalated = 1;
+      signal_running(cs, n, SIGKILL);
+    }
+    sigsuspend(&wait_mask);
+  }
+
+  if (write_status(dirfd, cs, n) != 0)
+    give_up(dirfd, 1, "caldera-shim: cannot write status: %s", strerror(errno));
+  if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write pids/started");
+  return 0;
+}

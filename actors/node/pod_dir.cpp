@@ -1,0 +1,222 @@
+#include "actors/node/pod_dir.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <set>
+
+namespace caldera::pod_dir {
+namespace {
+
+constexpr std::string_view kSpecMagic = "caldera-spec-1";
+constexpr size_t kMaxName = 200;  // the shim's limit: NAME.log must be a valid file name
+constexpr size_t kMaxFile = 16 << 20;
+
+bool has_nul(std::string_view s) {
+  return s.find('\0') != std::string_view::npos;
+}
+
+void put(std::string& out, std::string_view field) {
+  out.append(field);
+  out.push_back('\0');
+}
+
+template <class T>
+std::optional<T> to_int(std::string_view s) {
+  T v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// Splits on single spaces; a line of the shim's files never holds empty fields.
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= line.size()) {
+    size_t sp = line.find(' ', start);
+    if (sp == std::string_view::npos) sp = line.size();
+    out.push_back(line.substr(start, sp - start));
+    start = sp + 1;
+  }
+  return out;
+}
+
+std::vector<std::string_view> lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      out.push_back(text);  // an unterminated last line: the caller decides if that is garbled
+      break;
+    }
+    out.push_back(text.substr(0, nl));
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> check_containers(const std::vector<Container>& containers) {
+  std::set<std::string_view> seen;
+  for (const auto& c : containers) {
+    const std::string& n = c.name;
+    bool bad = n.empty() || n.size() > kMaxName || n == "." || n == "..";
+    for (unsigned char ch : n) bad |= ch == '/' || ch <= ' ' || ch == 0x7f;
+    if (bad) return "invalid container name '" + n + "'";
+    if (!seen.insert(n).second) return "duplicate container name '" + n + "'";
+    bool nul = has_nul(c.working_dir);
+    for (const auto& a : c.command) nul |= has_nul(a);
+    for (const auto& a : c.args) nul |= has_nul(a);
+    for (const auto& e : c.env) {
+      if (e.name.empty() || e.name.find('=') != std::string::npos)
+        return "container '" + n + "': invalid env name '" + e.name + "'";
+      nul |= has_nul(e.name) || has_nul(e.value);
+    }
+    if (nul) return "container '" + n + "': a NUL byte in its command, env or working dir";
+  }
+  return std::nullopt;
+}
+
+std::string encode_spec(const std::vector<Container>& containers) {
+  std::string out;
+  out.reserve(256);
+  put(out, kSpecMagic);
+  put(out, std::to_string(containers.size()));
+  for (const auto& c : containers) {
+    put(out, c.name);
+    put(out, c.working_dir);
+    put(out, std::to_string(c.command.size() + c.args.size()));
+    for (const auto& a : c.command) put(out, a);
+    for (const auto& a : c.args) put(out, a);
+    put(out, std::to_string(c.env.size()));
+    for (const auto& e : c.env) {
+      out.append(e.name);
+      out.push_back('=');
+      put(out, e.value);
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> spec_names(std::string_view spec) {
+  auto next = [&spec]() -> std::optional<std::string_view> {
+    size_t nul = spec.find('\0');
+    if (nul == std::string_view::npos) return std::nullopt;
+    std::string_view f = spec.substr(0, nul);
+    spec.remove_prefix(nul + 1);
+    return f;
+  };
+  auto skip = [&next](size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      if (!next()) return false;
+    return true;
+  };
+  auto count = [&next]() -> std::optional<size_t> {
+    auto f = next();
+    return f ? to_int<size_t>(*f) : std::nullopt;
+  };
+  auto magic = next();
+  auto n = count();
+  if (!magic || *magic != kSpecMagic || !n || *n > 4096) return std::nullopt;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < *n; ++i) {
+    auto name = next();
+    if (!name || !next()) return std::nullopt;  // the working dir
+    auto argc = count();
+    if (!argc || !skip(*argc)) return std::nullopt;
+    auto envc = count();
+    if (!envc || !skip(*envc)) return std::nullopt;
+    names.emplace_back(*name);
+  }
+  return names;
+}
+
+std::optional<std::vector<ContainerStatus>> parse_status(std::string_view text, size_t count) {
+  if (!text.empty() && text.back() != '\n') return std::nullopt;
+  auto ls = lines(text);
+  if (ls.size() != count) return std::nullopt;
+  std::vector<ContainerStatus> out;
+  out.reserve(count);
+  for (auto line : ls) {
+    auto w = words(line);
+    if (w.size() != 7 || w[0].empty() || w[4].empty()) return std::nullopt;
+    auto state = parse_container_state(w[1]);
+    auto code = to_int<int32_t>(w[2]);
+    auto sig = to_int<int32_t>(w[3]);
+    auto started = to_int<int64_t>(w[5]);
+    auto finished = to_int<int64_t>(w[6]);
+    if (!state || !code || !sig || !started || !finished) return std::nullopt;
+    out.push_back(ContainerStatus{std::string(w[0]), *state, *code, *sig, std::string(w[4]),
+                                  *started, *finished});
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> parse_started(std::string_view text) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (auto line : lines(text)) {
+    auto w = words(line);
+    auto ms = w.size() == 2 ? to_int<int64_t>(w[1]) : std::nullopt;
+    if (!ms) return {};
+    out.emplace_back(std::string(w[0]), *ms);
+  }
+  return out;
+}
+
+std::vector<int32_t> parse_pids(std::string_view text) {
+  std::vector<int32_t> out;
+  for (auto line : lines(text))
+    if (auto pid = to_int<int32_t>(line)) out.push_back(*pid);
+  return out;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || out.size() + static_cast<size_t>(n) > kMaxFile) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool write_file(const std::string& path, std::string_view data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  bool ok = true;
+  while (ok && !data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) data.remove_prefix(static_cast<size_t>(n));
+  }
+  ok &= ::close(fd) == 0;
+  return ok;
+}
+
+std::optional<uint64_t> proc_start_ticks(int32_t pid) {
+  if (pid <= 0) return std::nullopt;
+  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  // The command name (field 2) may hold spaces and parentheses: count from its closing one.
+  size_t close = stat->rfind(')');
+  if (close == std::string::npos || close + 2 > stat->size()) return std::nullopt;
+  auto w = words(std::string_view(*stat).substr(close + 2));
+  if (w.size() < 20) return std::nullopt;
+  return to_int<uint64_t>(w[19]);  // fields 3.. follow the name: field 22 is the 20th
+}
+
+}  // namespace caldera::pod_dir

@@ -1,0 +1,438 @@
+#include "actors/node/process_runner.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "actors/node/pod_dir.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+bool all_terminated(const PodProcessStatus& s) {
+  for (const auto& c : s.containers)
+    if (c.state != ContainerState::Terminated) return false;
+  return true;
+}
+
+// Collects OnChange callbacks (they come on the runner's thread) and waits for them.
+class Collector {
+ public:
+  ProcessRunner::OnChange callback() {
+    return [this](PodProcessStatus s) {
+      std::lock_guard lock(mutex_);
+      events_[s.uid].push_back(std::move(s));
+      cv_.notify_all();
+    };
+  }
+
+  // The first report about uid that satisfies pred, or nullopt at the deadline.
+  template <class Pred>
+  std::optional<PodProcessStatus> wait_for(const std::string& uid, Pred pred,
+                                           std::chrono::milliseconds timeout = 5s) {
+    std::unique_lock lock(mutex_);
+    std::optional<PodProcessStatus> found;
+    cv_.wait_for(lock, timeout, [&] {
+      for (const auto& s : events_[uid])
+        if (pred(s)) {
+          found = s;
+          return true;
+        }
+      return false;
+    });
+    return found;
+  }
+  std::optional<PodProcessStatus> wait_final(const std::string& uid,
+                                             std::chrono::milliseconds timeout = 5s) {
+    return wait_for(uid, all_terminated, timeout);
+  }
+  std::optional<PodProcessStatus> wait_running(const std::string& uid) {
+    return wait_for(uid, [](const PodProcessStatus& s) { return !all_terminated(s); });
+  }
+  // Waits until `n` pods have a final report.
+  size_t wait_final_count(size_t n, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    size_t count = 0;
+    cv_.wait_for(lock, timeout, [&] {
+      count = 0;
+      for (const auto& [uid, list] : events_)
+        for (const auto& s : list)
+          if (all_terminated(s)) {
+            ++count;
+            break;
+          }
+      return count >= n;
+    });
+    return count;
+  }
+  std::vector<PodProcessStatus> all() {
+    std::lock_guard lock(mutex_);
+    std::vector<PodProcessStatus> out;
+    for (const auto& [uid, list] : events_) out.insert(out.end(), list.begin(), list.end());
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, std::vector<PodProcessStatus>> events_;
+};
+
+Container shell(const std::string& name, const std::string& script) {
+  Container c;
+  c.name = name;
+  c.command = {"sh", "-c"};
+  c.args = {script};
+  return c;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool process_exists(int32_t pid) {
+  return ::kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+// Processes of a group that still run. Zombies have ended: when their reaper (pid 1 for
+// orphans) collects them is not the runner's business.
+size_t live_group_members(int32_t pgid) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    auto stat = pod_dir::read_file((entry.path() / "stat").string());
+    size_t close = stat ? stat->rfind(')') : std::string::npos;
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat->substr(close + 1));
+    std::string state;
+    int32_t ppid = 0, group = 0;
+    fields >> state >> ppid >> group;
+    if (group == pgid && state != "Z" && state != "X") ++n;
+  }
+  return n;
+}
+
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
+  auto deadline = Clock::now() + timeout;
+  while (!pred()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+class ProcessRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/caldera-runner-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    runner_ = ProcessRunner::create(CALDERA_SHIM_PATH, collector_.callback());
+    ASSERT_NE(runner_, nullptr);
+  }
+
+  void TearDown() override {
+    runner_.reset();
+    // Whatever a failed test left running: every container group still in one of this test's
+    // shims' sessions (never a group whose number was reused), then the shims.
+    std::set<int32_t> shims;
+    for (const auto& s : collector_.all())
+      if (s.shim_pid > 0 && pod_dir::proc_start_ticks(s.shim_pid) == s.shim_start_ticks)
+        shims.insert(s.shim_pid);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root_, ec)) {
+      if (auto pids = pod_dir::read_file((entry.path() / "pids").string()))
+        for (int32_t pgid : pod_dir::parse_pids(*pids))
+          if (pgid > 0 && shims.count(::getsid(pgid)) != 0) ::kill(-pgid, SIGKILL);
+    }
+    for (int32_t pid : shims) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);  // reaps the shims this process spawned; ECHILD for others
+    }
+    fs::remove_all(root_, ec);
+  }
+
+  PodProcessSpec spec(const std::string& uid, std::vector<Container> containers,
+                      int64_t grace_ms = 10000) {
+    PodProcessSpec s;
+    s.uid = uid;
+    s.pod_dir = (root_ / uid).string();
+    s.containers = std::move(containers);
+    s.grace_ms = grace_ms;
+    return s;
+  }
+
+  fs::path root_;
+  Collector collector_;  // outlives runner_, which calls it
+  std::unique_ptr<ProcessRunner> runner_;
+};
+
+TEST_F(ProcessRunnerTest, SucceedsAndLogsBothStreams) {
+  runner_->launch(spec("ok", {shell("main", "echo hi; echo err >&2; exit 0")}));
+  auto running = collector_.wait_running("ok");
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->containers.size(), 1u);
+  EXPECT_EQ(running->containers[0].state, ContainerState::Running);
+  EXPECT_GT(running->shim_pid, 0);
+  EXPECT_GT(running->shim_start_ticks, 0u);
+  EXPECT_GT(running->containers[0].started_ms, 0);
+
+  auto done = collector_.wait_final("ok");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 1u);
+  const auto& c = done->containers[0];
+  EXPECT_EQ(c.name, "main");
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.signal, 0);
+  EXPECT_EQ(c.reason, "Completed");
+  EXPECT_GE(c.finished_ms, c.started_ms);
+  EXPECT_EQ(derive_pod_phase(done->containers), PodPhase::Succeeded);
+  EXPECT_EQ(slurp(root_ / "ok" / "main.log"), "hi\nerr\n");
+}
+
+TEST_F(ProcessRunnerTest, NonZeroExitIsError) {
+  runner_->launch(spec("exit3", {shell("main", "exit 3")}));
+  auto done = collector_.wait_final("exit3");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].exit_code, 3);
+  EXPECT_EQ(done->containers[0].signal, 0);
+  EXPECT_EQ(done->containers[0].reason, "Error");
+  EXPECT_EQ(derive_pod_phase(done->containers), PodPhase::Failed);
+}
+
+TEST_F(ProcessRunnerTest, EnvAndWorkingDirReachTheProcess) {
+  fs::create_directories(root_ / "wd");
+  Container c = shell("main", "echo \"$FOO\"; pwd; echo \"$HOME\"; echo \"$PATH\"");
+  c.env = {{"FOO", "bar baz"}, {"PATH", "/bin:/usr/bin"}};
+  c.working_dir = (root_ / "wd").string();
+  runner_->launch(spec("env", {c}));
+  auto done = collector_.wait_final("env");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  EXPECT_EQ(slurp(root_ / "env" / "main.log"),
+            "bar baz\n" + (root_ / "wd").string() + "\n/\n/bin:/usr/bin\n");
+}
+
+TEST_F(ProcessRunnerTest, ReportsEveryContainerOfAPod) {
+  runner_->launch(spec("two", {shell("first", "exit 0"), shell("second", "exit 4")}));
+  auto running = collector_.wait_running("two");
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->containers.size(), 2u);
+  auto done = collector_.wait_final("two");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 2u);
+  EXPECT_EQ(done->containers[0].name, "first");
+  EXPECT_EQ(done->containers[0].exit_code, 0);
+  EXPECT_EQ(done->containers[1].name, "second");
+  EXPECT_EQ(done->containers[1].exit_code, 4);
+  EXPECT_EQ(derive_pod_phase(done->containers), PodPhase::Failed);
+}
+
+TEST_F(ProcessRunnerTest, UnrunnableCommandIsStartError) {
+  Container missing;
+  missing.name = "missing";
+  missing.command = {(root_ / "no-such-binary").string()};
+  fs::path not_exec = root_ / "not-executable";
+  std::ofstream(not_exec) << "#!/bin/sh\n";
+  Container denied;
+  denied.name = "denied";
+  denied.command = {not_exec.string()};
+  Container bad_dir = shell("baddir", "exit 0");
+  bad_dir.working_dir = (root_ / "no-such-dir").string();
+  runner_->launch(spec("bad", {missing, denied, bad_dir}));
+  auto done = collector_.wait_final("bad");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 3u);
+  EXPECT_EQ(done->containers[0].reason, "StartError");
+  EXPECT_EQ(done->containers[0].exit_code, 127);
+  EXPECT_EQ(done->containers[1].reason, "StartError");
+  EXPECT_EQ(done->containers[1].exit_code, 126);
+  EXPECT_EQ(done->containers[2].reason, "StartError");
+  EXPECT_EQ(done->containers[2].exit_code, 127);
+  EXPECT_EQ(slurp(root_ / "bad" / "missing.log"),
+            "caldera: cannot run " + missing.command[0] + ": No such file or directory\n");
+  EXPECT_NE(slurp(root_ / "bad" / "denied.log").find("Permission denied"), std::string::npos);
+  EXPECT_NE(slurp(root_ / "bad" / "baddir.log").find("no-such-dir"), std::string::npos);
+}
+
+TEST_F(ProcessRunnerTest, MissingShimOrBadSpecIsStartError) {
+  Collector other;
+  auto broken = ProcessRunner::create((root_ / "no-shim").string(), other.callback());
+  broken->launch(spec("noshim", {shell("a", "exit 0"), shell("b", "exit 0")}));
+  auto done = other.wait_final("noshim");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 2u);
+  EXPECT_EQ(done->containers[1].exit_code, 127);
+  EXPECT_EQ(done->containers[1].reason.rfind("StartError: ", 0), 0u) << done->containers[1].reason;
+  broken.reset();
+
+  runner_->launch(spec("badname", {shell("../x", "exit 0")}));
+  done = collector_.wait_final("badname");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].exit_code, 127);
+  EXPECT_NE(done->containers[0].reason.find("invalid container name"), std::string::npos);
+}
+
+TEST_F(ProcessRunnerTest, ShimRejectsMalformedSpec) {
+  fs::path dir = root_ / "garbled";
+  fs::create_directories(dir);
+  std::ofstream(dir / "spec") << "not a spec";
+  std::string cmd = std::string(CALDERA_SHIM_PATH) + " " + dir.string() + " 100";
+  int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_NE(slurp(dir / "shim.err").find("spec"), std::string::npos);
+}
+
+TEST_F(ProcessRunnerTest, KillEndsThePodWithSigterm) {
+  runner_->launch(spec("sleeper", {shell("main", "echo ready; exec sleep 30")}));
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "sleeper" / "main.log") == "ready\n"; }));
+  auto start = Clock::now();
+  runner_->kill("sleeper", 5000);
+  auto done = collector_.wait_final("sleeper", 3s);
+  ASSERT_TRUE(done);
+  EXPECT_LT(Clock::now() - start, 1s);
+  EXPECT_EQ(done->containers[0].signal, SIGTERM);
+  EXPECT_EQ(done->containers[0].exit_code, 128 + SIGTERM);
+  EXPECT_EQ(done->containers[0].reason, "Signaled");
+}
+
+TEST_F(ProcessRunnerTest, KillEscalatesToSigkillAfterGrace) {
+  runner_->launch(spec("stubborn", {shell("main", "trap '' TERM; echo ready; sleep 30")}, 300));
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "stubborn" / "main.log") == "ready\n"; }));
+  auto start = Clock::now();
+  runner_->kill("stubborn", 300);
+  auto done = collector_.wait_final("stubborn", 3s);
+  ASSERT_TRUE(done);
+  auto took = Clock::now() - start;
+  EXPECT_GE(took, 280ms);
+  EXPECT_LT(took, 1500ms);
+  EXPECT_EQ(done->containers[0].signal, SIGKILL);
+  EXPECT_EQ(done->containers[0].reason, "Signaled");
+  // No orphan: the shell and its `sleep` (same process group) are gone.
+  auto pids = pod_dir::parse_pids(slurp(root_ / "stubborn" / "pids"));
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 1s));
+}
+
+TEST_F(ProcessRunnerTest, RunnerKillsAStuckShim) {
+  runner_->launch(spec("stuck", {shell("main", "echo ready; sleep 30")}, 0));
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "stuck" / "main.log") == "ready\n"; }));
+  auto running = collector_.wait_running("stuck");
+  ASSERT_TRUE(running);
+  ASSERT_EQ(::kill(running->shim_pid, SIGSTOP), 0);  // a shim that cannot act on SIGTERM
+  runner_->kill("stuck", 0);
+  auto done = collector_.wait_final("stuck", 4s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "SupervisorLost");
+  EXPECT_EQ(done->containers[0].exit_code, 255);
+  auto pids = pod_dir::parse_pids(slurp(root_ / "stuck" / "pids"));
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 1s));
+}
+
+TEST_F(ProcessRunnerTest, PodsSurviveTheRunnerAndAreAdopted) {
+  const std::vector<std::string> uids = {"s0", "s1", "s2"};
+  for (const auto& uid : uids)
+    runner_->launch(spec(uid, {shell("main", "sleep 1; exit 5"), shell("side", "exit 0")}));
+  std::map<std::string, PodProcessStatus> first;
+  for (const auto& uid : uids) {
+    auto r = collector_.wait_running(uid);
+    ASSERT_TRUE(r);
+    first[uid] = *r;
+  }
+  runner_.reset();  // calderad goes away; its pods must not
+  for (const auto& [uid, s] : first) EXPECT_TRUE(process_exists(s.shim_pid)) << uid;
+
+  Collector later;
+  auto adopter = ProcessRunner::create(CALDERA_SHIM_PATH, later.callback());
+  for (const auto& [uid, s] : first)
+    adopter->adopt(uid, (root_ / uid).string(), 2, s.shim_pid, s.shim_start_ticks);
+  for (const auto& uid : uids) {
+    auto r = later.wait_running(uid);
+    ASSERT_TRUE(r) << uid;
+    EXPECT_EQ(r->shim_pid, first[uid].shim_pid);
+    EXPECT_EQ(r->containers[0].name, "main");
+  }
+  for (const auto& uid : uids) {
+    auto done = later.wait_final(uid, 5s);
+    ASSERT_TRUE(done) << uid;
+    ASSERT_EQ(done->containers.size(), 2u);
+    EXPECT_EQ(done->containers[0].exit_code, 5);
+    EXPECT_EQ(done->containers[0].reason, "Error");
+    EXPECT_EQ(done->containers[1].reason, "Completed");
+    EXPECT_GE(done->containers[0].finished_ms - done->containers[0].started_ms, 900);
+  }
+}
+
+TEST_F(ProcessRunnerTest, AdoptingAnEndedShimReportsItsRecord) {
+  // A pid that is certainly gone: a reaped child of ours.
+  pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ::waitpid(gone, nullptr, 0);
+
+  fs::create_directories(root_ / "ended");
+  std::ofstream(root_ / "ended" / "status")
+      << "a Terminated 0 0 Completed 1000 2000\nb Terminated 137 9 Signaled 1000 3000\n";
+  runner_->adopt("ended", (root_ / "ended").string(), 2, gone, 12345);
+  auto done = collector_.wait_final("ended");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 2u);
+  EXPECT_EQ(done->containers[0],
+            (ContainerStatus{"a", ContainerState::Terminated, 0, 0, "Completed", 1000, 2000}));
+  EXPECT_EQ(done->containers[1],
+            (ContainerStatus{"b", ContainerState::Terminated, 137, 9, "Signaled", 1000, 3000}));
+
+  // A live process whose start time differs is not the shim: the pid was reused.
+  runner_->adopt("reused", (root_ / "reused").string(), 2, ::getpid(), 1);
+  done = collector_.wait_final("reused");
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->containers.size(), 2u);
+  for (const auto& c : done->containers) {
+    EXPECT_EQ(c.reason, "SupervisorLost");
+    EXPECT_EQ(c.exit_code, 255);
+  }
+}
+
+TEST_F(ProcessRunnerTest, ManyShortPods) {
+  constexpr size_t kPods = 200;
+  Container t;
+  t.name = "main";
+  t.command = {"true"};
+  auto start = Clock::now();
+  for (size_t i = 0; i < kPods; ++i) runner_->launch(spec("p" + std::to_string(i), {t}));
+  ASSERT_EQ(collector_.wait_final_count(kPods, 20s), kPods);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  std::printf("[ ProcessRunner ] %zu pods ran in %lld ms\n", kPods,
+              static_cast<long long>(ms.count()));
+  for (size_t i = 0; i < kPods; ++i) {
+    auto done = collector_.wait_final("p" + std::to_string(i), 0ms);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(derive_pod_phase(done->containers), PodPhase::Succeeded) << i;
+  }
+}
+
+}  // namespace
+}  // namespace caldera
