@@ -15,7 +15,9 @@ enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
 
 std::string_view to_string(PodPhase p);
 std::optional<PodPhase> parse_pod_phase(std::string_view s);
-inline bool is_terminal(PodPhase p) { return p == PodPhase::Succeeded || p == PodPhase::Failed; }
+inline bool is_terminal(PodPhase p) {
+  return p == PodPhase::Succeeded || p == PodPhase::Failed;
+}
 
 enum class ContainerState { Waiting, Running, Terminated };
 
@@ -53,6 +55,11 @@ struct Pod {
   int32_t partition = -1;  // -1: the task has no partition policy
   bool operator==(const Pod&) const = default;
 };
+
+// A pod still holds (or may soon hold) resources on a node.
+inline bool is_live(const Pod& p) {
+  return !is_terminal(p.phase);
+}
 
 // Kubernetes' rule: Succeeded when every container exited 0, Failed when all ended and one did
 // not, Running while any runs, Pending before any started.

@@ -44,7 +44,7 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
     diags.error(path, "must be a mapping with name, host, clusterPort, clientPort, dataDir");
     return;
   }
-  static const std::set<std::string> known{"name",    "host",      "clusterPort",
+  static const std::set<std::string> known{"name",       "host",    "clusterPort",
                                            "clientPort", "dataDir", "resources"};
   for (const auto& kv : n) {
     auto key = kv.first.as<std::string>();

@@ -17,13 +17,13 @@ struct NodeConfig {
   uint16_t cluster_port = 7170;  // CAF middleman, node <-> coordinator
   uint16_t client_port = 7070;   // the Cap'n Proto gateway
   std::string data_dir;
-  ResourceList resources;        // capacity offered to pods
+  ResourceList resources;  // capacity offered to pods
 };
 
 struct ClusterConfig {
   std::string name = "caldera";
-  std::string coordinator;       // the name of the node that runs the coordinator actors
-  std::string token;             // when set, every client request must carry it
+  std::string coordinator;  // the name of the node that runs the coordinator actors
+  std::string token;        // when set, every client request must carry it
   std::vector<NodeConfig> nodes;
 
   const NodeConfig* find(const std::string& node) const;

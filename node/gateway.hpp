@@ -11,7 +11,8 @@
 namespace caldera {
 
 struct GatewayLimits {
-  size_t max_frame_bytes = 16u << 20;  // larger frames get a tooLarge error and the connection closes
+  size_t max_frame_bytes =
+      16u << 20;  // larger frames get a tooLarge error and the connection closes
   uint32_t max_segments = 512;
   size_t max_connections = 1024;
 };

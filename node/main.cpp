@@ -1,1 +1,154 @@
-int main() { return 0; }
+// calderad: one caldera node. With no arguments, an embedded single-node cluster on 127.0.0.1.
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/coordinator/coordinator_actor.hpp"
+#include "actors/node/node_actor.hpp"
+#include "actors/scheduler/scheduler_actor.hpp"
+#include "node/client_bridge.hpp"
+#include "node/cluster_config.hpp"
+#include "node/gateway.hpp"
+#include "storage/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace caldera;
+
+namespace {
+
+std::string sibling_executable(const std::string& name) {
+  std::error_code ec;
+  auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? name : (self.parent_path() / name).string();
+}
+
+int fail(const std::string& message) {
+  std::cerr << "calderad: " << message << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // libuv writes to closed sockets; never die of it
+
+  CLI::App app{"calderad: a caldera node (Volcano batch semantics without Kubernetes)"};
+  std::string config_path, node_name, data_dir = "./caldera-data", host = "127.0.0.1";
+  std::string log_level = "info", port_file, shim_path = sibling_executable("caldera-shim");
+  int port = 7070, cluster_port = 7170;
+  bool no_fsync = false;
+  app.add_option("--config", config_path, "cluster config file (cluster-config/*.yaml)");
+  app.add_option("--node", node_name, "this node's name in the cluster config");
+  app.add_option("--data-dir", data_dir, "data directory of the embedded default node");
+  app.add_option("--port", port, "client port of the embedded default node (0: any free port)");
+  app.add_option("--cluster-port", cluster_port, "cluster port of the embedded default node");
+  app.add_option("--port-file", port_file, "write the client port here once serving");
+  app.add_option("--log-level", log_level, "error, warn, info or debug");
+  app.add_option("--shim", shim_path, "the caldera-shim executable");
+  app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  ClusterConfig cluster;
+  if (!config_path.empty()) {
+    Diagnostics diags;
+    auto loaded = load_cluster_config(config_path, diags);
+    for (const auto& w : diags.warnings) spdlog::warn("config={} {}", config_path, to_string(w));
+    if (!loaded) {
+      for (const auto& e : diags.errors) std::cerr << config_path << ": " << to_string(e) << "\n";
+      return fail(loaded.error());
+    }
+    cluster = std::move(*loaded);
+    if (node_name.empty()) {
+      if (cluster.nodes.size() != 1)
+        return fail("--node NAME is required: the config lists several nodes");
+      node_name = cluster.nodes.front().name;
+    }
+  } else {
+    if (port < 0 || port > 65535 || cluster_port < 0 || cluster_port > 65535)
+      return fail("ports must be within 0..65535");
+    cluster = embedded_cluster_config(data_dir, static_cast<uint16_t>(port),
+                                      static_cast<uint16_t>(cluster_port));
+    node_name = cluster.nodes.front().name;
+  }
+  const NodeConfig* node = cluster.find(node_name);
+  if (!node) return fail("node '" + node_name + "' is not in the cluster config");
+  if (node->name != cluster.coordinator)
+    return fail("node '" + node_name + "' is not the coordinator (" + cluster.coordinator +
+                "): joining a coordinator on another node is not supported yet");
+  if (access(shim_path.c_str(), X_OK) != 0)
+    return fail("cannot run the pod supervisor '" + shim_path + "' (use --shim PATH)");
+
+  StoreOptions store_options;
+  store_options.sync = !no_fsync;
+  auto opened = Store::open(node->data_dir + "/db", store_options);
+  if (!opened) return fail(opened.error());
+  std::shared_ptr<Store> store = std::move(*opened);
+
+  // Handle SIGINT/SIGTERM in this thread only: block them before any other thread starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+
+  auto scheduler = spawn_scheduler(sys);
+  auto coordinator = spawn_coordinator(sys, CoordinatorEnv{store, scheduler, node->name});
+  NodeActorEnv node_env;
+  node_env.name = node->name;
+  node_env.address = node->host + ":" + std::to_string(node->cluster_port);
+  node_env.capacity = node->resources;
+  node_env.data_dir = node->data_dir;
+  node_env.shim_path = shim_path;
+  node_env.store = store;
+  node_env.coordinator = coordinator;
+  node_env.is_coordinator = true;
+  auto node_actor = spawn_node_actor(sys, node_env);
+
+  auto sink = std::make_shared<ReplySink>();
+  auto bridge = spawn_client_bridge(sys, sink, coordinator, cluster.token);
+  auto gateway =
+      Gateway::start(node->host, node->client_port, GatewayLimits{},
+                     [bridge](uint64_t connection, std::string frame) {
+                       caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
+                     });
+  int status = 0;
+  if (!gateway) {
+    status = fail(gateway.error());
+  } else {
+    sink->attach(gateway->get());
+    auto real_port = (*gateway)->port();
+    if (!port_file.empty()) {
+      std::ofstream(port_file + ".tmp") << real_port << "\n";
+      fs::rename(port_file + ".tmp", port_file);
+    }
+    spdlog::info("calderad node={} cluster={} serving clients on {}:{} data={}", node->name,
+                 cluster.name, node->host, real_port, node->data_dir);
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    spdlog::info("calderad node={} stopping on signal {}", node->name, sig);
+    sink->attach(nullptr);
+    gateway->reset();
+  }
+  for (auto* a : {&bridge, &node_actor, &coordinator, &scheduler})
+    caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+  bridge = node_actor = coordinator = scheduler = nullptr;
+  // Job actors quit with the system; pods keep running under their supervisors.
+  sys.await_actors_before_shutdown(false);
+  store->flush();
+  return status;
+}

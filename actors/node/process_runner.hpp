@@ -43,8 +43,8 @@ class ProcessRunner {
   virtual void kill(const std::string& uid, int64_t grace_ms) = 0;
   // After a node restart: watch a supervisor started by an earlier calderad. If it is gone, the
   // statuses it recorded in pod_dir are reported (or Failed with reason "SupervisorLost").
-  virtual void adopt(const std::string& uid, const std::string& pod_dir,
-                     size_t container_count, int32_t shim_pid, uint64_t shim_start_ticks) = 0;
+  virtual void adopt(const std::string& uid, const std::string& pod_dir, size_t container_count,
+                     int32_t shim_pid, uint64_t shim_start_ticks) = 0;
 };
 
 }  // namespace caldera

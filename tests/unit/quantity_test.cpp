@@ -31,7 +31,8 @@ TEST(Quantity, FormatsShortestExactSpelling) {
   EXPECT_EQ(format_quantity(2000), "2");
   EXPECT_EQ(format_quantity(1073741824000LL), "1Gi");
   EXPECT_EQ(format_quantity(0), "0");
-  for (auto text : {"250m", "3", "64Mi", "2Gi"}) EXPECT_EQ(format_quantity(*parse_quantity(text)), text);
+  for (auto text : {"250m", "3", "64Mi", "2Gi"})
+    EXPECT_EQ(format_quantity(*parse_quantity(text)), text);
 }
 
 TEST(ResourceList, FitsAddsAndSubtracts) {

@@ -1,0 +1,45 @@
+// The message words actors exchange. Payloads that may cross processes are Cap'n Proto bytes
+// (std::string) from messages/cluster.capnp or api.capnp, so no custom type travels the network.
+#pragma once
+
+#include <caf/atom.hpp>
+
+namespace caldera {
+
+// client API: (api_atom, request bytes) -> response bytes
+using api_atom = caf::atom_constant<caf::atom("api")>;
+// gateway -> client bridge: (frame_atom, connection, frame bytes)
+using frame_atom = caf::atom_constant<caf::atom("frame")>;
+
+// coordinator -> job actor
+using create_atom = caf::atom_constant<caf::atom("create")>;
+using delete_atom = caf::atom_constant<caf::atom("delete")>;
+using recover_atom = caf::atom_constant<caf::atom("recover")>;
+using node_up_atom = caf::atom_constant<caf::atom("nodeup")>;
+// job actor -> coordinator
+using update_atom = caf::atom_constant<caf::atom("update")>;
+
+// coordinator <-> node actor (payloads: cluster.capnp)
+using launch_atom = caf::atom_constant<caf::atom("launch")>;
+using kill_atom = caf::atom_constant<caf::atom("kill")>;
+using remove_atom = caf::atom_constant<caf::atom("remove")>;
+using report_atom = caf::atom_constant<caf::atom("report")>;
+using register_atom = caf::atom_constant<caf::atom("register")>;
+using log_atom = caf::atom_constant<caf::atom("log")>;
+
+// job actor <-> scheduler
+using place_atom = caf::atom_constant<caf::atom("place")>;
+using placed_atom = caf::atom_constant<caf::atom("placed")>;
+using reserve_atom = caf::atom_constant<caf::atom("reserve")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
+using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
+using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
+
+// store writer thread -> an actor: a group commit finished
+using committed_atom = caf::atom_constant<caf::atom("committed")>;
+// process runner thread -> node actor
+using process_atom = caf::atom_constant<caf::atom("process")>;
+// node actor's own timer for simulated pods
+using sim_atom = caf::atom_constant<caf::atom("sim")>;
+
+}  // namespace caldera

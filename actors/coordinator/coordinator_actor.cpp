@@ -1,0 +1,531 @@
+#include "actors/coordinator/coordinator_actor.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/coordinator/responses.hpp"
+#include "actors/job/core/job_controller.hpp"
+#include "actors/job/job_actor.hpp"
+#include "actors/job/job_record.hpp"
+#include "actors/local_types.hpp"
+#include "actors/uid.hpp"
+#include "messages/admission.hpp"
+#include "messages/cluster.capnp.h"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+#include "messages/job_yaml.hpp"
+#include "messages/store.capnp.h"
+
+namespace caldera {
+namespace {
+
+using Code = api::Error::Code;
+using namespace std::chrono_literals;
+
+struct JobEntry {
+  caf::actor actor;
+  std::string record;  // the latest durable JobRecord; empty until the job is accepted
+  bool deleting = false;
+};
+
+struct NodeEntry {
+  caf::actor actor;
+  NodeInfo info;
+};
+
+struct CoordinatorState {
+  CoordinatorEnv env;
+  std::map<std::string, JobEntry> jobs;  // by namespace/name
+  std::map<std::string, NodeEntry> nodes;
+  static inline const char* name = "coordinator";
+};
+
+using CoordSelf = caf::stateful_actor<CoordinatorState>;
+
+// Client input: a request must not make us walk more than 8 MiB of pointers or nest deeper than 32.
+capnp::ReaderOptions client_reader_options() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = 1u << 20;
+  o.nestingLimit = 32;
+  return o;
+}
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string ns_or_default(capnp::Text::Reader t) {
+  return t.size() == 0 ? std::string("default") : std::string(t.cStr());
+}
+
+JobActorEnv job_env(CoordSelf* self) {
+  return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler};
+}
+
+ResourceList largest_node(const CoordinatorState& st) {
+  ResourceList out;
+  for (const auto& [name, n] : st.nodes)
+    for (const auto& [k, v] : n.info.capacity.values) out.values[k] = std::max(out.get(k), v);
+  return out;
+}
+
+// ---- submit ----
+
+caf::result<std::string> submit(CoordSelf* self, uint64_t id, std::vector<JobSpec> specs,
+                                Diagnostics diags) {
+  auto& st = self->state;
+  AdmissionContext ctx{largest_node(st)};
+  std::set<std::string> keys;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto& spec = specs[i];
+    apply_defaults(spec);
+    Diagnostics one;
+    admit(spec, ctx, one);
+    auto prefix = specs.size() > 1 ? "documents[" + std::to_string(i) + "]." : std::string{};
+    for (auto& e : one.errors) diags.error(prefix + e.path, e.message);
+    for (auto& w : one.warnings) diags.warn(prefix + w.path, w.message);
+    if (!one.ok()) continue;
+    if (st.jobs.count(spec.key()) || !keys.insert(spec.key()).second)
+      diags.errors.push_back({prefix + "metadata.name", "jobs.batch.volcano.sh \"" + spec.name +
+                                                            "\" already exists in " + "namespace " +
+                                                            spec.namespace_});
+  }
+  if (!diags.ok()) {
+    std::vector<ApiError> errors;
+    for (const auto& e : diags.errors) {
+      bool exists = e.message.find("already exists") != std::string::npos;
+      errors.push_back({exists ? Code::ALREADY_EXISTS : Code::INVALID_ARGUMENT, e.message, e.path});
+    }
+    return error_response(id, errors, warning_lines(diags));
+  }
+  if (specs.empty()) return error_response(id, Code::INVALID_ARGUMENT, "no Job documents found");
+
+  // Accepted only once every job is durable: answer when the last job actor says so.
+  struct Pending {
+    caf::response_promise rp;
+    size_t left;
+    std::vector<std::pair<std::string, std::string>> created;  // key, uid
+    std::vector<std::string> failures;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->rp = self->make_response_promise();
+  pending->left = specs.size();
+  auto warnings = warning_lines(diags);
+  auto finish = [id, pending, warnings] {
+    if (--pending->left > 0) return;
+    if (!pending->failures.empty()) {
+      pending->rp.deliver(error_response(id, Code::INTERNAL, pending->failures.front()));
+      return;
+    }
+    capnp::MallocMessageBuilder b;
+    auto r = b.initRoot<api::Response>();
+    r.setId(id);
+    if (!warnings.empty()) {
+      auto w = r.initWarnings(static_cast<unsigned>(warnings.size()));
+      for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
+    }
+    auto list = r.initSubmitted(static_cast<unsigned>(pending->created.size()));
+    for (unsigned i = 0; i < pending->created.size(); ++i) {
+      const auto& [key, uid] = pending->created[i];
+      auto slash = key.find('/');
+      list[i].setKind("Job");
+      list[i].setNamespace(key.substr(0, slash));
+      list[i].setName(key.substr(slash + 1));
+      list[i].setUid(uid);
+    }
+    pending->rp.deliver(to_bytes(b));
+  };
+  for (auto& spec : specs) {
+    auto key = spec.key();
+    auto uid = random_uid();
+    auto model = new_job(std::move(spec), uid, Clock{now_ms(), random_uid});
+    auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self));
+    st.jobs[key] = JobEntry{actor, {}};
+    pending->created.emplace_back(key, uid);
+    self->request(actor, 30s, create_atom::value)
+        .then(
+            [finish, key](caf::ok_atom) {
+              spdlog::info("job={} accepted", key);
+              finish();
+            },
+            [self, finish, pending, key](caf::error& err) {
+              self->state.jobs.erase(key);
+              pending->failures.push_back("job " + key +
+                                          " was not stored: " + self->system().render(err));
+              finish();
+            });
+  }
+  return pending->rp;
+}
+
+caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, const std::string& text) {
+  Diagnostics diags;
+  auto parsed = parse_yaml(text, diags);
+  // Admission runs even when parsing found problems, so that one answer lists them all.
+  if (parsed.jobs.empty()) {
+    if (diags.ok()) diags.error("", "no Job documents found");
+    return diagnostics_response(id, diags);
+  }
+  return submit(self, id, std::move(parsed.jobs), std::move(diags));
+}
+
+// ---- reads ----
+
+template <class Fn>
+void for_each_record(CoordinatorState& st, const std::string& ns, Fn&& fn) {
+  for (auto& [key, entry] : st.jobs) {
+    if (entry.record.empty()) continue;
+    if (!ns.empty() && key.compare(0, ns.size() + 1, ns + "/") != 0) continue;
+    FlatReader reader(entry.record);
+    fn(key, reader.root<store::JobRecord>());
+  }
+}
+
+std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+  auto it = self->state.jobs.find(key);
+  if (it == self->state.jobs.end() || it->second.record.empty())
+    return error_response(id, Code::NOT_FOUND,
+                          "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
+                              "\" not found in namespace " + ns_or_default(ref.getNamespace()),
+                          "name");
+  FlatReader reader(it->second.record);
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  r.setJob(reader.root<store::JobRecord>().getJob());
+  return to_bytes(b);
+}
+
+std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  std::string ns = f.getNamespace();
+  std::vector<std::string> keys;
+  for_each_record(self->state, ns, [&](const std::string& key, auto) { keys.push_back(key); });
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  auto list = r.initJobs(static_cast<unsigned>(keys.size()));
+  unsigned i = 0;
+  for_each_record(self->state, ns, [&](const std::string&, store::JobRecord::Reader rec) {
+    list.setWithCaveats(i++, rec.getJob());
+  });
+  return to_bytes(b);
+}
+
+bool shown(api::Pod::Reader p) {
+  // Pods the controller killed and that have ended are gone, as in Volcano.
+  return !(p.getOutOfSync() && (p.getPhase() == "Succeeded" || p.getPhase() == "Failed"));
+}
+
+std::string list_pods(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  std::string ns = f.getNamespace();
+  std::string job = f.getJobName();
+  capnp::MallocMessageBuilder scratch;
+  std::vector<api::Pod::Reader> pods;
+  std::vector<std::unique_ptr<FlatReader>> readers;
+  for (auto& [key, entry] : self->state.jobs) {
+    if (entry.record.empty()) continue;
+    if (!ns.empty() && key.compare(0, ns.size() + 1, ns + "/") != 0) continue;
+    readers.push_back(std::make_unique<FlatReader>(entry.record));
+    auto rec = readers.back()->root<store::JobRecord>();
+    if (!job.empty() && rec.getJob().getSpec().getName() != job) continue;
+    for (auto p : rec.getPods())
+      if (shown(p)) pods.push_back(p);
+  }
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  auto list = r.initPods(static_cast<unsigned>(pods.size()));
+  for (unsigned i = 0; i < pods.size(); ++i) list.setWithCaveats(i, pods[i]);
+  return to_bytes(b);
+}
+
+caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.env.scheduler, 10s, nodes_atom::value)
+      .then(
+          [self, rp, id](const std::vector<NodeInfo>& placed) mutable {
+            capnp::MallocMessageBuilder b;
+            auto r = b.initRoot<api::Response>();
+            r.setId(id);
+            auto list = r.initNodes(static_cast<unsigned>(self->state.nodes.size()));
+            unsigned i = 0;
+            for (const auto& [name, n] : self->state.nodes) {
+              NodeInfo info = n.info;
+              for (const auto& p : placed)
+                if (p.name == name) {
+                  info.allocatable = p.allocatable;
+                  info.pods = p.pods;
+                  info.ready = p.ready;
+                }
+              encode(info, list[i++]);
+            }
+            rp.deliver(to_bytes(b));
+          },
+          [rp, id](caf::error&) mutable {
+            rp.deliver(error_response(id, Code::UNAVAILABLE, "scheduler did not answer"));
+          });
+  return rp;
+}
+
+caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::Reader req) {
+  auto ns = ns_or_default(req.getPod().getNamespace());
+  std::string name = req.getPod().getName();
+  std::string container = req.getContainer();
+  std::string uid, node;
+  std::vector<std::string> containers;
+  for_each_record(self->state, ns, [&](const std::string&, store::JobRecord::Reader rec) {
+    for (auto p : rec.getPods())
+      if (p.getName() == name && uid.empty()) {
+        uid = p.getUid();
+        node = p.getNode();
+        for (auto c : p.getContainers()) containers.emplace_back(c.getName().cStr());
+      }
+  });
+  if (uid.empty())
+    return error_response(id, Code::NOT_FOUND, "pods \"" + name + "\" not found in namespace " + ns,
+                          "pod.name");
+  if (container.empty() && containers.size() > 1) {
+    std::string names;
+    for (const auto& c : containers) names += (names.empty() ? "" : " ") + c;
+    return error_response(
+        id, Code::INVALID_ARGUMENT,
+        "a container name must be specified for pod " + name + ", choose one of: [" + names + "]",
+        "container");
+  }
+  if (!container.empty() && !containers.empty() &&
+      std::find(containers.begin(), containers.end(), container) == containers.end())
+    return error_response(id, Code::NOT_FOUND,
+                          "container " + container + " is not valid for pod " + name, "container");
+  auto n = self->state.nodes.find(node);
+  if (node.empty() || n == self->state.nodes.end())
+    return error_response(id, Code::UNAVAILABLE,
+                          node.empty() ? "pod " + name + " has not started on a node yet"
+                                       : "node " + node + " is not connected");
+  auto rp = self->make_response_promise<std::string>();
+  self->request(n->second.actor, 10s, log_atom::value, uid, container, req.getOffset(),
+                req.getMaxBytes())
+      .then(
+          [rp, id](std::string& data, int64_t next, bool eof) mutable {
+            capnp::MallocMessageBuilder b;
+            auto r = b.initRoot<api::Response>();
+            r.setId(id);
+            auto log = r.initLog();
+            log.setData(kj::arrayPtr(reinterpret_cast<const kj::byte*>(data.data()), data.size()));
+            log.setNextOffset(next);
+            log.setEof(eof);
+            rp.deliver(to_bytes(b));
+          },
+          [self, rp, id](caf::error& err) mutable {
+            rp.deliver(error_response(id, Code::UNAVAILABLE,
+                                      "cannot read log: " + self->system().render(err)));
+          });
+  return rp;
+}
+
+caf::result<std::string> delete_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+  auto it = self->state.jobs.find(key);
+  if (it == self->state.jobs.end() || it->second.record.empty())
+    return error_response(id, Code::NOT_FOUND,
+                          "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
+                              "\" not found in namespace " + ns_or_default(ref.getNamespace()),
+                          "name");
+  if (it->second.deleting) return ok_response(id);
+  it->second.deleting = true;
+  auto rp = self->make_response_promise<std::string>();
+  // The entry stays until the record is gone, so a new job of the same name cannot be written
+  // before the old record's delete.
+  self->request(it->second.actor, 30s, delete_atom::value)
+      .then(
+          [self, rp, id, key](caf::ok_atom) mutable {
+            self->state.jobs.erase(key);
+            rp.deliver(ok_response(id));
+          },
+          [self, rp, id, key](caf::error& err) mutable {
+            auto it = self->state.jobs.find(key);
+            if (it != self->state.jobs.end()) it->second.deleting = false;
+            rp.deliver(
+                error_response(id, Code::INTERNAL, "delete failed: " + self->system().render(err)));
+          });
+  return rp;
+}
+
+caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
+  uint64_t id = 0;
+  try {
+    FlatReader reader(bytes, client_reader_options());
+    auto req = reader.root<api::Request>();
+    id = req.getId();
+    switch (req.which()) {
+      case api::Request::PING: {
+        capnp::MallocMessageBuilder b;
+        auto r = b.initRoot<api::Response>();
+        r.setId(id);
+        auto pong = r.initPong();
+        pong.setNode(self->state.env.node_name);
+        pong.setVersion("0.1.0");
+        return to_bytes(b);
+      }
+      case api::Request::SUBMIT_YAML:
+        return submit_yaml(self, id, req.getSubmitYaml());
+      case api::Request::SUBMIT_JOB: {
+        Diagnostics diags;
+        auto spec = decode(req.getSubmitJob(), diags, "spec");
+        if (!diags.ok()) return diagnostics_response(id, diags);
+        std::vector<JobSpec> specs;
+        specs.push_back(std::move(spec));
+        return submit(self, id, std::move(specs), std::move(diags));
+      }
+      case api::Request::GET_JOB:
+        return get_job(self, id, req.getGetJob());
+      case api::Request::LIST_JOBS:
+        return list_jobs(self, id, req.getListJobs());
+      case api::Request::LIST_PODS:
+        return list_pods(self, id, req.getListPods());
+      case api::Request::DELETE_JOB:
+        return delete_job(self, id, req.getDeleteJob());
+      case api::Request::LIST_NODES:
+        return list_nodes(self, id);
+      case api::Request::POD_LOG:
+        return pod_log(self, id, req.getPodLog());
+      case api::Request::COMMAND:
+        return error_response(id, Code::UNIMPLEMENTED,
+                              "job commands (abort, resume, restart, terminate, complete) are "
+                              "not available in this version of caldera",
+                              "command.action");
+    }
+    return error_response(id, Code::UNIMPLEMENTED,
+                          "unknown request kind " + std::to_string(static_cast<int>(req.which())));
+  } catch (const kj::Exception& e) {
+    return error_response(id, Code::MALFORMED,
+                          std::string("malformed request: ") + e.getDescription().cStr());
+  }
+}
+
+// ---- nodes and routing ----
+
+std::string copy_report(cluster::PodReport::Reader r) {
+  capnp::MallocMessageBuilder b;
+  b.setRoot(r);
+  return to_bytes(b);
+}
+
+void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader pod) {
+  auto key = ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr());
+  auto it = self->state.jobs.find(key);
+  if (it != self->state.jobs.end() && !it->second.deleting) {
+    self->send(it->second.actor, report_atom::value, bytes);
+    return;
+  }
+  // No job owns it any more: the node may forget it.
+  auto n = self->state.nodes.find(pod.getNode());
+  if (n != self->state.nodes.end())
+    self->send(n->second.actor, remove_atom::value, std::string(pod.getUid().cStr()));
+}
+
+void on_register(CoordSelf* self, const std::string& bytes, const caf::actor& node) {
+  auto& st = self->state;
+  std::map<std::string, std::vector<std::string>> uids_by_job;
+  std::string name;
+  try {
+    FlatReader reader(bytes);
+    auto reg = reader.root<cluster::NodeRegistration>();
+    NodeInfo info = decode(reg.getNode());
+    name = info.name;
+    st.nodes[name] = NodeEntry{node, info};
+    self->monitor(node);
+    self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, true);
+    for (auto r : reg.getPods()) {
+      auto pod = r.getPod();
+      uids_by_job[ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr())]
+          .emplace_back(pod.getUid().cStr());
+      route_report(self, copy_report(r), pod);
+    }
+    spdlog::info("node={} joined address={} pods={}", name, info.address, reg.getPods().size());
+  } catch (const kj::Exception& e) {
+    spdlog::error("malformed node registration: {}", e.getDescription().cStr());
+    return;
+  }
+  for (auto& [key, entry] : st.jobs)
+    self->send(entry.actor, node_up_atom::value, name, uids_by_job[key]);
+}
+
+void recover_jobs(CoordSelf* self) {
+  auto& st = self->state;
+  size_t count = 0;
+  st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
+    auto model = decode_record(value);
+    if (!model) {
+      spdlog::error("job={} cannot be recovered: {}", std::string(key), model.error());
+      return;
+    }
+    auto k = model->key();
+    auto actor = spawn_job_actor(self->system(), std::move(*model), job_env(self));
+    st.jobs[k] = JobEntry{actor, std::string(value)};
+    self->send(actor, recover_atom::value);
+    ++count;
+  });
+  if (count) spdlog::info("coordinator recovered jobs={}", count);
+}
+
+caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
+  self->state.env = std::move(env);
+  recover_jobs(self);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    for (auto& [name, n] : self->state.nodes)
+      if (n.actor.address() == dm.source) {
+        spdlog::warn("node={} lost reason={}", name, self->system().render(dm.reason));
+        n.info.ready = false;
+        self->send(self->state.env.scheduler, capacity_atom::value, name, n.info.capacity, false);
+      }
+  });
+  return {
+      [=](api_atom, const std::string& bytes) { return handle_api(self, bytes); },
+      [=](register_atom, const std::string& bytes, const caf::actor& node) {
+        on_register(self, bytes, node);
+      },
+      [=](report_atom, const std::string& bytes) {
+        try {
+          FlatReader reader(bytes);
+          route_report(self, bytes, reader.root<cluster::PodReport>().getPod());
+        } catch (const kj::Exception& e) {
+          spdlog::error("malformed pod report: {}", e.getDescription().cStr());
+        }
+      },
+      [=](launch_atom a, const std::string& node, const std::string& bytes) {
+        auto n = self->state.nodes.find(node);
+        if (n != self->state.nodes.end()) self->send(n->second.actor, a, bytes);
+      },
+      [=](kill_atom a, const std::string& node, const std::string& bytes) {
+        auto n = self->state.nodes.find(node);
+        if (n != self->state.nodes.end()) self->send(n->second.actor, a, bytes);
+      },
+      [=](remove_atom a, const std::string& node, const std::string& uid) {
+        auto n = self->state.nodes.find(node);
+        if (n != self->state.nodes.end()) self->send(n->second.actor, a, uid);
+      },
+      [=](update_atom, const std::string& key, std::string& record) {
+        auto it = self->state.jobs.find(key);
+        // A deleted job's actor cannot overwrite a successor's record: its last update is
+        // processed before the delete reply that erases its entry (per-sender ordering).
+        if (it != self->state.jobs.end()) it->second.record = std::move(record);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_coordinator(caf::actor_system& sys, CoordinatorEnv env) {
+  return sys.spawn(coordinator, std::move(env));
+}
+
+}  // namespace caldera

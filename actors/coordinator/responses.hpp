@@ -1,0 +1,28 @@
+// Builds client Responses (api.capnp) as bytes: errors, acknowledgements and small results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/api.capnp.h"
+#include "messages/diagnostic.hpp"
+
+namespace caldera {
+
+struct ApiError {
+  api::Error::Code code;
+  std::string message;
+  std::string path;
+};
+
+std::string error_response(uint64_t id, const std::vector<ApiError>& errors,
+                           const std::vector<std::string>& warnings = {});
+std::string error_response(uint64_t id, api::Error::Code code, const std::string& message,
+                           const std::string& path = {});
+// Every error of diags as invalidArgument with its path; warnings ride along.
+std::string diagnostics_response(uint64_t id, const Diagnostics& diags);
+std::string ok_response(uint64_t id);
+std::vector<std::string> warning_lines(const Diagnostics& diags);
+
+}  // namespace caldera

@@ -1,0 +1,36 @@
+// What a decision of the job controller asks the world to do, applied by the actor shell only
+// after the new state is durable (DESIGN rule 3).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "messages/job_status.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+struct PodKillEffect {
+  std::string uid;
+  std::string node;
+  std::string reason;
+};
+
+struct PhaseChange {
+  JobPhase from;
+  JobPhase to;
+  std::string reason;
+};
+
+struct Effects {
+  std::vector<std::string> launch;   // pod names placed on a node and ready to start
+  std::vector<PodKillEffect> kill;   // pods to stop
+  std::vector<std::string> release;  // pod uids whose resources the scheduler can take back
+  bool request_placement = false;    // some pods wait for a node
+  std::vector<PhaseChange> phase_changes;
+  bool changed = false;  // the model changed and must be persisted
+
+  void merge(Effects other);
+};
+
+}  // namespace caldera

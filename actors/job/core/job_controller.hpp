@@ -1,0 +1,37 @@
+// Volcano's Job controller as a pure function of (model, event) -> effects, one step per event.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "actors/job/core/effects.hpp"
+#include "actors/job/core/job_model.hpp"
+
+namespace caldera {
+
+// What the controller needs from outside that is not part of its state: time and fresh uids.
+struct Clock {
+  int64_t now_ms = 0;
+  std::function<std::string()> new_uid;
+};
+
+// A new job: status Pending with its first condition, version 0, no pods yet.
+JobModel new_job(JobSpec spec, std::string uid, const Clock& clock);
+
+// SyncJob: create the pods the spec wants, recount, and move the phase as seed 000's state table
+// says for the job's current phase.
+Effects sync_job(JobModel& m, const Clock& clock);
+
+// A node reported a pod's current status (level-triggered: repeats and stale reports are harmless).
+Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock);
+
+// The scheduler bound pods (by uid) to nodes; bindings the job no longer wants are released.
+Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& node_by_uid,
+                       const Clock& clock);
+
+// Recount status from the pod table (pending, running, ..., taskStatusCount, runningDuration).
+void update_counts(JobModel& m, int64_t now_ms);
+
+}  // namespace caldera

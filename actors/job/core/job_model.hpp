@@ -1,0 +1,32 @@
+// Everything the job controller knows about one job: the Job itself and its pod table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/job.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+struct JobModel {
+  Job job;
+  std::map<std::string, Pod> pods;       // by pod name: {job}-{task}-{index}
+  std::vector<std::string> command_ids;  // recent client command ids, newest last
+
+  const std::string& name() const { return job.spec.name; }
+  std::string key() const { return job.spec.key(); }
+};
+
+// Volcano's pod name: {job}-{task}-{index}.
+std::string pod_name(const std::string& job, const std::string& task, int32_t index);
+
+// The pod was killed by the controller itself and has ended: Volcano deletes such pods, so
+// they no longer count in the job's status.
+inline bool is_discarded(const Pod& p) {
+  return p.out_of_sync && is_terminal(p.phase);
+}
+
+}  // namespace caldera

@@ -1,0 +1,59 @@
+#include "actors/job/core/pod_template.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "messages/admission.hpp"
+
+namespace caldera {
+namespace {
+
+std::optional<int64_t> annotation_int(const PodTemplate& t, const char* key) {
+  auto it = t.annotations.find(key);
+  if (it == t.annotations.end()) return std::nullopt;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  if (ec != std::errc() || ptr != it->second.data() + it->second.size()) return std::nullopt;
+  return v;
+}
+
+void set_env(std::vector<EnvVar>& env, const std::string& name, const std::string& value) {
+  for (const auto& e : env)
+    if (e.name == name) return;  // the user's own value wins
+  env.push_back({name, value});
+}
+
+}  // namespace
+
+ResourceList pod_resource_request(const TaskSpec& task) {
+  ResourceList r = pod_requests(task);
+  r.values["pods"] += 1000;
+  return r;
+}
+
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod) {
+  for (const auto& task : spec.tasks) {
+    if (task.name != pod.task_name) continue;
+    PodRuntime rt;
+    rt.requests = pod_resource_request(task);
+    rt.sim_duration_ms = annotation_int(task.template_, kSimDurationAnnotation);
+    rt.sim_exit_code =
+        static_cast<int32_t>(annotation_int(task.template_, kSimExitCodeAnnotation).value_or(0));
+    rt.containers = task.template_.containers;
+    auto index = std::to_string(pod.index);
+    for (auto& c : rt.containers) {
+      set_env(c.env, "VK_TASK_INDEX", index);
+      set_env(c.env, "VC_TASK_INDEX", index);
+      set_env(c.env, "VC_JOB_NAME", spec.name);
+      set_env(c.env, "VC_JOB_NAMESPACE", spec.namespace_);
+      set_env(c.env, "VC_TASK_NAME", task.name);
+      set_env(c.env, "VC_POD_NAME", pod.name);
+      set_env(c.env, "HOSTNAME", pod.name);
+      if (pod.partition >= 0) set_env(c.env, "VC_TASK_PARTITION_ID", std::to_string(pod.partition));
+    }
+    return rt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace caldera

@@ -1,0 +1,26 @@
+// Turns a task's pod template into what a node runs for one pod: containers with their env.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "messages/job_spec.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+struct PodRuntime {
+  std::vector<Container> containers;       // env includes VK_TASK_INDEX, VC_TASK_INDEX, ...
+  ResourceList requests;                   // the pod's total, including one "pods" slot
+  std::optional<int64_t> sim_duration_ms;  // set: a simulated pod (a timer, no process)
+  int32_t sim_exit_code = 0;
+};
+
+// Finds the pod's task in the spec; nullopt when the task is gone.
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod);
+
+// What the scheduler must find on a node for one pod of `task`.
+ResourceList pod_resource_request(const TaskSpec& task);
+
+}  // namespace caldera

@@ -1,0 +1,265 @@
+#include "actors/job/job_actor.hpp"
+
+#include <chrono>
+#include <deque>
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/pod_template.hpp"
+#include "actors/job/job_record.hpp"
+#include "actors/local_types.hpp"
+#include "actors/uid.hpp"
+#include "messages/cluster.capnp.h"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+
+namespace caldera {
+namespace {
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+Clock make_clock() {
+  return Clock{now_ms(), random_uid};
+}
+
+// Effects wait here until the state that produced them is durable.
+struct Inflight {
+  uint64_t seq = 0;  // 0: nothing was written; runs as soon as everything before it has
+  Effects fx;
+  std::string record;
+  caf::response_promise reply;
+  bool quit_after = false;
+  std::string write_error;  // the write failed: the effects must not leave (write-ahead)
+};
+
+struct JobState {
+  JobModel model;
+  JobActorEnv env;
+  uint64_t next_seq = 0;
+  std::deque<Inflight> inflight;
+  bool deleted = false;
+  static inline const char* name = "job";
+};
+
+using JobSelf = caf::stateful_actor<JobState>;
+
+void encode_container(const Container& c, api::Container::Builder out) {
+  out.setName(c.name);
+  auto cmd = out.initCommand(static_cast<unsigned>(c.command.size()));
+  for (unsigned i = 0; i < c.command.size(); ++i) cmd.set(i, c.command[i]);
+  auto args = out.initArgs(static_cast<unsigned>(c.args.size()));
+  for (unsigned i = 0; i < c.args.size(); ++i) args.set(i, c.args[i]);
+  auto env = out.initEnv(static_cast<unsigned>(c.env.size()));
+  for (unsigned i = 0; i < c.env.size(); ++i) {
+    env[i].setName(c.env[i].name);
+    env[i].setValue(c.env[i].value);
+  }
+  out.setWorkingDir(c.working_dir);
+}
+
+std::string launch_bytes(const JobModel& m, const Pod& pod) {
+  capnp::MallocMessageBuilder b;
+  auto l = b.initRoot<cluster::PodLaunch>();
+  encode(pod, l.initPod());
+  if (auto rt = pod_runtime(m.job.spec, pod)) {
+    auto cs = l.initContainers(static_cast<unsigned>(rt->containers.size()));
+    for (unsigned i = 0; i < rt->containers.size(); ++i) encode_container(rt->containers[i], cs[i]);
+    encode(rt->requests, l.initRequests(static_cast<unsigned>(rt->requests.values.size())));
+    if (rt->sim_duration_ms) {
+      l.setSimDurationMs(*rt->sim_duration_ms);
+      l.setSimExitCode(rt->sim_exit_code);
+    }
+  }
+  return to_bytes(b);
+}
+
+std::string kill_bytes(const std::string& uid, const std::string& reason) {
+  capnp::MallocMessageBuilder b;
+  auto k = b.initRoot<cluster::PodKill>();
+  k.setUid(uid);
+  k.setGraceMs(10000);
+  k.setReason(reason);
+  return to_bytes(b);
+}
+
+// The pods that wait for a node, as one gang: minAvailable minus those already bound.
+GangRequest gang_request(const JobModel& m) {
+  GangRequest r;
+  r.job_key = m.key();
+  int32_t bound = 0;
+  for (const auto& [name, p] : m.pods) {
+    if (is_discarded(p)) continue;
+    if (!p.node.empty()) {
+      ++bound;
+      continue;
+    }
+    if (p.phase != PodPhase::Pending || p.out_of_sync) continue;
+    for (const auto& t : m.job.spec.tasks)
+      if (t.name == p.task_name) r.pods.push_back({p.uid, pod_resource_request(t)});
+  }
+  r.min_count = std::max(0, m.job.spec.effective_min_available() - bound);
+  r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
+  return r;
+}
+
+void apply_effects(JobSelf* self, Inflight& in) {
+  auto& st = self->state;
+  auto& m = st.model;
+  if (!in.write_error.empty()) {
+    // Not durable: nothing may act on this state. The next event re-derives what is needed.
+    if (in.reply.pending())
+      in.reply.deliver(caf::make_error(caf::sec::runtime_error, "store: " + in.write_error));
+    return;
+  }
+  for (const auto& c : in.fx.phase_changes)
+    spdlog::info("job={} phase={} from={} reason={}", m.key(), to_string(c.to), to_string(c.from),
+                 c.reason);
+  for (const auto& name : in.fx.launch) {
+    auto it = m.pods.find(name);
+    if (it == m.pods.end() || it->second.node.empty()) continue;
+    self->send(st.env.coordinator, launch_atom::value, it->second.node,
+               launch_bytes(m, it->second));
+  }
+  for (const auto& k : in.fx.kill)
+    self->send(st.env.coordinator, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
+  if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
+  if (in.fx.request_placement) self->send(st.env.scheduler, place_atom::value, gang_request(m));
+  if (!in.record.empty())
+    self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
+  if (in.reply.pending()) in.reply.deliver(caf::ok_atom::value);
+}
+
+// Runs every head-of-line entry whose write is done (or that wrote nothing).
+void drain(JobSelf* self) {
+  auto& q = self->state.inflight;
+  while (!q.empty() && q.front().seq == 0) {
+    auto in = std::move(q.front());
+    q.pop_front();
+    apply_effects(self, in);
+    if (in.quit_after) {
+      self->quit();
+      return;
+    }
+  }
+}
+
+// Persist the model if it changed, then (once durable) carry the effects out.
+void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, bool erase = false) {
+  auto& st = self->state;
+  Inflight in;
+  in.fx = std::move(fx);
+  in.reply = std::move(reply);
+  in.quit_after = erase;
+  if (in.fx.changed || erase) {
+    in.seq = ++st.next_seq;
+    std::optional<std::string> value;
+    if (!erase) {
+      in.record = encode_record(st.model);
+      value = in.record;
+    }
+    auto me = caf::actor_cast<caf::actor>(self);
+    auto seq = in.seq;
+    st.env.store->commit({Write{Family::Jobs, st.model.key(), std::move(value)}},
+                         [me, seq](std::string error) {
+                           caf::anon_send(me, committed_atom::value, seq, std::move(error));
+                         });
+  }
+  st.inflight.push_back(std::move(in));
+  drain(self);
+}
+
+caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
+  self->state.model = std::move(model);
+  self->state.env = std::move(env);
+  return {
+      [=](create_atom) {
+        auto rp = self->make_response_promise();
+        Effects fx = sync_job(self->state.model, make_clock());
+        fx.changed = true;
+        commit(self, std::move(fx), rp);
+        return rp;
+      },
+      [=](recover_atom) {
+        auto& m = self->state.model;
+        for (const auto& [name, p] : m.pods) {
+          if (p.node.empty() || !is_live(p)) continue;
+          for (const auto& t : m.job.spec.tasks)
+            if (t.name == p.task_name)
+              self->send(self->state.env.scheduler, reserve_atom::value, m.key(), p.uid, p.node,
+                         pod_resource_request(t));
+        }
+        Effects fx = sync_job(m, make_clock());
+        fx.changed = true;  // publish the record to the coordinator's read cache
+        commit(self, std::move(fx));
+      },
+      [=](report_atom, const std::string& bytes) {
+        Pod pod;
+        try {
+          FlatReader reader(bytes);
+          pod = decode(reader.root<cluster::PodReport>().getPod());
+        } catch (const kj::Exception& e) {
+          spdlog::error("job={} bad pod report: {}", self->state.model.key(),
+                        e.getDescription().cStr());
+          return;
+        }
+        commit(self, on_pod_report(self->state.model, pod, make_clock()));
+      },
+      [=](placed_atom, const std::vector<Binding>& bindings) {
+        std::map<std::string, std::string> node_by_uid;
+        for (const auto& b : bindings) node_by_uid[b.uid] = b.node;
+        commit(self, on_pods_placed(self->state.model, node_by_uid, make_clock()));
+      },
+      [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
+        // Pods bound to this node that it never recorded never started: launch them (again).
+        std::set<std::string> present(uids.begin(), uids.end());
+        Effects fx;
+        for (const auto& [name, p] : self->state.model.pods)
+          if (p.node == node && is_live(p) && !p.out_of_sync && !present.count(p.uid))
+            fx.launch.push_back(name);
+        commit(self, std::move(fx));
+      },
+      [=](delete_atom) {
+        auto rp = self->make_response_promise();
+        auto& st = self->state;
+        Effects fx;
+        std::vector<std::string> held;
+        for (auto& [name, p] : st.model.pods) {
+          if (is_live(p)) held.push_back(p.uid);
+          if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
+        }
+        fx.release = std::move(held);
+        self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0});
+        st.deleted = true;
+        spdlog::info("job={} deleted", st.model.key());
+        commit(self, std::move(fx), rp, true);
+        return rp;
+      },
+      [=](committed_atom, uint64_t seq, const std::string& error) {
+        auto& q = self->state.inflight;
+        if (!error.empty())
+          spdlog::error("job={} write failed: {}", self->state.model.key(), error);
+        for (auto& in : q)
+          if (in.seq == seq) {
+            in.seq = 0;
+            in.write_error = error;
+          }
+        drain(self);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env) {
+  return sys.spawn(job_actor, std::move(model), std::move(env));
+}
+
+}  // namespace caldera

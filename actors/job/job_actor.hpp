@@ -1,0 +1,29 @@
+// The job actor: one per Job. Its mailbox serializes everything that happens to the job; it feeds
+// events to the pure controller core and carries the effects out once the new state is durable.
+#pragma once
+
+#include <memory>
+
+#include <caf/actor.hpp>
+
+#include "actors/job/core/job_model.hpp"
+#include "storage/store.hpp"
+
+namespace caldera {
+
+struct JobActorEnv {
+  std::shared_ptr<Store> store;
+  caf::actor coordinator;  // routes launches/kills to nodes, caches records for reads
+  caf::actor scheduler;
+};
+
+// Messages:
+//   (create_atom) -> ok_atom, once the new job is durable
+//   (recover_atom)                    after a coordinator restart: re-reserve, re-sync
+//   (report_atom, PodReport bytes)    a node's report on one of the job's pods
+//   (placed_atom, vector<Binding>)    from the scheduler
+//   (node_up_atom, node, vector<string> uids)  a node (re)registered with these pods
+//   (delete_atom) -> ok_atom, once the record is gone; the actor then quits
+caf::actor spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env);
+
+}  // namespace caldera

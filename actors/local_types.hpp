@@ -1,0 +1,18 @@
+// Value types that travel only between actors of one process (never serialized): whitelisted for
+// CAF messages. Anything that may cross processes is Cap'n Proto bytes instead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+
+#include "actors/node/process_runner.hpp"
+#include "actors/scheduler/core/placer.hpp"
+#include "messages/node_info.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::GangRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Binding>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::NodeInfo>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ResourceList)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodProcessStatus)

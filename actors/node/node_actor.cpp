@@ -1,0 +1,404 @@
+#include "actors/node/node_actor.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/local_types.hpp"
+#include "actors/node/process_runner.hpp"
+#include "messages/cluster.capnp.h"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+#include "messages/store.capnp.h"
+
+namespace caldera {
+namespace {
+
+namespace fs = std::filesystem;
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// One pod this node runs. `launch` is kept as the bytes the coordinator sent.
+struct NodePodEntry {
+  std::string launch;
+  Pod status;
+  std::vector<Container> containers;
+  int64_t sim_duration_ms = -1;
+  int32_t sim_exit_code = 0;
+  int64_t grace_ms = 10000;
+  int32_t shim_pid = 0;
+  uint64_t shim_start_ticks = 0;
+  bool started = false;
+  bool remove_when_done = false;
+};
+
+struct NodeState {
+  NodeActorEnv env;
+  std::unique_ptr<ProcessRunner> runner;
+  std::map<std::string, NodePodEntry> pods;  // by uid
+  uint64_t seq = 0;
+  uint64_t incarnation = 0;
+  static inline const char* name = "node";
+};
+
+using NodeSelf = caf::stateful_actor<NodeState>;
+
+std::string pod_dir(const NodeState& st, const std::string& uid) {
+  return st.env.data_dir + "/pods/" + uid;
+}
+
+std::vector<Container> decode_containers(cluster::PodLaunch::Reader l) {
+  std::vector<Container> out;
+  for (auto c : l.getContainers()) {
+    Container k;
+    k.name = c.getName();
+    for (auto a : c.getCommand()) k.command.emplace_back(a.cStr());
+    for (auto a : c.getArgs()) k.args.emplace_back(a.cStr());
+    for (auto e : c.getEnv()) k.env.push_back({e.getName(), e.getValue()});
+    k.working_dir = c.getWorkingDir();
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+// Reads a launch (from the coordinator or from disk) into an entry.
+NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node) {
+  NodePodEntry e;
+  e.launch = bytes;
+  FlatReader reader(bytes);
+  auto l = reader.root<cluster::PodLaunch>();
+  e.status = decode(l.getPod());
+  e.status.node = node;
+  e.containers = decode_containers(l);
+  e.sim_duration_ms = l.getSimDurationMs();
+  e.sim_exit_code = l.getSimExitCode();
+  e.grace_ms = l.getGraceMs();
+  e.status.containers.clear();
+  for (const auto& c : e.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    e.status.containers.push_back(std::move(cs));
+  }
+  return e;
+}
+
+std::string report_bytes(NodeState& st, const Pod& pod) {
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<cluster::PodReport>();
+  encode(pod, r.initPod());
+  r.setSeq(++st.seq);
+  return to_bytes(b);
+}
+
+std::string record_bytes(const NodePodEntry& e) {
+  capnp::MallocMessageBuilder b;
+  auto np = b.initRoot<store::NodePod>();
+  FlatReader reader(e.launch);
+  np.setLaunch(reader.root<cluster::PodLaunch>());
+  encode(e.status, np.initStatus());
+  np.setShimPid(e.shim_pid);
+  np.setShimStartTicks(e.shim_start_ticks);
+  np.setStartedMs(e.started ? std::max<int64_t>(e.status.started_ms, 1) : 0);
+  return to_bytes(b);
+}
+
+// Persist the pod's status, then (once durable) report it: the outbox rule, with the record as
+// the outbox. A report lost on the way is healed by the full report sent on (re)registration.
+void persist_and_report(NodeSelf* self, NodePodEntry& e) {
+  auto& st = self->state;
+  auto report = report_bytes(st, e.status);
+  auto coordinator = st.env.coordinator;
+  st.env.store->commit({Write{Family::NodePods, e.status.uid, record_bytes(e)}},
+                       [coordinator, report](std::string error) {
+                         if (!error.empty()) {
+                           spdlog::error("node: pod status write failed: {}", error);
+                           return;
+                         }
+                         caf::anon_send(coordinator, report_atom::value, report);
+                       });
+}
+
+void forget(NodeSelf* self, const std::string& uid) {
+  auto& st = self->state;
+  st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, nullptr);
+  std::error_code ec;
+  fs::remove_all(pod_dir(st, uid), ec);
+  st.pods.erase(uid);
+}
+
+void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
+                const std::string& reason) {
+  auto t = now_ms();
+  for (auto& c : e.status.containers) {
+    c.state = ContainerState::Terminated;
+    c.exit_code = exit_code;
+    c.signal = signal;
+    c.reason = reason;
+    c.finished_ms = t;
+  }
+  e.status.phase = derive_pod_phase(e.status.containers);
+  e.status.finished_ms = t;
+  persist_and_report(self, e);
+  if (e.remove_when_done) forget(self, e.status.uid);
+}
+
+void start_pod(NodeSelf* self, NodePodEntry& e) {
+  auto& st = self->state;
+  if (e.started) return;
+  e.started = true;
+  if (e.sim_duration_ms >= 0) {
+    auto t = now_ms();
+    e.status.started_ms = t;
+    for (auto& c : e.status.containers) {
+      c.state = ContainerState::Running;
+      c.started_ms = t;
+    }
+    e.status.phase = PodPhase::Running;
+    persist_and_report(self, e);
+    self->delayed_send(self, std::chrono::milliseconds(e.sim_duration_ms), sim_atom::value,
+                       e.status.uid);
+    return;
+  }
+  PodProcessSpec spec;
+  spec.uid = e.status.uid;
+  spec.pod_dir = pod_dir(st, e.status.uid);
+  spec.containers = e.containers;
+  spec.grace_ms = e.grace_ms;
+  st.runner->launch(std::move(spec));
+}
+
+void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
+  auto& st = self->state;
+  auto it = st.pods.find(ps.uid);
+  if (it == st.pods.end()) return;
+  auto& e = it->second;
+  if (is_terminal(e.status.phase)) return;
+  e.shim_pid = ps.shim_pid ? ps.shim_pid : e.shim_pid;
+  e.shim_start_ticks = ps.shim_start_ticks ? ps.shim_start_ticks : e.shim_start_ticks;
+  e.status.containers = ps.containers;
+  e.status.phase = derive_pod_phase(ps.containers);
+  int64_t first_start = 0, last_end = 0;
+  for (const auto& c : ps.containers) {
+    if (c.started_ms && (!first_start || c.started_ms < first_start)) first_start = c.started_ms;
+    last_end = std::max(last_end, c.finished_ms);
+  }
+  if (first_start) e.status.started_ms = first_start;
+  if (is_terminal(e.status.phase)) {
+    e.status.finished_ms = last_end ? last_end : now_ms();
+    for (const auto& c : ps.containers)
+      if (c.reason.rfind("StartError", 0) == 0 || c.reason == "SupervisorLost") {
+        e.status.reason = c.reason;
+        e.status.message = "container " + c.name + ": " + c.reason;
+      }
+  }
+  persist_and_report(self, e);
+  if (is_terminal(e.status.phase) && e.remove_when_done) forget(self, ps.uid);
+}
+
+void kill_pod(NodeSelf* self, NodePodEntry& e, int64_t grace_ms) {
+  if (!is_live(e.status)) return;
+  if (!e.started) {
+    e.started = true;
+    finish_sim(self, e, 128 + 15, 15, "Killed");  // never ran: it ends here
+    return;
+  }
+  if (e.sim_duration_ms >= 0) {
+    finish_sim(self, e, 128 + 15, 15, "Signaled");
+    return;
+  }
+  self->state.runner->kill(e.status.uid, grace_ms);
+}
+
+// Re-reads the pods of an earlier run: finished ones stay for their logs, running supervisors
+// are adopted, simulated pods continue with the time they have left.
+void recover(NodeSelf* self) {
+  auto& st = self->state;
+  std::vector<std::string> stale;
+  st.env.store->scan(Family::NodePods, [&](std::string_view key, std::string_view value) {
+    try {
+      FlatReader reader(value);
+      auto np = reader.root<store::NodePod>();
+      capnp::MallocMessageBuilder b;
+      b.setRoot(np.getLaunch());
+      NodePodEntry e = entry_from_launch(to_bytes(b), st.env.name);
+      e.status = decode(np.getStatus());
+      e.status.node = st.env.name;
+      e.shim_pid = np.getShimPid();
+      e.shim_start_ticks = np.getShimStartTicks();
+      e.started = np.getStartedMs() != 0 || e.shim_pid != 0;
+      st.pods.emplace(e.status.uid, std::move(e));
+    } catch (const kj::Exception& ex) {
+      spdlog::error("node={} unreadable pod record {}: {}", st.env.name, std::string(key),
+                    ex.getDescription().cStr());
+      stale.emplace_back(key);
+    }
+  });
+  for (const auto& k : stale) st.env.store->commit({Write{Family::NodePods, k, std::nullopt}}, {});
+  size_t adopted = 0;
+  for (auto& [uid, e] : st.pods) {
+    if (!is_live(e.status)) continue;
+    if (!e.started) {
+      start_pod(self, e);
+    } else if (e.sim_duration_ms >= 0) {
+      auto left = std::max<int64_t>(0, e.status.started_ms + e.sim_duration_ms - now_ms());
+      self->delayed_send(self, std::chrono::milliseconds(left), sim_atom::value, uid);
+    } else {
+      st.runner->adopt(uid, pod_dir(st, uid), e.containers.size(), e.shim_pid, e.shim_start_ticks);
+      ++adopted;
+    }
+  }
+  if (!st.pods.empty())
+    spdlog::info("node={} recovered pods={} adopted={}", st.env.name, st.pods.size(), adopted);
+}
+
+std::string registration_bytes(NodeSelf* self) {
+  auto& st = self->state;
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<cluster::NodeRegistration>();
+  NodeInfo info;
+  info.name = st.env.name;
+  info.address = st.env.address;
+  info.ready = true;
+  info.capacity = st.env.capacity;
+  info.allocatable = st.env.capacity;
+  info.coordinator = st.env.is_coordinator;
+  encode(info, r.initNode());
+  auto pods = r.initPods(static_cast<unsigned>(st.pods.size()));
+  unsigned i = 0;
+  for (const auto& [uid, e] : st.pods) {
+    encode(e.status, pods[i].initPod());
+    pods[i++].setSeq(++st.seq);
+  }
+  r.setIncarnation(st.incarnation);
+  return to_bytes(b);
+}
+
+caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
+  auto& st = self->state;
+  st.env = std::move(env);
+  st.incarnation = std::random_device{}();
+  std::error_code ec;
+  fs::create_directories(st.env.data_dir + "/pods", ec);
+  caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
+  st.runner = ProcessRunner::create(st.env.shim_path, [weak](PodProcessStatus s) {
+    if (auto strong = weak.lock())
+      caf::anon_send(caf::actor_cast<caf::actor>(strong), process_atom::value, std::move(s));
+  });
+  recover(self);
+  self->send(st.env.coordinator, register_atom::value, registration_bytes(self),
+             caf::actor_cast<caf::actor>(self));
+  spdlog::info("node={} registered capacity cpu={} memory={} pods={}", st.env.name,
+               format_quantity(st.env.capacity.get("cpu")),
+               format_quantity(st.env.capacity.get("memory")),
+               format_quantity(st.env.capacity.get("pods")));
+  return {
+      [=](launch_atom, const std::string& bytes) {
+        auto& st = self->state;
+        NodePodEntry e;
+        try {
+          e = entry_from_launch(bytes, st.env.name);
+        } catch (const kj::Exception& ex) {
+          spdlog::error("node={} malformed launch: {}", st.env.name, ex.getDescription().cStr());
+          return;
+        }
+        auto uid = e.status.uid;
+        auto it = st.pods.find(uid);
+        if (it != st.pods.end()) {  // a repeat: say where it stands
+          caf::anon_send(st.env.coordinator, report_atom::value,
+                         report_bytes(st, it->second.status));
+          return;
+        }
+        e.status.phase = PodPhase::Pending;
+        auto [pos, _] = st.pods.emplace(uid, std::move(e));
+        // Durable before it starts: after a crash the node knows every pod it may have started.
+        auto me = caf::actor_cast<caf::actor>(self);
+        st.env.store->commit({Write{Family::NodePods, uid, record_bytes(pos->second)}},
+                             [me, uid](std::string error) {
+                               caf::anon_send(me, committed_atom::value, uid, std::move(error));
+                             });
+      },
+      [=](committed_atom, const std::string& uid, const std::string& error) {
+        auto it = self->state.pods.find(uid);
+        if (it == self->state.pods.end()) return;
+        if (!error.empty()) {
+          spdlog::error("node={} pod={} not started, write failed: {}", self->state.env.name, uid,
+                        error);
+          return;
+        }
+        start_pod(self, it->second);
+      },
+      [=](process_atom, const PodProcessStatus& ps) { on_process_status(self, ps); },
+      [=](sim_atom, const std::string& uid) {
+        auto it = self->state.pods.find(uid);
+        if (it == self->state.pods.end() || !is_live(it->second.status)) return;
+        auto& e = it->second;
+        finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error");
+      },
+      [=](kill_atom, const std::string& bytes) {
+        std::string uid;
+        int64_t grace = 10000;
+        try {
+          FlatReader reader(bytes);
+          auto k = reader.root<cluster::PodKill>();
+          uid = k.getUid();
+          grace = k.getGraceMs();
+        } catch (const kj::Exception& ex) {
+          spdlog::error("node={} malformed kill: {}", self->state.env.name,
+                        ex.getDescription().cStr());
+          return;
+        }
+        auto it = self->state.pods.find(uid);
+        if (it != self->state.pods.end()) kill_pod(self, it->second, grace);
+      },
+      [=](remove_atom, const std::string& uid) {
+        auto it = self->state.pods.find(uid);
+        if (it == self->state.pods.end()) return;
+        if (is_live(it->second.status)) {
+          it->second.remove_when_done = true;
+          kill_pod(self, it->second, 2000);
+        } else {
+          forget(self, uid);
+        }
+      },
+      [=](log_atom, const std::string& uid, const std::string& container, int64_t offset,
+          int64_t max_bytes) -> caf::result<std::string, int64_t, bool> {
+        using Chunk = caf::result<std::string, int64_t, bool>;
+        auto& st = self->state;
+        auto it = st.pods.find(uid);
+        if (it == st.pods.end()) return caf::make_error(caf::sec::runtime_error, "pod not on node");
+        std::string name = container;
+        if (name.empty() && !it->second.containers.empty()) name = it->second.containers[0].name;
+        bool ended = !is_live(it->second.status);
+        if (it->second.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
+        std::ifstream in(pod_dir(st, uid) + "/" + name + ".log", std::ios::binary);
+        if (!in) return Chunk{std::string{}, offset, ended};
+        in.seekg(0, std::ios::end);
+        int64_t size = in.tellg();
+        offset = std::clamp<int64_t>(offset, 0, size);
+        int64_t n = std::min<int64_t>(size - offset, max_bytes > 0 ? max_bytes : (1 << 20));
+        std::string data(static_cast<size_t>(n), '\0');
+        in.seekg(offset);
+        in.read(data.data(), n);
+        return Chunk{std::move(data), offset + n, ended && offset + n >= size};
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env) {
+  return sys.spawn(node_actor, std::move(env));
+}
+
+}  // namespace caldera

@@ -1,0 +1,133 @@
+#include "actors/scheduler/core/placer.hpp"
+
+#include <algorithm>
+
+namespace caldera {
+
+void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready) {
+  auto& n = nodes_[name];
+  n.capacity = capacity;
+  n.ready = ready;
+  n.free = capacity;
+  n.pods = 0;
+  for (const auto& [uid, h] : held_)
+    if (h.node == name) {
+      n.free.subtract(h.requests);
+      ++n.pods;
+    }
+}
+
+void Placer::set_ready(const std::string& name, bool ready) {
+  auto it = nodes_.find(name);
+  if (it != nodes_.end()) it->second.ready = ready;
+}
+
+void Placer::reserve(const std::string& job_key, const std::string& uid, const std::string& node,
+                     const ResourceList& requests) {
+  if (held_.count(uid)) return;
+  held_[uid] = {job_key, node, requests};
+  auto it = nodes_.find(node);
+  if (it != nodes_.end()) {
+    it->second.free.subtract(requests);
+    ++it->second.pods;
+  }
+}
+
+void Placer::release(const std::string& uid) {
+  auto it = held_.find(uid);
+  if (it == held_.end()) return;
+  auto n = nodes_.find(it->second.node);
+  if (n != nodes_.end()) {
+    n->second.free.add(it->second.requests);
+    --n->second.pods;
+  }
+  held_.erase(it);
+}
+
+void Placer::request(GangRequest r) {
+  auto key = r.job_key;
+  order_.erase(std::remove(order_.begin(), order_.end(), key), order_.end());
+  if (r.pods.empty()) {
+    queue_.erase(key);
+    return;
+  }
+  queue_[key] = std::move(r);
+  order_.push_back(key);
+}
+
+std::string Placer::pick(const std::map<std::string, ResourceList>& free,
+                         const ResourceList& req) const {
+  std::string best;
+  MilliValue best_cpu = -1;
+  for (const auto& [name, f] : free) {
+    auto n = nodes_.find(name);
+    if (n == nodes_.end() || !n->second.ready || !f.fits(req)) continue;
+    if (f.get("cpu") > best_cpu) {
+      best = name;
+      best_cpu = f.get("cpu");
+    }
+  }
+  return best;
+}
+
+std::vector<Binding> Placer::schedule() {
+  std::vector<Binding> out;
+  std::vector<std::string> done;
+  for (const auto& key : order_) {
+    auto& r = queue_.at(key);
+    // A statement: tentative allocations on a copy, committed only when the gang is whole.
+    std::map<std::string, ResourceList> free;
+    for (const auto& [name, n] : nodes_) free[name] = n.free;
+    std::vector<std::pair<size_t, std::string>> tentative;
+    for (size_t i = 0; i < r.pods.size(); ++i) {
+      auto node = pick(free, r.pods[i].requests);
+      if (node.empty()) continue;
+      free[node].subtract(r.pods[i].requests);
+      tentative.emplace_back(i, node);
+    }
+    if (static_cast<int32_t>(tentative.size()) < r.min_count) continue;  // discard
+    std::vector<PodAsk> rest;
+    std::vector<bool> placed(r.pods.size(), false);
+    for (const auto& [i, node] : tentative) {
+      reserve(key, r.pods[i].uid, node, r.pods[i].requests);
+      out.push_back({key, r.pods[i].uid, node});
+      placed[i] = true;
+    }
+    for (size_t i = 0; i < r.pods.size(); ++i)
+      if (!placed[i]) rest.push_back(std::move(r.pods[i]));
+    if (rest.empty()) {
+      done.push_back(key);
+    } else {
+      r.pods = std::move(rest);
+      r.min_count = 0;  // the gang is in; stragglers go one by one
+    }
+  }
+  for (const auto& key : done) {
+    queue_.erase(key);
+    order_.erase(std::remove(order_.begin(), order_.end(), key), order_.end());
+  }
+  return out;
+}
+
+std::vector<NodeInfo> Placer::nodes() const {
+  std::vector<NodeInfo> out;
+  for (const auto& [name, n] : nodes_) {
+    NodeInfo info;
+    info.name = name;
+    info.ready = n.ready;
+    info.capacity = n.capacity;
+    info.allocatable = n.free;
+    info.pods = n.pods;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+ResourceList Placer::largest_node() const {
+  ResourceList out;
+  for (const auto& [name, n] : nodes_)
+    for (const auto& [k, v] : n.capacity.values) out.values[k] = std::max(out.get(k), v);
+  return out;
+}
+
+}  // namespace caldera

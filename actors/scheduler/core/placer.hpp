@@ -1,0 +1,73 @@
+// A simple gang placer: a job's pods start only when at least minAvailable of them fit at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/node_info.hpp"
+#include "messages/resources.hpp"
+
+namespace caldera {
+
+struct PodAsk {
+  std::string uid;
+  ResourceList requests;
+};
+
+// All pods of one job that wait for a node. min_count of them must be placed together (the job
+// actor asks minAvailable minus what already runs); the rest are placed one by one as room appears.
+struct GangRequest {
+  std::string job_key;
+  std::vector<PodAsk> pods;
+  int32_t min_count = 0;
+};
+
+struct Binding {
+  std::string job_key;
+  std::string uid;
+  std::string node;
+};
+
+class Placer {
+ public:
+  // A node joined or changed; its free amount is capacity minus what its bindings hold.
+  void upsert_node(const std::string& name, const ResourceList& capacity, bool ready);
+  void set_ready(const std::string& name, bool ready);
+  // Takes over a binding made before (after a coordinator restart). Idempotent.
+  void reserve(const std::string& job_key, const std::string& uid, const std::string& node,
+               const ResourceList& requests);
+  // The pod ended or was never started: give its resources back. Unknown uids are ignored.
+  void release(const std::string& uid);
+  // Replaces the job's earlier request; an empty request cancels it.
+  void request(GangRequest r);
+  // Places what fits now, oldest request first, and returns the new bindings.
+  std::vector<Binding> schedule();
+
+  std::vector<NodeInfo> nodes() const;
+  ResourceList largest_node() const;
+  size_t waiting() const { return queue_.size(); }
+
+ private:
+  struct Node {
+    ResourceList capacity;
+    ResourceList free;
+    bool ready = false;
+    int32_t pods = 0;
+  };
+  struct Held {
+    std::string job_key;
+    std::string node;
+    ResourceList requests;
+  };
+  // Best node for one pod: the ready node with the most free cpu that fits it; "" if none.
+  std::string pick(const std::map<std::string, ResourceList>& free, const ResourceList& req) const;
+
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, Held> held_;          // by pod uid
+  std::map<std::string, GangRequest> queue_;  // by job key
+  std::vector<std::string> order_;            // job keys, oldest request first
+};
+
+}  // namespace caldera

@@ -1,0 +1,196 @@
+#include "harness.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace caldera::testing {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Kills every process whose command line mentions `needle` (the pod supervisors of a test).
+void kill_processes_mentioning(const std::string& needle) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    if (cmdline.find(needle) != std::string::npos) ::kill(std::stoi(name), SIGKILL);
+  }
+}
+
+}  // namespace
+
+CommandResult run(const std::vector<std::string>& argv, const std::string& input) {
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (pipe2(in_pipe, O_CLOEXEC) || pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
+    throw std::runtime_error("pipe failed");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  std::thread writer([&] {
+    size_t off = 0;
+    while (off < input.size()) {
+      auto n = write(in_pipe[1], input.data() + off, input.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    close(in_pipe[1]);
+  });
+  CommandResult r;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      auto n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  writer.join();
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "caldera-it-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  kill_processes_mentioning(path_);
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Calderad::Calderad(std::string data_dir, std::vector<std::string> extra_args)
+    : data_dir_(std::move(data_dir)), extra_args_(std::move(extra_args)) {}
+
+Calderad::~Calderad() {
+  if (pid_ > 0) stop();
+}
+
+void Calderad::start() {
+  auto port_file = data_dir_ + "/calderad.port";
+  fs::create_directories(data_dir_);
+  fs::remove(port_file);
+  std::vector<std::string> argv{CALDERAD_PATH, "--port",  "0",           "--cluster-port", "0",
+                                "--data-dir",  data_dir_, "--port-file", port_file};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    int log = open((data_dir_ + "/calderad.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(log, 1);
+    dup2(log, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  bool up = eventually(
+      [&] {
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          throw std::runtime_error("calderad exited at start:\n" + log());
+        }
+        auto text = slurp(port_file);
+        if (text.empty()) return false;
+        port_ = std::stoi(text);
+        return cli({"get", "nodes"}).exit_code == 0;
+      },
+      20s);
+  if (!up) throw std::runtime_error("calderad did not come up:\n" + log());
+}
+
+void Calderad::stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  bool gone = eventually([&] { return waitpid(pid_, nullptr, WNOHANG) == pid_; }, 10s);
+  if (!gone) {
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_ = -1;
+}
+
+void Calderad::kill9() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+std::string Calderad::log() const {
+  return slurp(data_dir_ + "/calderad.log");
+}
+
+CommandResult Calderad::cli(std::vector<std::string> args, const std::string& input) const {
+  args.insert(args.begin(), {CALDERA_CLI_PATH, "--server", server()});
+  return run(args, input);
+}
+
+bool eventually(const std::function<bool()>& fn, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = 5ms;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fn()) return true;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+  return fn();
+}
+
+std::string source_path(const std::string& relative) {
+  return std::string(CALDERA_SOURCE_DIR) + "/" + relative;
+}
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  auto path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace caldera::testing

@@ -1,0 +1,250 @@
+// The pure job controller: each arrow of seed 000's state diagram implemented so far, by name.
+#include <gtest/gtest.h>
+
+#include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/pod_template.hpp"
+
+namespace caldera {
+namespace {
+
+Clock test_clock(int64_t now = 1000) {
+  auto counter = std::make_shared<int>(0);
+  return Clock{now, [counter] { return "uid-" + std::to_string(++*counter); }};
+}
+
+JobSpec spec_with(std::vector<std::pair<std::string, int32_t>> tasks) {
+  JobSpec s;
+  s.name = "job";
+  for (auto& [name, replicas] : tasks) {
+    TaskSpec t;
+    t.name = name;
+    t.replicas = replicas;
+    s.tasks.push_back(t);
+  }
+  return s;
+}
+
+// Reports a pod's phase as a node would.
+Effects report(JobModel& m, const std::string& name, PodPhase phase, const Clock& c,
+               int32_t exit_code = 0) {
+  Pod r = m.pods.at(name);
+  r.phase = phase;
+  ContainerStatus cs;
+  cs.name = "main";
+  cs.state = is_terminal(phase) ? ContainerState::Terminated : ContainerState::Running;
+  cs.exit_code = exit_code;
+  r.containers = {cs};
+  return on_pod_report(m, r, c);
+}
+
+void place_all(JobModel& m, const Clock& c) {
+  std::map<std::string, std::string> b;
+  for (auto& [name, p] : m.pods) b[p.uid] = "n1";
+  on_pods_placed(m, b, c);
+}
+
+TEST(JobController, NewJobIsPendingWithACondition) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
+  ASSERT_EQ(m.job.status.conditions.size(), 1u);
+  EXPECT_EQ(m.job.status.conditions[0].status, JobPhase::Pending);
+  EXPECT_EQ(m.job.status.min_available, 2);
+}
+
+TEST(JobController, SyncCreatesPodsNamedJobTaskIndexAndAsksForPlacement) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"ps", 1}, {"worker", 2}}), "u1", c);
+  auto fx = sync_job(m, c);
+  EXPECT_TRUE(fx.request_placement);
+  EXPECT_TRUE(fx.changed);
+  std::vector<std::string> names;
+  for (auto& [n, p] : m.pods) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"job-ps-0", "job-worker-0", "job-worker-1"}));
+  EXPECT_EQ(m.job.status.pending, 3);
+  // Idempotent: a second sync creates nothing new.
+  auto again = sync_job(m, c);
+  EXPECT_EQ(m.pods.size(), 3u);
+  EXPECT_EQ(m.pods.at("job-ps-0").uid, "uid-1");
+  EXPECT_FALSE(again.changed);
+}
+
+TEST(JobController, PlacementLaunchesOnlyUnboundPendingPods) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  auto fx = on_pods_placed(m, {{m.pods.at("job-w-0").uid, "n1"}, {"stale-uid", "n1"}}, c);
+  EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-0"});
+  EXPECT_EQ(fx.release, std::vector<std::string>{"stale-uid"});
+  EXPECT_EQ(m.pods.at("job-w-0").node, "n1");
+}
+
+TEST(JobController, Pending_to_Running_WhenMinAvailablePodsRun) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.min_available = 2;
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Running, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
+  auto fx = report(m, "job-w-1", PodPhase::Running, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Running);
+  ASSERT_EQ(fx.phase_changes.size(), 1u);
+  EXPECT_EQ(fx.phase_changes[0].to, JobPhase::Running);
+  EXPECT_EQ(m.job.status.running, 2);
+}
+
+TEST(JobController, Running_to_Completed_WhenAllPodsSucceeded) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Running, c);
+  report(m, "job-w-1", PodPhase::Running, c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Running);
+  auto fx = report(m, "job-w-1", PodPhase::Succeeded, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Completed);
+  EXPECT_EQ(m.job.status.succeeded, 2);
+  EXPECT_EQ(fx.release.size(), 1u);
+}
+
+TEST(JobController, Running_to_Completed_WhenMinSuccessReachedKillsTheRest) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.min_success = 1;
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  for (auto n : {"job-w-0", "job-w-1", "job-w-2"}) report(m, n, PodPhase::Running, c);
+  auto fx = report(m, "job-w-0", PodPhase::Succeeded, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Completed);
+  EXPECT_EQ(fx.kill.size(), 2u);  // finishedState kills what still runs
+  EXPECT_TRUE(m.pods.at("job-w-1").out_of_sync);
+  EXPECT_EQ(m.job.status.terminating, 2);
+}
+
+TEST(JobController, Running_to_Failed_WhenFewerThanMinAvailableSucceeded) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Running, c);
+  report(m, "job-w-1", PodPhase::Running, c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);
+  report(m, "job-w-1", PodPhase::Failed, c, 3);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Failed);
+  EXPECT_EQ(m.job.status.state.reason, "MinAvailableNotMet");
+  EXPECT_EQ(m.job.status.failed, 1);
+}
+
+TEST(JobController, Running_to_Failed_WhenMinSuccessNotReached) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  spec.min_available = 1;
+  spec.min_success = 2;
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);
+  report(m, "job-w-1", PodPhase::Failed, c, 1);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Failed);
+  EXPECT_EQ(m.job.status.state.reason, "MinSuccessNotMet");
+}
+
+TEST(JobController, Running_to_Failed_WhenATaskMissesItsMinAvailable) {
+  auto c = test_clock();
+  auto spec = spec_with({{"a", 1}, {"b", 1}});
+  spec.min_available = 1;
+  spec.tasks[1].min_available = 1;
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-a-0", PodPhase::Succeeded, c);
+  report(m, "job-b-0", PodPhase::Failed, c, 2);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Failed);
+  EXPECT_EQ(m.job.status.state.reason, "TaskMinAvailableNotMet");
+}
+
+TEST(JobController, Running_to_Pending_WhenTooManyPodsPending) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Running, c);
+  report(m, "job-w-1", PodPhase::Running, c);
+  ASSERT_EQ(m.job.status.state.phase, JobPhase::Running);
+  // A node reports a pod back in Pending (e.g. re-created): 1 pending > 2 - 2.
+  report(m, "job-w-1", PodPhase::Pending, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
+  EXPECT_EQ(m.job.status.state.reason, "NotEnoughPods");
+}
+
+TEST(JobController, FastPodsPassPendingRunningCompletedInOneSync) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 1}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  auto fx = report(m, "job-w-0", PodPhase::Succeeded, c);
+  ASSERT_EQ(fx.phase_changes.size(), 2u);
+  EXPECT_EQ(fx.phase_changes[0].to, JobPhase::Running);
+  EXPECT_EQ(fx.phase_changes[1].to, JobPhase::Completed);
+  EXPECT_EQ(m.job.status.conditions.size(), 3u);
+}
+
+TEST(JobController, ReportsForAnotherPodUidAreIgnoredAndStopped) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 1}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  Pod stale = m.pods.at("job-w-0");
+  stale.uid = "older";
+  stale.phase = PodPhase::Running;
+  auto fx = on_pod_report(m, stale, c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, "older");
+  EXPECT_EQ(m.pods.at("job-w-0").phase, PodPhase::Pending);
+}
+
+TEST(JobController, TerminalPodStatusIsFinal) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Failed, c, 1);
+  report(m, "job-w-0", PodPhase::Running, c);  // a late, reordered report
+  EXPECT_EQ(m.pods.at("job-w-0").phase, PodPhase::Failed);
+}
+
+TEST(JobController, RunningDurationStopsWhenTheJobFinishes) {
+  auto m = new_job(spec_with({{"w", 1}}), "u1", test_clock(1000));
+  sync_job(m, test_clock(1000));
+  place_all(m, test_clock(1000));
+  report(m, "job-w-0", PodPhase::Running, test_clock(2000));
+  report(m, "job-w-0", PodPhase::Succeeded, test_clock(5000));
+  update_counts(m, 99000);
+  EXPECT_EQ(m.job.status.running_duration_ms, 3000);
+}
+
+TEST(JobController, PodEnvCarriesTaskIndex) {
+  auto spec = spec_with({{"w", 2}});
+  Container ct;
+  ct.name = "main";
+  ct.command = {"true"};
+  spec.tasks[0].template_.containers = {ct};
+  auto c = test_clock();
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  auto rt = pod_runtime(m.job.spec, m.pods.at("job-w-1"));
+  ASSERT_TRUE(rt);
+  std::map<std::string, std::string> env;
+  for (auto& e : rt->containers[0].env) env[e.name] = e.value;
+  EXPECT_EQ(env["VK_TASK_INDEX"], "1");
+  EXPECT_EQ(env["VC_TASK_INDEX"], "1");
+  EXPECT_EQ(rt->requests.get("pods"), 1000);
+}
+
+}  // namespace
+}  // namespace caldera

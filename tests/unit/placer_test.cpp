@@ -1,0 +1,89 @@
+// The gang placer: all-or-nothing for minAvailable pods, one by one after that.
+#include <gtest/gtest.h>
+
+#include "actors/scheduler/core/placer.hpp"
+
+namespace caldera {
+namespace {
+
+ResourceList cpu(MilliValue m) {
+  return ResourceList{{{"cpu", m}}};
+}
+
+GangRequest gang(const std::string& job, int n, MilliValue each, int min) {
+  GangRequest r;
+  r.job_key = job;
+  for (int i = 0; i < n; ++i) r.pods.push_back({job + "-" + std::to_string(i), cpu(each)});
+  r.min_count = min;
+  return r;
+}
+
+TEST(Placer, PlacesAWholeGangWhenItFits) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(gang("a", 3, 1000, 3));
+  auto b = p.schedule();
+  EXPECT_EQ(b.size(), 3u);
+  EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 1000);
+  EXPECT_EQ(p.waiting(), 0u);
+}
+
+TEST(Placer, PlacesNothingWhenTheGangDoesNotFitTogether) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.request(gang("a", 2, 1500, 2));
+  EXPECT_TRUE(p.schedule().empty());
+  EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 2000);  // the statement was discarded
+  EXPECT_EQ(p.waiting(), 1u);
+}
+
+TEST(Placer, AWaitingGangStartsWhenResourcesAreReleased) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.request(gang("a", 1, 2000, 1));
+  auto first = p.schedule();
+  ASSERT_EQ(first.size(), 1u);
+  p.request(gang("b", 2, 1000, 2));
+  EXPECT_TRUE(p.schedule().empty());
+  p.release(first[0].uid);
+  EXPECT_EQ(p.schedule().size(), 2u);
+}
+
+TEST(Placer, BeyondMinAvailableTheRestArePlacedOneByOne) {
+  Placer p;
+  p.upsert_node("n1", cpu(3000), true);
+  p.request(gang("a", 5, 1000, 2));
+  EXPECT_EQ(p.schedule().size(), 3u);
+  EXPECT_EQ(p.waiting(), 1u);
+  p.release("a-0");
+  auto more = p.schedule();
+  ASSERT_EQ(more.size(), 1u);
+}
+
+TEST(Placer, NotReadyNodesGetNothingAndSmallJobsMayPassBigOnes) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), false);
+  p.request(gang("a", 1, 1000, 1));
+  EXPECT_TRUE(p.schedule().empty());
+  p.set_ready("n1", true);
+  p.request(gang("big", 1, 8000, 1));
+  p.request(gang("small", 1, 1000, 1));
+  auto b = p.schedule();
+  EXPECT_EQ(b.size(), 2u);  // a and small; big never fits
+}
+
+TEST(Placer, ReserveAdoptsEarlierBindingsAndAnEmptyRequestCancels) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.reserve("a", "a-0", "n1", cpu(1500));
+  p.reserve("a", "a-0", "n1", cpu(1500));  // idempotent
+  EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 500);
+  p.request(gang("b", 1, 1000, 1));
+  EXPECT_TRUE(p.schedule().empty());
+  p.request(GangRequest{"b", {}, 0});
+  EXPECT_EQ(p.waiting(), 0u);
+  EXPECT_EQ(p.largest_node().get("cpu"), 2000);
+}
+
+}  // namespace
+}  // namespace caldera
