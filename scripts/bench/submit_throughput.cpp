@@ -1,0 +1,109 @@
+// Submits N single-task jobs through the client API (pipelined on one connection) and reports
+// how fast they are accepted (durable) and how fast they reach Completed.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <capnp/message.h>
+
+#include "client/client.hpp"
+#include "messages/flat.hpp"
+
+using namespace caldera;
+using namespace std::chrono;
+
+namespace {
+
+std::string job_yaml(const std::string& name, const std::string& kind) {
+  std::string t = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+                   "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n";
+  if (kind == "sim")
+    t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '0'}}\n";
+  t += "        spec: {containers: [{name: main, command: [/bin/true]}]}\n";
+  return t;
+}
+
+std::string frame(uint64_t id, const std::string& ns, const std::string& yaml) {
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Request>();
+  r.setId(id);
+  (void)ns;
+  r.setSubmitYaml(yaml);
+  return to_bytes(b);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"submit-throughput: jobs/s to accepted and to Completed"};
+  std::string server = "127.0.0.1:7070", kind = "sim", prefix = "bench";
+  int jobs = 1000, window = 256;
+  app.add_option("--server", server);
+  app.add_option("--jobs", jobs);
+  app.add_option("--kind", kind, "sim (simulated pods) or true (/bin/true processes)");
+  app.add_option("--prefix", prefix, "job name prefix");
+  app.add_option("--window", window, "requests in flight on the connection");
+  CLI11_PARSE(app, argc, argv);
+
+  auto client = Client::connect(server, seconds(5));
+  if (!client) {
+    std::cerr << client.error() << "\n";
+    return 1;
+  }
+  auto& c = **client;
+  auto start = steady_clock::now();
+  int sent = 0, answered = 0, failed = 0;
+  while (answered < jobs) {
+    while (sent < jobs && sent - answered < window) {
+      ++sent;
+      if (!c.send_raw(frame(sent, "default", job_yaml(prefix + "-" + std::to_string(sent), kind)))) {
+        std::cerr << "send failed\n";
+        return 1;
+      }
+    }
+    auto f = c.read_frame(seconds(60));
+    if (!f) {
+      std::cerr << "read failed: " << f.error() << "\n";
+      return 1;
+    }
+    FlatReader reader(*f);
+    auto resp = reader.root<api::Response>();
+    if (resp.which() != api::Response::SUBMITTED) {
+      if (failed++ == 0 && resp.which() == api::Response::ERRORS)
+        std::cerr << "error: " << resp.getErrors()[0].getMessage().cStr() << "\n";
+    }
+    ++answered;
+  }
+  double accept_s = duration<double>(steady_clock::now() - start).count();
+
+  // Completed: poll the job list (cheap next to the work measured).
+  int done = 0;
+  auto deadline = steady_clock::now() + minutes(5);
+  while (steady_clock::now() < deadline) {
+    auto r = c.call([](api::Request::Builder b) { b.initListJobs().setNamespace("default"); });
+    if (!r) {
+      std::cerr << r.error() << "\n";
+      return 1;
+    }
+    done = 0;
+    for (auto j : r.value()->root<api::Response>().getJobs()) {
+      std::string name = j.getSpec().getName();
+      if (name.rfind(prefix + "-", 0) != 0) continue;
+      std::string phase = j.getStatus().getState().getPhase();
+      if (phase == "Completed" || phase == "Failed") ++done;
+    }
+    if (done >= jobs - failed) break;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  double complete_s = duration<double>(steady_clock::now() - start).count();
+  std::printf("kind=%s jobs=%d rejected=%d accepted_s=%.3f accepted_per_s=%.1f completed=%d "
+              "completed_s=%.3f completed_per_s=%.1f\n",
+              kind.c_str(), jobs, failed, accept_s, jobs / accept_s, done, complete_s,
+              done / complete_s);
+  return failed == 0 && done == jobs ? 0 : 1;
+}
