@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <kj/exception.h>
+
 #include "client/client.hpp"
 #include "client/render.hpp"
 #include "messages/codec.hpp"
@@ -425,6 +427,10 @@ int main(int argc, char** argv) {
     c->require_subcommand(1);
   }
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    CLI11_PARSE(app, argc, argv);
+  } catch (const kj::Exception& e) {
+    return fail(std::string("malformed response from the server: ") + e.getDescription().cStr());
+  }
   return rc;
 }

@@ -96,10 +96,13 @@ void check_sim_annotations(const TaskSpec& task, const std::string& tpath, Diagn
   const auto& a = task.template_.annotations;
   const std::string base = tpath + ".template.metadata.annotations.";
   if (auto it = a.find(kSimDurationAnnotation); it != a.end()) {
+    // 30 days at most: a timer far beyond any real job, and far from overflowing a clock.
+    constexpr int64_t kMaxSimMs = 30LL * 24 * 3600 * 1000;
     auto v = parse_int(it->second);
-    if (!v || *v < 0)
+    if (!v || *v < 0 || *v > kMaxSimMs)
       d.error(base + kSimDurationAnnotation,
-              "must be an integer number of milliseconds >= 0, got \"" + it->second + "\"");
+              "must be an integer number of milliseconds in 0..2592000000 (30 days), got \"" +
+                  it->second + "\"");
   }
   if (auto it = a.find(kSimExitCodeAnnotation); it != a.end()) {
     auto v = parse_int(it->second);

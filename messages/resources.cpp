@@ -17,7 +17,9 @@ struct Suffix {
   __int128 div;
 };
 
-constexpr __int128 p2(int n) { return static_cast<__int128>(1) << n; }
+constexpr __int128 p2(int n) {
+  return static_cast<__int128>(1) << n;
+}
 constexpr __int128 p10(int n) {
   __int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
@@ -25,10 +27,21 @@ constexpr __int128 p10(int n) {
 }
 
 constexpr std::array<Suffix, 15> kSuffixes{{
-    {"Ki", p2(10), 1},  {"Mi", p2(20), 1},  {"Gi", p2(30), 1},  {"Ti", p2(40), 1},
-    {"Pi", p2(50), 1},  {"Ei", p2(60), 1},  {"n", 1, p10(9)},   {"u", 1, p10(6)},
-    {"m", 1, p10(3)},   {"k", p10(3), 1},   {"M", p10(6), 1},   {"G", p10(9), 1},
-    {"T", p10(12), 1},  {"P", p10(15), 1},  {"E", p10(18), 1},
+    {"Ki", p2(10), 1},
+    {"Mi", p2(20), 1},
+    {"Gi", p2(30), 1},
+    {"Ti", p2(40), 1},
+    {"Pi", p2(50), 1},
+    {"Ei", p2(60), 1},
+    {"n", 1, p10(9)},
+    {"u", 1, p10(6)},
+    {"m", 1, p10(3)},
+    {"k", p10(3), 1},
+    {"M", p10(6), 1},
+    {"G", p10(9), 1},
+    {"T", p10(12), 1},
+    {"P", p10(15), 1},
+    {"E", p10(18), 1},
 }};
 
 }  // namespace
@@ -106,17 +119,25 @@ std::string format_quantity(MilliValue value) {
   return std::to_string(units);
 }
 
+// Saturating: sums of user quantities may exceed int64; clamping keeps a huge request huge (it
+// never fits) instead of wrapping into a negative one that would inflate a node's free space.
 void ResourceList::add(const ResourceList& other) {
-  for (const auto& [k, v] : other.values) values[k] += v;
+  for (const auto& [k, v] : other.values) {
+    auto& mine = values[k];
+    if (__builtin_add_overflow(mine, v, &mine)) mine = v > 0 ? kMax : -kMax;
+  }
 }
 
 void ResourceList::subtract(const ResourceList& other) {
-  for (const auto& [k, v] : other.values) values[k] -= v;
+  for (const auto& [k, v] : other.values) {
+    auto& mine = values[k];
+    if (__builtin_sub_overflow(mine, v, &mine)) mine = v > 0 ? -kMax : kMax;
+  }
 }
 
 bool ResourceList::fits(const ResourceList& request) const {
   for (const auto& [k, v] : request.values)
-    if (v > get(k)) return false;
+    if (v < 0 || v > get(k)) return false;
   return true;
 }
 

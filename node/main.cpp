@@ -147,8 +147,9 @@ int main(int argc, char** argv) {
   for (auto* a : {&bridge, &node_actor, &coordinator, &scheduler})
     caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   bridge = node_actor = coordinator = scheduler = nullptr;
-  // Job actors quit with the system; pods keep running under their supervisors.
-  sys.await_actors_before_shutdown(false);
+  // Every actor has finished its last write before the store is flushed; pods keep running under
+  // their supervisors and are re-adopted by the next start.
+  sys.await_all_actors_done();
   store->flush();
   return status;
 }

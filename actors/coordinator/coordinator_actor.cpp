@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/coordinator/responses.hpp"
 #include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_actor.hpp"
 #include "actors/job/job_record.hpp"
 #include "actors/local_types.hpp"
@@ -150,7 +151,8 @@ caf::result<std::string> submit(CoordSelf* self, uint64_t id, std::vector<JobSpe
     auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self));
     st.jobs[key] = JobEntry{actor, {}};
     pending->created.emplace_back(key, uid);
-    self->request(actor, 30s, create_atom::value)
+    // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
+    self->request(actor, caf::infinite, create_atom::value)
         .then(
             [finish, key](caf::ok_atom) {
               spdlog::info("job={} accepted", key);
@@ -315,6 +317,10 @@ caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::
                 req.getMaxBytes())
       .then(
           [rp, id](std::string& data, int64_t next, bool eof) mutable {
+            if (data.size() > (1u << 24)) {  // the node bounds chunks; never trust it blindly
+              rp.deliver(error_response(id, Code::INTERNAL, "log chunk too large"));
+              return;
+            }
             capnp::MallocMessageBuilder b;
             auto r = b.initRoot<api::Response>();
             r.setId(id);
@@ -426,7 +432,12 @@ void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader po
     self->send(it->second.actor, report_atom::value, bytes);
     return;
   }
-  // No job owns it any more: the node may forget it.
+  // No job owns it any more (deleted): once it has ended, its resources are free and the node
+  // may forget it.
+  std::string phase = pod.getPhase();
+  if (phase != "Succeeded" && phase != "Failed") return;
+  self->send(self->state.env.scheduler, release_atom::value,
+             std::vector<std::string>{pod.getUid().cStr()});
   auto n = self->state.nodes.find(pod.getNode());
   if (n != self->state.nodes.end())
     self->send(n->second.actor, remove_atom::value, std::string(pod.getUid().cStr()));
@@ -469,6 +480,15 @@ void recover_jobs(CoordSelf* self) {
       return;
     }
     auto k = model->key();
+    // Bound pods hold their resources again before any node registers, so that nothing new is
+    // placed into their room (messages from one sender arrive in order).
+    for (const auto& [name, p] : model->pods) {
+      if (p.node.empty() || !is_live(p)) continue;
+      for (const auto& t : model->job.spec.tasks)
+        if (t.name == p.task_name)
+          self->send(st.env.scheduler, reserve_atom::value, k, p.uid, p.node,
+                     pod_resource_request(t));
+    }
     auto actor = spawn_job_actor(self->system(), std::move(*model), job_env(self));
     st.jobs[k] = JobEntry{actor, std::string(value)};
     self->send(actor, recover_atom::value);
@@ -480,6 +500,12 @@ void recover_jobs(CoordSelf* self) {
 caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
   self->state.env = std::move(env);
   recover_jobs(self);
+  // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
+  // is passed on to them explicitly.
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    for (auto& [key, entry] : self->state.jobs) self->send_exit(entry.actor, msg.reason);
+    self->quit(msg.reason);
+  });
   self->set_down_handler([=](caf::down_msg& dm) {
     for (auto& [name, n] : self->state.nodes)
       if (n.actor.address() == dm.source) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <set>
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -130,6 +131,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   for (const auto& k : in.fx.kill)
     self->send(st.env.coordinator, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
+  for (const auto& r : in.fx.remove)
+    self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (in.fx.request_placement) self->send(st.env.scheduler, place_atom::value, gang_request(m));
   if (!in.record.empty())
@@ -144,10 +147,11 @@ void drain(JobSelf* self) {
     auto in = std::move(q.front());
     q.pop_front();
     apply_effects(self, in);
-    if (in.quit_after) {
+    if (in.quit_after && in.write_error.empty()) {
       self->quit();
       return;
     }
+    if (in.quit_after) self->state.deleted = false;  // the record is still there: so is the job
   }
 }
 
@@ -188,19 +192,13 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         return rp;
       },
       [=](recover_atom) {
-        auto& m = self->state.model;
-        for (const auto& [name, p] : m.pods) {
-          if (p.node.empty() || !is_live(p)) continue;
-          for (const auto& t : m.job.spec.tasks)
-            if (t.name == p.task_name)
-              self->send(self->state.env.scheduler, reserve_atom::value, m.key(), p.uid, p.node,
-                         pod_resource_request(t));
-        }
-        Effects fx = sync_job(m, make_clock());
+        // The coordinator has re-reserved the bound pods with the scheduler already.
+        Effects fx = sync_job(self->state.model, make_clock());
         fx.changed = true;  // publish the record to the coordinator's read cache
         commit(self, std::move(fx));
       },
       [=](report_atom, const std::string& bytes) {
+        if (self->state.deleted) return;
         Pod pod;
         try {
           FlatReader reader(bytes);
@@ -213,18 +211,20 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         commit(self, on_pod_report(self->state.model, pod, make_clock()));
       },
       [=](placed_atom, const std::vector<Binding>& bindings) {
+        if (self->state.deleted) {
+          std::vector<std::string> uids;
+          for (const auto& b : bindings) uids.push_back(b.uid);
+          self->send(self->state.env.scheduler, release_atom::value, std::move(uids));
+          return;
+        }
         std::map<std::string, std::string> node_by_uid;
         for (const auto& b : bindings) node_by_uid[b.uid] = b.node;
         commit(self, on_pods_placed(self->state.model, node_by_uid, make_clock()));
       },
       [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
-        // Pods bound to this node that it never recorded never started: launch them (again).
+        if (self->state.deleted) return;
         std::set<std::string> present(uids.begin(), uids.end());
-        Effects fx;
-        for (const auto& [name, p] : self->state.model.pods)
-          if (p.node == node && is_live(p) && !p.out_of_sync && !present.count(p.uid))
-            fx.launch.push_back(name);
-        commit(self, std::move(fx));
+        commit(self, on_node_up(self->state.model, node, present, make_clock()));
       },
       [=](delete_atom) {
         auto rp = self->make_response_promise();

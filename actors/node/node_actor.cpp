@@ -248,6 +248,17 @@ void recover(NodeSelf* self) {
   size_t adopted = 0;
   for (auto& [uid, e] : st.pods) {
     if (!is_live(e.status)) continue;
+    if (!e.started && e.sim_duration_ms < 0) {
+      // Killed between spawning its supervisor and recording it: the shim says who it is.
+      std::ifstream claim(pod_dir(st, uid) + "/shim");
+      int32_t pid = 0;
+      uint64_t ticks = 0;
+      if (claim >> pid >> ticks && pid > 0) {
+        e.started = true;
+        e.shim_pid = pid;
+        e.shim_start_ticks = ticks;
+      }
+    }
     if (!e.started) {
       start_pod(self, e);
     } else if (e.sim_duration_ms >= 0) {
@@ -295,6 +306,11 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
     if (auto strong = weak.lock())
       caf::anon_send(caf::actor_cast<caf::actor>(strong), process_atom::value, std::move(s));
   });
+  if (!st.runner) {
+    spdlog::error("node={} cannot start its process runner (libuv loop)", st.env.name);
+    self->quit(caf::sec::runtime_error);
+    return {};
+  }
   recover(self);
   self->send(st.env.coordinator, register_atom::value, registration_bytes(self),
              caf::actor_cast<caf::actor>(self));
@@ -379,14 +395,21 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         if (it == st.pods.end()) return caf::make_error(caf::sec::runtime_error, "pod not on node");
         std::string name = container;
         if (name.empty() && !it->second.containers.empty()) name = it->second.containers[0].name;
+        bool known = false;
+        for (const auto& c : it->second.containers) known = known || c.name == name;
+        if (!known) return caf::make_error(caf::sec::runtime_error, "no such container");
+        constexpr int64_t kMaxChunk = 1 << 20;  // replies stay far below Cap'n Proto's limits
+        max_bytes = std::clamp<int64_t>(max_bytes, 0, kMaxChunk);
+        if (max_bytes == 0) max_bytes = kMaxChunk;
         bool ended = !is_live(it->second.status);
         if (it->second.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
         std::ifstream in(pod_dir(st, uid) + "/" + name + ".log", std::ios::binary);
         if (!in) return Chunk{std::string{}, offset, ended};
         in.seekg(0, std::ios::end);
         int64_t size = in.tellg();
+        if (size < 0) return Chunk{std::string{}, offset, ended};
         offset = std::clamp<int64_t>(offset, 0, size);
-        int64_t n = std::min<int64_t>(size - offset, max_bytes > 0 ? max_bytes : (1 << 20));
+        int64_t n = std::min<int64_t>(size - offset, max_bytes);
         std::string data(static_cast<size_t>(n), '\0');
         in.seekg(offset);
         in.read(data.data(), n);

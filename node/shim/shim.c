@@ -12,6 +12,8 @@
  *   status    out: one line per container: "name Terminated exit_code signal reason started_ms
  *                  finished_ms"; reason is Completed, Error, Signaled or StartError
  *   NAME.log  out: the container's stdout and stderr, interleaved
+ *   shim      out: "<pid> <start ticks>" of this supervisor, written once when it claims the pod
+ *   lock      flock held for the shim's lifetime; exit 3 when another shim has (or had) the pod
  *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record)
  *
  * A SIGTERM sent with sigqueue() carries the grace period in ms, overriding GRACE_MS. */
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -433,6 +436,36 @@ static void setup_signals(sigset_t* orig_mask, sigset_t* wait_mask) {
   sigdelset(wait_mask, SIGALRM);
 }
 
+/* Field 22 of /proc/self/stat: this process's start time, so a restarted node can tell our pid
+   from a reused one. 0 when unreadable. */
+static unsigned long long self_start_ticks(void) {
+  char buf[4096];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  char* p = strrchr(buf, ')');
+  if (p == NULL) return 0;
+  /* After ") " come fields 3, 4, ...; the start time is field 22. */
+  for (int field = 2; field < 22 && p != NULL; ++field) p = strchr(p + 1, ' ');
+  return p == NULL ? 0 : strtoull(p + 1, NULL, 10);
+}
+
+/* One supervisor per pod, ever. A node killed after spawning us but before recording it must not
+   start the pod a second time: the lock is held for our lifetime, and a pod that already started
+   once is never started again. Then "shim" tells a restarted node whom to adopt. */
+static void claim_pod(int dirfd) {
+  int lockfd = openat(dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB) != 0) exit(3);
+  if (faccessat(dirfd, "shim", F_OK, 0) == 0) exit(3);
+  char buf[64];
+  int len = snprintf(buf, sizeof buf, "%d %llu\n", (int)getpid(), self_start_ticks());
+  if (write_atomic(dirfd, "shim", buf, (size_t)len, 0) != 0)
+    give_up(dirfd, 1, "caldera-shim: cannot write shim: %s", strerror(errno));
+}
+
 int main(int argc, char** argv) {
   /* First: until the SIGTERM handler is set, a SIGTERM kills the shim before any container ran. */
   sigset_t orig_mask, wait_mask;
@@ -453,6 +486,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "caldera-shim: %s: %s\n", argv[1], strerror(errno));
     return 2;
   }
+  claim_pod(dirfd);
   char* endp;
   errno = 0;
   long long grace = strtoll(argv[2], &endp, 10);

@@ -137,6 +137,34 @@ spec:
     EXPECT_FALSE(p["spec"].contains("nodeName")) << p.dump();
 }
 
+TEST_F(JobLifecycle, DeletingARunningJobFreesItsResourcesOnceItsPodsEnd) {
+  auto cpu = get_json({"get", "nodes"})["items"][0]["status"]["capacity"]["cpu"].get<std::string>();
+  auto whole_node = [&](const std::string& name) {
+    return R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: )" +
+           name + R"(}
+spec:
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - {name: main, command: [sleep, "60"], resources: {requests: {cpu: ")" +
+           cpu + R"("}}}
+)";
+  };
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, whole_node("first")).exit_code, 0);
+  ASSERT_EQ(node.cli({"wait", "job", "first", "--for=phase=Running", "--timeout=30s"}).exit_code,
+            0);
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, whole_node("second")).exit_code, 0);
+  EXPECT_EQ(get_json({"get", "job", "second"})["status"]["state"]["phase"], "Pending");
+  ASSERT_EQ(node.cli({"delete", "job", "first"}).exit_code, 0);
+  auto wait = node.cli({"wait", "job", "second", "--for=phase=Running", "--timeout=30s"});
+  EXPECT_EQ(wait.exit_code, 0) << wait.err << node.log();
+}
+
 TEST_F(JobLifecycle, DeleteRemovesTheJobAndItsPods) {
   ASSERT_EQ(node.cli({"submit", "-f", source_path("examples/failing.yaml")}).exit_code, 0);
   ASSERT_EQ(node.cli({"wait", "job", "failing", "--for=phase=Failed", "--timeout=30s"}).exit_code,

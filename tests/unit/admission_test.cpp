@@ -341,11 +341,15 @@ TEST(Admission, SimulationAnnotationsMustBeWellFormed) {
                                         "caldera.io/sim-exit-code: one")));
   const std::string a = "spec.tasks[0].template.metadata.annotations.caldera.io/";
   const std::string b = "spec.tasks[1].template.metadata.annotations.caldera.io/";
-  EXPECT_TRUE(has(d.errors, a + "sim-duration-ms", "milliseconds >= 0"));
+  EXPECT_TRUE(has(d.errors, a + "sim-duration-ms", "milliseconds in 0..2592000000"));
   EXPECT_TRUE(has(d.errors, a + "sim-exit-code", "0..255"));
-  EXPECT_TRUE(has(d.errors, b + "sim-duration-ms", "milliseconds >= 0"));
+  EXPECT_TRUE(has(d.errors, b + "sim-duration-ms", "milliseconds in 0..2592000000"));
   EXPECT_TRUE(has(d.errors, b + "sim-exit-code", "0..255"));
   EXPECT_EQ(d.errors.size(), 4u) << dump(d.errors);
+  // A timer beyond 30 days is refused: it could overflow the clock it is added to.
+  auto far = admit_yaml(job("  tasks:\n    - name: a\n" +
+                            template_with("caldera.io/sim-duration-ms: \"9223372036854775807\"")));
+  EXPECT_TRUE(has(far.errors, a + "sim-duration-ms", "30 days"));
 }
 
 TEST(Admission, TtlAndActiveDeadline) {

@@ -228,6 +228,39 @@ TEST(JobController, RunningDurationStopsWhenTheJobFinishes) {
   EXPECT_EQ(m.job.status.running_duration_ms, 3000);
 }
 
+TEST(JobController, NodeUpRelaunchesBoundPodsTheNodeNeverStarted) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  auto fx = on_node_up(m, "n1", {m.pods.at("job-w-0").uid}, c);
+  EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-1"});
+  EXPECT_TRUE(on_node_up(m, "other", {}, c).launch.empty());
+}
+
+TEST(JobController, NodeUpKillsAgainWhatTheControllerHadKilled) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  spec.min_success = 1;
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  report(m, "job-w-0", PodPhase::Running, c);
+  report(m, "job-w-1", PodPhase::Running, c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);  // Completed: job-w-1 is killed
+  ASSERT_TRUE(m.pods.at("job-w-1").out_of_sync);
+  // The node restarted still running it: the kill may have been lost, so it is sent again.
+  auto fx = on_node_up(m, "n1", {m.pods.at("job-w-0").uid, m.pods.at("job-w-1").uid}, c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, m.pods.at("job-w-1").uid);
+  EXPECT_TRUE(fx.launch.empty());
+  // A node without it: the killed pod is over and its resources are free.
+  auto gone = on_node_up(m, "n1", {m.pods.at("job-w-0").uid}, c);
+  EXPECT_EQ(gone.release, std::vector<std::string>{m.pods.at("job-w-1").uid});
+  EXPECT_EQ(m.pods.at("job-w-1").phase, PodPhase::Failed);
+  EXPECT_EQ(m.job.status.terminating, 0);
+}
+
 TEST(JobController, PodEnvCarriesTaskIndex) {
   auto spec = spec_with({{"w", 2}});
   Container ct;

@@ -85,5 +85,16 @@ TEST(Placer, ReserveAdoptsEarlierBindingsAndAnEmptyRequestCancels) {
   EXPECT_EQ(p.largest_node().get("cpu"), 2000);
 }
 
+TEST(Placer, APodAlreadyBoundIsNeverBoundTwice) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(gang("a", 1, 1000, 1));
+  ASSERT_EQ(p.schedule().size(), 1u);
+  p.request(gang("a", 1, 1000, 1));  // the same pod, asked again before its binding arrived
+  EXPECT_TRUE(p.schedule().empty());
+  EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 3000);
+  EXPECT_EQ(p.waiting(), 0u);
+}
+
 }  // namespace
 }  // namespace caldera

@@ -436,3 +436,35 @@ TEST_F(ProcessRunnerTest, ManyShortPods) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// A node killed between spawning a pod's supervisor and recording it must not start the pod
+// twice on restart: a second shim for the same pod dir refuses (exit 3) and runs nothing.
+TEST_F(ProcessRunnerTest, ASecondShimForThePodRunsNothing) {
+  Container c = shell("main", "echo ran >> count; sleep 0.3");
+  c.working_dir = root_.string();
+  runner_->launch(spec("once", {c}));
+  auto running = collector_.wait_running("once");
+  ASSERT_TRUE(running);
+  fs::path dir = root_ / "once";
+  std::string cmd = std::string(CALDERA_SHIM_PATH) + " " + dir.string() + " 100";
+  int rc = std::system(cmd.c_str());  // while the first still runs: the lock is held
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 3);
+  ASSERT_TRUE(collector_.wait_final("once"));
+  rc = std::system(cmd.c_str());  // after it ended: the pod was claimed once, for ever
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 3);
+  std::istringstream claim(slurp(dir / "shim"));
+  int32_t pid = 0;
+  uint64_t ticks = 0;
+  ASSERT_TRUE(claim >> pid >> ticks);
+  EXPECT_EQ(pid, running->shim_pid);
+  EXPECT_EQ(ticks, running->shim_start_ticks);
+  EXPECT_EQ(slurp(root_ / "count"), "ran\n");
+}
+
+}  // namespace
+}  // namespace caldera

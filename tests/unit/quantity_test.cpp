@@ -46,5 +46,14 @@ TEST(ResourceList, FitsAddsAndSubtracts) {
   EXPECT_FALSE(node.fits(ResourceList{{{"nvidia.com/gpu", 1000}}}));
 }
 
+TEST(ResourceList, SumsSaturateInsteadOfWrappingNegative) {
+  ResourceList a{{{"cpu", *parse_quantity("5E")}}};
+  a.add(a);
+  a.add(a);
+  EXPECT_GT(a.get("cpu"), 0);
+  EXPECT_FALSE(ResourceList({{{"cpu", 4000}}}).fits(a));
+  EXPECT_FALSE(ResourceList({{{"cpu", 4000}}}).fits(ResourceList{{{"cpu", -1}}}));
+}
+
 }  // namespace
 }  // namespace caldera

@@ -23,10 +23,11 @@ struct PhaseChange {
 };
 
 struct Effects {
-  std::vector<std::string> launch;   // pod names placed on a node and ready to start
-  std::vector<PodKillEffect> kill;   // pods to stop
-  std::vector<std::string> release;  // pod uids whose resources the scheduler can take back
-  bool request_placement = false;    // some pods wait for a node
+  std::vector<std::string> launch;    // pod names placed on a node and ready to start
+  std::vector<PodKillEffect> kill;    // pods to stop
+  std::vector<PodKillEffect> remove;  // pods (and logs) the node may forget once they end
+  std::vector<std::string> release;   // pod uids whose resources the scheduler can take back
+  bool request_placement = false;     // some pods wait for a node
   std::vector<PhaseChange> phase_changes;
   bool changed = false;  // the model changed and must be persisted
 

@@ -175,6 +175,7 @@ std::string pod_name(const std::string& job, const std::string& task, int32_t in
 void Effects::merge(Effects other) {
   launch.insert(launch.end(), other.launch.begin(), other.launch.end());
   kill.insert(kill.end(), other.kill.begin(), other.kill.end());
+  remove.insert(remove.end(), other.remove.begin(), other.remove.end());
   release.insert(release.end(), other.release.begin(), other.release.end());
   phase_changes.insert(phase_changes.end(), other.phase_changes.begin(), other.phase_changes.end());
   request_placement = request_placement || other.request_placement;
@@ -274,6 +275,28 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     fx.changed = true;
   }
   if (was_live && !is_live(p)) fx.release.push_back(p.uid);
+  fx.merge(sync_job(m, clock));
+  return fx;
+}
+
+Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
+                   const Clock& clock) {
+  Effects fx;
+  for (auto& [name, p] : m.pods) {
+    if (p.node != node || !is_live(p)) continue;
+    bool held = present.count(p.uid) > 0;
+    if (held && p.out_of_sync) {
+      fx.kill.push_back({p.uid, p.node, "killed by the controller before the node restarted"});
+    } else if (!held && p.out_of_sync) {
+      p.phase = PodPhase::Failed;
+      p.reason = "Killed";
+      p.finished_ms = clock.now_ms;
+      fx.release.push_back(p.uid);
+      fx.changed = true;
+    } else if (!held) {
+      fx.launch.push_back(name);
+    }
+  }
   fx.merge(sync_job(m, clock));
   return fx;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "actors/job/core/effects.hpp"
@@ -30,6 +31,12 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock);
 // The scheduler bound pods (by uid) to nodes; bindings the job no longer wants are released.
 Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& node_by_uid,
                        const Clock& clock);
+
+// A node (re)registered holding these pod uids. Bound pods it does not hold never started there:
+// they are launched again, or, if the controller had killed them, they are over. Pods it holds
+// that the controller killed are killed again (the earlier kill may have been lost in a crash).
+Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
+                   const Clock& clock);
 
 // Recount status from the pod table (pending, running, ..., taskStatusCount, runningDuration).
 void update_counts(JobModel& m, int64_t now_ms);

@@ -27,7 +27,7 @@ void set_env(std::vector<EnvVar>& env, const std::string& name, const std::strin
 
 ResourceList pod_resource_request(const TaskSpec& task) {
   ResourceList r = pod_requests(task);
-  r.values["pods"] += 1000;
+  r.add(ResourceList{{{"pods", 1000}}});
   return r;
 }
 

@@ -79,11 +79,18 @@ std::vector<Binding> Placer::schedule() {
     std::map<std::string, ResourceList> free;
     for (const auto& [name, n] : nodes_) free[name] = n.free;
     std::vector<std::pair<size_t, std::string>> tentative;
+    // A pod bound already (a request that crossed its binding) is never bound twice.
+    std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
+    r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
     for (size_t i = 0; i < r.pods.size(); ++i) {
       auto node = pick(free, r.pods[i].requests);
       if (node.empty()) continue;
       free[node].subtract(r.pods[i].requests);
       tentative.emplace_back(i, node);
+    }
+    if (r.pods.empty()) {
+      done.push_back(key);
+      continue;
     }
     if (static_cast<int32_t>(tentative.size()) < r.min_count) continue;  // discard
     std::vector<PodAsk> rest;
