@@ -47,7 +47,7 @@ TEST(ResourceList, FitsAddsAndSubtracts) {
 }
 
 TEST(ResourceList, SumsSaturateInsteadOfWrappingNegative) {
-  ResourceList a{{{"cpu", *parse_quantity("5E")}}};
+  ResourceList a{{{"cpu", *parse_quantity("5P")}}};  // 5e18 milli: one doubling overflows
   a.add(a);
   a.add(a);
   EXPECT_GT(a.get("cpu"), 0);
