@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -114,23 +115,29 @@ void print_table(const std::string& table) {
     std::cout << table;
 }
 
+// The job `name` in the current namespace, or nullopt (the error is printed, rc set).
+std::optional<Job> fetch_job(const Globals& g, const std::string& name, int* rc) {
+  auto r = call(
+      g,
+      [&](api::Request::Builder b) {
+        auto ref = b.initGetJob();
+        ref.setNamespace(g.ns);
+        ref.setName(name);
+      },
+      rc);
+  if (!r) return std::nullopt;
+  return decode(r->root<api::Response>().getJob());
+}
+
 int get_jobs(const Globals& g, const std::string& name, const std::string& output, bool all_ns) {
   int rc = 0;
   if (!name.empty()) {
-    auto r = call(
-        g,
-        [&](api::Request::Builder b) {
-          auto ref = b.initGetJob();
-          ref.setNamespace(g.ns);
-          ref.setName(name);
-        },
-        &rc);
-    if (!r) return rc;
-    Job job = decode(r->root<api::Response>().getJob());
+    auto job = fetch_job(g, name, &rc);
+    if (!job) return rc;
     if (output == "json" || output == "yaml")
-      print_json(job_to_json(job), output);
+      print_json(job_to_json(*job), output);
     else
-      print_table(jobs_table({job}, output == "wide", now_ms()));
+      print_table(jobs_table({*job}, output == "wide", now_ms()));
     return 0;
   }
   auto r = call(
@@ -219,19 +226,11 @@ int submit(const Globals& g, const std::string& file) {
 
 int describe(const Globals& g, const std::string& name) {
   int rc = 0;
-  auto r = call(
-      g,
-      [&](api::Request::Builder b) {
-        auto ref = b.initGetJob();
-        ref.setNamespace(g.ns);
-        ref.setName(name);
-      },
-      &rc);
-  if (!r) return rc;
-  Job job = decode(r->root<api::Response>().getJob());
+  auto job = fetch_job(g, name, &rc);
+  if (!job) return rc;
   auto pods = fetch_pods(g, name, false, &rc);
   if (rc) return rc;
-  std::cout << describe_job(job, pods, now_ms());
+  std::cout << describe_job(*job, pods, now_ms());
   return 0;
 }
 

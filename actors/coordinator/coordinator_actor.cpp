@@ -191,15 +191,24 @@ void for_each_record(CoordinatorState& st, const std::string& ns, Fn&& fn) {
   }
 }
 
-std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+// The accepted job `ref` names, or null (a job not yet durable is not visible).
+JobEntry* find_job(CoordSelf* self, api::ObjectRef::Reader ref) {
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
   auto it = self->state.jobs.find(key);
-  if (it == self->state.jobs.end() || it->second.record.empty())
-    return error_response(id, Code::NOT_FOUND,
-                          "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
-                              "\" not found in namespace " + ns_or_default(ref.getNamespace()),
-                          "name");
-  FlatReader reader(it->second.record);
+  return it == self->state.jobs.end() || it->second.record.empty() ? nullptr : &it->second;
+}
+
+std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
+  return error_response(id, Code::NOT_FOUND,
+                        "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
+                            "\" not found in namespace " + ns_or_default(ref.getNamespace()),
+                        "name");
+}
+
+std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  auto* job = find_job(self, ref);
+  if (!job) return job_not_found(id, ref);
+  FlatReader reader(job->record);
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
@@ -340,11 +349,7 @@ caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::
 caf::result<std::string> delete_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
   auto it = self->state.jobs.find(key);
-  if (it == self->state.jobs.end() || it->second.record.empty())
-    return error_response(id, Code::NOT_FOUND,
-                          "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
-                              "\" not found in namespace " + ns_or_default(ref.getNamespace()),
-                          "name");
+  if (!find_job(self, ref)) return job_not_found(id, ref);
   if (it->second.deleting) return ok_response(id);
   it->second.deleting = true;
   auto rp = self->make_response_promise<std::string>();

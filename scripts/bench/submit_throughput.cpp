@@ -8,8 +8,8 @@
 #include <string>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <capnp/message.h>
+#include <CLI/CLI.hpp>
 
 #include "client/client.hpp"
 #include "messages/flat.hpp"
@@ -21,18 +21,16 @@ namespace {
 
 std::string job_yaml(const std::string& name, const std::string& kind) {
   std::string t = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
-                   "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n";
-  if (kind == "sim")
-    t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '0'}}\n";
+                  "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n";
+  if (kind == "sim") t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '0'}}\n";
   t += "        spec: {containers: [{name: main, command: [/bin/true]}]}\n";
   return t;
 }
 
-std::string frame(uint64_t id, const std::string& ns, const std::string& yaml) {
+std::string frame(uint64_t id, const std::string& yaml) {
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<api::Request>();
   r.setId(id);
-  (void)ns;
   r.setSubmitYaml(yaml);
   return to_bytes(b);
 }
@@ -61,7 +59,7 @@ int main(int argc, char** argv) {
   while (answered < jobs) {
     while (sent < jobs && sent - answered < window) {
       ++sent;
-      if (!c.send_raw(frame(sent, "default", job_yaml(prefix + "-" + std::to_string(sent), kind)))) {
+      if (!c.send_raw(frame(sent, job_yaml(prefix + "-" + std::to_string(sent), kind)))) {
         std::cerr << "send failed\n";
         return 1;
       }
@@ -101,9 +99,9 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(milliseconds(20));
   }
   double complete_s = duration<double>(steady_clock::now() - start).count();
-  std::printf("kind=%s jobs=%d rejected=%d accepted_s=%.3f accepted_per_s=%.1f completed=%d "
-              "completed_s=%.3f completed_per_s=%.1f\n",
-              kind.c_str(), jobs, failed, accept_s, jobs / accept_s, done, complete_s,
-              done / complete_s);
+  std::printf(
+      "kind=%s jobs=%d rejected=%d accepted_s=%.3f accepted_per_s=%.1f completed=%d "
+      "completed_s=%.3f completed_per_s=%.1f\n",
+      kind.c_str(), jobs, failed, accept_s, jobs / accept_s, done, complete_s, done / complete_s);
   return failed == 0 && done == jobs ? 0 : 1;
 }
