@@ -4,24 +4,10 @@
 
 #include "messages/admission.hpp"
 #include "messages/job_yaml.hpp"
+#include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {
 namespace {
-
-std::string dump(const std::vector<Diagnostic>& list) {
-  std::string out;
-  for (const auto& d : list) out += "\n  " + to_string(d);
-  return out.empty() ? " (none)" : out;
-}
-
-testing::AssertionResult has(const std::vector<Diagnostic>& list, const std::string& path,
-                             const std::string& words) {
-  for (const auto& d : list)
-    if (d.path == path && d.message.find(words) != std::string::npos)
-      return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "no diagnostic at \"" << path << "\" mentioning \"" << words
-                                     << "\"; got:" << dump(list);
-}
 
 const AdmissionContext kNode8{ResourceList{{{"cpu", 8000}, {"memory", 16LL << 40}}}};
 

@@ -5,25 +5,10 @@
 
 #include "messages/job_yaml.hpp"
 #include "messages/yaml_duration.hpp"
+#include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {
 namespace {
-
-std::string dump(const std::vector<Diagnostic>& list) {
-  std::string out;
-  for (const auto& d : list) out += "\n  " + to_string(d);
-  return out.empty() ? " (none)" : out;
-}
-
-// True when some diagnostic has exactly `path` and a message containing `words`.
-testing::AssertionResult has(const std::vector<Diagnostic>& list, const std::string& path,
-                             const std::string& words) {
-  for (const auto& d : list)
-    if (d.path == path && d.message.find(words) != std::string::npos)
-      return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "no diagnostic at \"" << path << "\" mentioning \"" << words
-                                     << "\"; got:" << dump(list);
-}
 
 constexpr const char* kGoodJob = R"(
 apiVersion: batch.volcano.sh/v1alpha1
