@@ -72,8 +72,11 @@ json task_to_json(const TaskSpec& t) {
   if (t.min_available) j["minAvailable"] = *t.min_available;
   if (t.max_retry) j["maxRetry"] = *t.max_retry;
   if (!t.policies.empty()) j["policies"] = policies_to_json(t.policies);
-  if (t.depends_on)
+  if (t.depends_on) {
     j["dependsOn"] = {{"name", t.depends_on->names}, {"iteration", t.depends_on->iteration}};
+    // caldera's extension; Volcano's own value is left out so the JSON stays Volcano's.
+    if (t.depends_on->condition != "Running") j["dependsOn"]["condition"] = t.depends_on->condition;
+  }
   if (t.partition_policy)
     j["partitionPolicy"] = {{"partitionSize", t.partition_policy->partition_size},
                             {"minPartitions", t.partition_policy->min_partitions}};

@@ -250,6 +250,9 @@ void check_dependencies(const JobSpec& spec, Diagnostics& d) {
     if (dep->iteration != "any" && dep->iteration != "all")
       d.error(path + ".iteration",
               "iteration must be \"any\" or \"all\", got \"" + dep->iteration + "\"");
+    if (dep->condition != "Running" && dep->condition != "Succeeded")
+      d.error(path + ".condition",
+              "condition must be \"Running\" or \"Succeeded\", got \"" + dep->condition + "\"");
     for (size_t k = 0; k < dep->names.size(); ++k) {
       const std::string& name = dep->names[k];
       auto it = index.find(name);

@@ -47,6 +47,7 @@ struct LifecyclePolicy {
 struct DependsOn {
   names @0 :List(Text);
   iteration @1 :Text;            # "any" | "all"
+  condition @2 :Text;            # "Running" (default) | "Succeeded"
 }
 
 struct PartitionPolicy {
@@ -127,11 +128,19 @@ struct JobStatus {
   runningDurationMs @12 :Int64;
 }
 
+struct JobEvent {
+  timeMs @0 :Int64;
+  type @1 :Text;                 # "Normal" | "Warning"
+  reason @2 :Text;               # "PolicyMatched", "DelayedActionScheduled", a phase's reason...
+  message @3 :Text;
+}
+
 struct Job {
   uid @0 :Text;
   createdMs @1 :Int64;
   spec @2 :JobSpec;
   status @3 :JobStatus;
+  events @4 :List(JobEvent);     # what happened to the job recently, oldest first
 }
 
 struct ContainerStatus {

@@ -128,6 +128,7 @@ void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
     auto d = out.initDependsOn();
     encode_strings(in.depends_on->names, d.initNames(in.depends_on->names.size()));
     d.setIteration(text(in.depends_on->iteration));
+    d.setCondition(text(in.depends_on->condition));
   }
   if (in.partition_policy) {
     auto p = out.initPartitionPolicy();
@@ -152,7 +153,11 @@ TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::st
   t.policies = decode_policies(in.getPolicies(), diags, path);
   if (in.hasDependsOn()) {
     auto d = in.getDependsOn();
-    t.depends_on = DependsOn{decode_strings(d.getNames()), str(d.getIteration())};
+    DependsOn dep;
+    dep.names = decode_strings(d.getNames());
+    if (d.getIteration().size() > 0) dep.iteration = str(d.getIteration());
+    if (d.getCondition().size() > 0) dep.condition = str(d.getCondition());
+    t.depends_on = std::move(dep);
   }
   if (in.hasPartitionPolicy()) {
     auto p = in.getPartitionPolicy();
@@ -344,6 +349,14 @@ void encode(const Job& in, api::Job::Builder out) {
   out.setCreatedMs(in.created_ms);
   encode(in.spec, out.initSpec());
   encode(in.status, out.initStatus());
+  auto events = out.initEvents(static_cast<capnp::uint>(in.events.size()));
+  for (capnp::uint i = 0; i < in.events.size(); ++i) {
+    const auto& e = in.events[i];
+    events[i].setTimeMs(e.time_ms);
+    events[i].setType(text(e.type));
+    events[i].setReason(text(e.reason));
+    events[i].setMessage(text(e.message));
+  }
 }
 
 Job decode(api::Job::Reader in) {
@@ -353,6 +366,8 @@ Job decode(api::Job::Reader in) {
   Diagnostics ignored;  // our own data: words were checked when the spec was admitted
   j.spec = decode(in.getSpec(), ignored);
   j.status = decode(in.getStatus());
+  for (auto e : in.getEvents())
+    j.events.push_back({e.getTimeMs(), str(e.getType()), str(e.getReason()), str(e.getMessage())});
   return j;
 }
 

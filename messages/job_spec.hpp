@@ -41,6 +41,9 @@ struct PodTemplate {
 struct DependsOn {
   std::vector<std::string> names;
   std::string iteration = "all";  // "any" | "all"
+  // What "ready" means for a dependency: minAvailable pods "Running" (or succeeded), as in
+  // Volcano, or minAvailable pods "Succeeded", so that tasks can form a DAG (volcano#2135).
+  std::string condition = "Running";
   bool operator==(const DependsOn&) const = default;
 };
 
@@ -75,7 +78,7 @@ struct JobSpec {
   std::map<std::string, std::string> annotations;
   std::optional<int32_t> min_available;  // unset: the sum of replicas
   std::optional<int32_t> min_success;
-  std::optional<int32_t> max_retry;      // unset: 3
+  std::optional<int32_t> max_retry;  // unset: 3
   std::string queue = "default";
   std::string priority_class_name;
   std::string scheduler_name;

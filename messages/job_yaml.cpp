@@ -40,6 +40,7 @@ DependsOn read_depends_on(YamlContext& ctx, const YAML::Node& node, const std::s
   MapReader m(ctx, node, path);
   m.strings("name", d.names);
   m.str("iteration", d.iteration);
+  m.str("condition", d.condition);
   m.warn_unknown();
   return d;
 }

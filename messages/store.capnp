@@ -13,6 +13,21 @@ struct JobRecord {
   pods @1 :List(Api.Pod);
   commandIds @2 :List(Text);   # recent client command ids, so a retried command acts once
   seq @3 :UInt64;              # bumped on every write of this record
+  delayedActions @4 :List(DelayedAction);
+  taskRetries @5 :List(Api.KeyValue);   # task name -> pod restarts, against the task's maxRetry
+  retriesExhausted @6 :Bool;   # a restart found no retry left: Restarting ends Failed
+}
+
+# A policy action waiting for its timeout. Its due time is absolute, so a restarted node fires
+# it when it was due, neither forgotten nor started from zero.
+struct DelayedAction {
+  podName @0 :Text;
+  podUid @1 :Text;
+  task @2 :Text;
+  partition @3 :Int32 = -1;
+  event @4 :Text;              # Volcano's spelling
+  action @5 :Text;
+  dueMs @6 :Int64;             # milliseconds since the Unix epoch
 }
 
 # Column family "node_pods", key pod uid: what a node runs, kept by the node itself.

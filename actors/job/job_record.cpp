@@ -18,6 +18,22 @@ std::string encode_record(const JobModel& m) {
   for (const auto& [name, p] : m.pods) encode(p, pods[i++]);
   auto ids = rec.initCommandIds(static_cast<unsigned>(m.command_ids.size()));
   for (unsigned j = 0; j < m.command_ids.size(); ++j) ids.set(j, m.command_ids[j]);
+  auto delayed = rec.initDelayedActions(static_cast<unsigned>(m.delayed.size()));
+  for (unsigned j = 0; j < m.delayed.size(); ++j) {
+    const auto& d = m.delayed[j];
+    auto out = delayed[j];
+    out.setPodName(d.pod_name);
+    out.setPodUid(d.pod_uid);
+    out.setTask(d.task);
+    out.setPartition(d.partition);
+    out.setEvent(std::string(to_string(d.event)));
+    out.setAction(std::string(to_string(d.action)));
+    out.setDueMs(d.due_ms);
+  }
+  std::map<std::string, std::string> retries;
+  for (const auto& [task, n] : m.task_retries) retries[task] = std::to_string(n);
+  encode_map(retries, rec.initTaskRetries(static_cast<unsigned>(retries.size())));
+  rec.setRetriesExhausted(m.retries_exhausted);
   return to_bytes(b);
 }
 
@@ -33,6 +49,16 @@ Result<JobModel> decode_record(std::string_view bytes) {
       m.pods.emplace(std::move(name), std::move(pod));
     }
     for (auto id : rec.getCommandIds()) m.command_ids.emplace_back(id.cStr());
+    for (auto d : rec.getDelayedActions()) {
+      auto event = parse_event(d.getEvent().cStr());
+      auto action = parse_action(d.getAction().cStr());
+      if (!event || !action) continue;  // written by a newer binary with more words: skip
+      m.delayed.push_back({d.getPodName(), d.getPodUid(), d.getTask(), d.getPartition(), *event,
+                           *action, d.getDueMs()});
+    }
+    for (const auto& [task, n] : decode_map(rec.getTaskRetries()))
+      m.task_retries[task] = std::atoi(n.c_str());
+    m.retries_exhausted = rec.getRetriesExhausted();
     return m;
   } catch (const kj::Exception& e) {
     return Failure{std::string("corrupt job record: ") + e.getDescription().cStr()};

@@ -140,7 +140,11 @@ TEST(Codec, JobStatusRoundTripsThroughBytes) {
 }
 
 TEST(Codec, JobRoundTripsThroughBytes) {
-  Job job{"0f1e2d3c-uid", 1700000000000, rich_spec(), rich_status()};
+  Job job{"0f1e2d3c-uid",
+          1700000000000,
+          rich_spec(),
+          rich_status(),
+          {{1700000000500, "Warning", "PodFailed", "pod x failed with exit code 3"}}};
   EXPECT_EQ(through_bytes<api::Job>(job, [](api::Job::Reader r) { return decode(r); }), job);
 }
 

@@ -3,45 +3,12 @@
 
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_template.hpp"
+#include "tests/unit/job_test_support.hpp"
 
 namespace caldera {
 namespace {
 
-Clock test_clock(int64_t now = 1000) {
-  auto counter = std::make_shared<int>(0);
-  return Clock{now, [counter] { return "uid-" + std::to_string(++*counter); }};
-}
-
-JobSpec spec_with(std::vector<std::pair<std::string, int32_t>> tasks) {
-  JobSpec s;
-  s.name = "job";
-  for (auto& [name, replicas] : tasks) {
-    TaskSpec t;
-    t.name = name;
-    t.replicas = replicas;
-    s.tasks.push_back(t);
-  }
-  return s;
-}
-
-// Reports a pod's phase as a node would.
-Effects report(JobModel& m, const std::string& name, PodPhase phase, const Clock& c,
-               int32_t exit_code = 0) {
-  Pod r = m.pods.at(name);
-  r.phase = phase;
-  ContainerStatus cs;
-  cs.name = "main";
-  cs.state = is_terminal(phase) ? ContainerState::Terminated : ContainerState::Running;
-  cs.exit_code = exit_code;
-  r.containers = {cs};
-  return on_pod_report(m, r, c);
-}
-
-void place_all(JobModel& m, const Clock& c) {
-  std::map<std::string, std::string> b;
-  for (auto& [name, p] : m.pods) b[p.uid] = "n1";
-  on_pods_placed(m, b, c);
-}
+using namespace caldera::testing;
 
 TEST(JobController, NewJobIsPendingWithACondition) {
   auto c = test_clock();

@@ -29,6 +29,7 @@ struct Effects {
   std::vector<std::string> release;   // pod uids whose resources the scheduler can take back
   bool request_placement = false;     // some pods wait for a node
   std::vector<PhaseChange> phase_changes;
+  bool expired = false;  // ttlSecondsAfterFinished has passed: the job is to be deleted
   bool changed = false;  // the model changed and must be persisted
 
   void merge(Effects other);

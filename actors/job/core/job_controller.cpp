@@ -1,169 +1,116 @@
+// The controller's entry points: each turns what happened (a pod report, a command, time) into a
+// lifecycle event, lets the policies choose an action, and executes it in the current phase.
 #include "actors/job/core/job_controller.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "actors/job/core/job_steps.hpp"
 
 namespace caldera {
 namespace {
 
-void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message,
-               const Clock& clock, Effects& fx) {
-  auto& state = m.job.status.state;
-  if (state.phase == to) return;
-  fx.phase_changes.push_back({state.phase, to, reason});
-  state.phase = to;
-  state.reason = std::move(reason);
-  state.message = std::move(message);
-  state.last_transition_ms = clock.now_ms;
-  m.job.status.conditions.push_back({to, clock.now_ms});
-  fx.changed = true;
+std::optional<int32_t> exit_code_of(const Pod& p) {
+  for (const auto& c : p.containers)
+    if (c.state == ContainerState::Terminated && c.exit_code != 0) return c.exit_code;
+  return std::nullopt;
 }
 
-// Pods the spec wants at the job's current version that do not exist yet (syncJob's create loop).
-void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
-  for (const auto& task : m.job.spec.tasks) {
-    for (int32_t i = 0; i < task.replicas; ++i) {
-      auto name = pod_name(m.name(), task.name, i);
-      if (m.pods.count(name)) continue;
-      Pod p;
-      p.name = name;
-      p.uid = clock.new_uid();
-      p.namespace_ = m.job.spec.namespace_;
-      p.job_name = m.name();
-      p.task_name = task.name;
-      p.index = i;
-      p.job_version = m.job.status.version;
-      p.phase = PodPhase::Pending;
-      p.created_ms = clock.now_ms;
-      if (task.partition_policy && task.partition_policy->partition_size > 0)
-        p.partition = i / task.partition_policy->partition_size;
-      m.pods.emplace(name, std::move(p));
-      fx.changed = true;
-    }
-  }
+bool task_completed(const JobModel& m, const std::string& task) {
+  const TaskSpec* t = find_task(m.job.spec, task);
+  if (!t) return false;
+  int32_t succeeded = 0;
   for (const auto& [name, p] : m.pods)
-    if (p.phase == PodPhase::Pending && p.node.empty() && !p.out_of_sync) {
-      fx.request_placement = true;
+    if (p.task_name == task && !p.out_of_sync && p.job_version == m.job.status.version &&
+        p.phase == PodPhase::Succeeded)
+      ++succeeded;
+  return succeeded >= t->replicas;
+}
+
+bool task_retries_used_up(const JobModel& m, const std::string& task) {
+  const TaskSpec* t = find_task(m.job.spec, task);
+  if (!t || !t->max_retry) return false;
+  auto it = m.task_retries.find(task);
+  return (it == m.task_retries.end() ? 0 : it->second) >= *t->max_retry;
+}
+
+// Section 14.1's mapping from a pod's change to the event its job sees.
+EventRequest event_for(const JobModel& m, const Pod& before, const Pod& now) {
+  auto req = request_for(m, now, Event::OutOfSync);
+  if (now.out_of_sync) return req;
+  if (now.phase == before.phase) return req;
+  switch (now.phase) {
+    case PodPhase::Running:
+      req.event = Event::PodRunning;
       break;
-    }
-}
-
-// KillJob with retain phase Soft: finished pods stay for inspection, live ones are stopped. Pods
-// are marked out-of-sync first so that their deaths are not taken for evictions.
-void kill_live_pods(JobModel& m, const std::string& reason, const Clock& clock, Effects& fx) {
-  for (auto& [name, p] : m.pods) {
-    if (!is_live(p) || p.out_of_sync) continue;
-    p.out_of_sync = true;
-    fx.changed = true;
-    if (p.node.empty()) {
-      // Never placed: nothing runs, the pod ends here.
-      p.phase = PodPhase::Failed;
-      p.reason = "Killed";
-      p.message = reason;
-      p.finished_ms = clock.now_ms;
-      fx.release.push_back(p.uid);
-    } else {
-      fx.kill.push_back({p.uid, p.node, reason});
-    }
-  }
-}
-
-int32_t live_pod_count(const JobModel& m) {
-  int32_t n = 0;
-  for (const auto& [name, p] : m.pods)
-    if (is_live(p)) ++n;
-  return n;
-}
-
-// ---- one function per phase, as in seed 000 section 3.4 ----
-
-void sync_pending(JobModel& m, const Clock& clock, Effects& fx) {
-  const auto& s = m.job.status;
-  auto min_available = m.job.spec.effective_min_available();
-  if (min_available <= s.running + s.succeeded + s.failed)
-    set_phase(
-        m, JobPhase::Running, "MinAvailableReached",
-        fmt::format("{} of {} pods running or finished, minAvailable {}",
-                    s.running + s.succeeded + s.failed, m.job.spec.total_replicas(), min_available),
-        clock, fx);
-}
-
-void sync_running(JobModel& m, const Clock& clock, Effects& fx) {
-  const auto& spec = m.job.spec;
-  const auto& s = m.job.status;
-  auto total = spec.total_replicas();
-  if (total == 0) return;
-  auto min_available = spec.effective_min_available();
-
-  if (spec.min_success && s.succeeded >= *spec.min_success) {
-    set_phase(m, JobPhase::Completed, "MinSuccessReached",
-              fmt::format("{} pods succeeded, minSuccess {}", s.succeeded, *spec.min_success),
-              clock, fx);
-    return;
-  }
-  if (s.succeeded + s.failed == total) {
-    int32_t task_min_total = 0;
-    for (const auto& t : spec.tasks) task_min_total += t.min_available.value_or(0);
-    if (min_available >= task_min_total) {
-      for (const auto& t : spec.tasks) {
-        if (!t.min_available) continue;
-        auto it = s.task_status_count.find(t.name);
-        int32_t ok = it == s.task_status_count.end() ? 0 : it->second.succeeded;
-        if (ok < *t.min_available) {
-          set_phase(m, JobPhase::Failed, "TaskMinAvailableNotMet",
-                    fmt::format("task {}: {} pods succeeded, minAvailable {}", t.name, ok,
-                                *t.min_available),
-                    clock, fx);
-          return;
-        }
+    case PodPhase::Failed:
+      if (now.reason == "Evicted") {
+        req.event = Event::PodEvicted;
+      } else {
+        req.event = task_retries_used_up(m, now.task_name) ? Event::TaskFailed : Event::PodFailed;
+        req.exit_code = exit_code_of(now);
       }
-    }
-    if (spec.min_success && s.succeeded < *spec.min_success) {
-      set_phase(m, JobPhase::Failed, "MinSuccessNotMet",
-                fmt::format("all pods finished: {} succeeded, minSuccess {}", s.succeeded,
-                            *spec.min_success),
-                clock, fx);
-    } else if (s.succeeded >= min_available) {
-      set_phase(m, JobPhase::Completed, "PodsSucceeded",
-                fmt::format("all pods finished: {} succeeded, {} failed, minAvailable {}",
-                            s.succeeded, s.failed, min_available),
-                clock, fx);
-    } else {
-      set_phase(m, JobPhase::Failed, "MinAvailableNotMet",
-                fmt::format("all pods finished: {} succeeded, {} failed, minAvailable {}",
-                            s.succeeded, s.failed, min_available),
-                clock, fx);
-    }
-    return;
-  }
-  if (s.pending > total - min_available)
-    set_phase(m, JobPhase::Pending, "NotEnoughPods",
-              fmt::format("{} pods pending, more than replicas {} - minAvailable {}", s.pending,
-                          total, min_available),
-              clock, fx);
-}
-
-// Completed, Terminated, Failed (finishedState): clear up what still runs.
-void sync_finished(JobModel& m, const Clock& clock, Effects& fx) {
-  if (live_pod_count(m) > 0)
-    kill_live_pods(m, fmt::format("job {}", to_string(m.job.status.state.phase)), clock, fx);
-}
-
-void step(JobModel& m, const Clock& clock, Effects& fx) {
-  switch (m.job.status.state.phase) {
-    case JobPhase::Pending:
-      sync_pending(m, clock, fx);
       break;
-    case JobPhase::Running:
-      sync_running(m, clock, fx);
-      break;
-    case JobPhase::Completed:
-    case JobPhase::Terminated:
-    case JobPhase::Failed:
-      sync_finished(m, clock, fx);
+    case PodPhase::Succeeded:
+      if (task_completed(m, now.task_name)) req.event = Event::TaskCompleted;
       break;
     default:
       break;
   }
+  return req;
+}
+
+std::string describe_request(const EventRequest& req) {
+  std::string out = std::string(to_string(req.event));
+  if (!req.pod_name.empty()) out += " of pod " + req.pod_name;
+  if (req.exit_code) out += fmt::format(" (exit code {})", *req.exit_code);
+  return out;
+}
+
+// applyPolicies, then the action (now, or later when the policy has a timeout).
+Effects handle(JobModel& m, const EventRequest& req, const Clock& clock) {
+  Effects fx;
+  for (const auto& d : cancel_on_event(m.delayed, req.event, req.pod_name, req.pod_uid)) {
+    add_event(m, clock, "Normal", "DelayedActionCancelled",
+              fmt::format("{} for {} of pod {}: the pod is now {}", to_string(d.action),
+                          to_string(d.event), d.pod_name, to_string(req.event)));
+    fx.changed = true;
+  }
+  auto decision = apply_policies(m.job.spec, m.job.uid, m.job.status.version, req);
+  Step step;
+  if (decision.matched && decision.delay_ms) {
+    schedule_delayed(m, req, decision, clock, fx);
+  } else if (decision.matched && decision.action != Action::SyncJob) {
+    step.action = decision.action;
+    step.target = target_of(decision.action, req.task, req.pod_name, req.partition);
+    step.reason = std::string(to_string(req.event));
+    step.message = fmt::format("{} -> {}", describe_request(req), to_string(decision.action));
+    add_event(m, clock, "Normal", "PolicyMatched", step.message);
+    fx.changed = true;
+  }
+  execute(m, step, clock, fx);
+  return fx;
+}
+
+bool applies_deadline(JobPhase p) {
+  return p == JobPhase::Pending || p == JobPhase::Running;
+}
+
+bool ends_for_ttl(JobPhase p) {
+  return is_finished(p) || p == JobPhase::Aborted;
+}
+
+std::optional<int64_t> deadline_ms(const JobModel& m) {
+  const auto& ads = m.job.spec.active_deadline_seconds;
+  if (!ads || !applies_deadline(m.job.status.state.phase)) return std::nullopt;
+  return m.job.created_ms + *ads * 1000;
+}
+
+std::optional<int64_t> ttl_ms(const JobModel& m) {
+  const auto& ttl = m.job.spec.ttl_seconds_after_finished;
+  if (!ttl || !ends_for_ttl(m.job.status.state.phase)) return std::nullopt;
+  return m.job.status.state.last_transition_ms + *ttl * 1000;
 }
 
 }  // namespace
@@ -179,6 +126,7 @@ void Effects::merge(Effects other) {
   release.insert(release.end(), other.release.begin(), other.release.end());
   phase_changes.insert(phase_changes.end(), other.phase_changes.begin(), other.phase_changes.end());
   request_placement = request_placement || other.request_placement;
+  expired = expired || other.expired;
   changed = changed || other.changed;
 }
 
@@ -191,6 +139,7 @@ JobModel new_job(JobSpec spec, std::string uid, const Clock& clock) {
   s.state = {JobPhase::Pending, "Created", "job accepted", clock.now_ms};
   s.conditions.push_back({JobPhase::Pending, clock.now_ms});
   s.min_available = m.job.spec.effective_min_available();
+  add_event(m, clock, "Normal", "Created", "job accepted");
   return m;
 }
 
@@ -224,30 +173,22 @@ void update_counts(JobModel& m, int64_t now_ms) {
         break;
     }
   }
-  // From the first time the job ran until it finished (or now): it stops growing at the end.
+  // From the first time the job ran until it finished or was aborted (or now): it stops
+  // growing at the end (volcano#1908).
   int64_t started = 0;
   for (const auto& c : s.conditions)
     if (c.status == JobPhase::Running) {
       started = c.last_transition_ms;
       break;
     }
-  int64_t end = is_finished(s.state.phase) ? s.state.last_transition_ms : now_ms;
+  bool stopped = is_finished(s.state.phase) || s.state.phase == JobPhase::Aborted;
+  int64_t end = stopped ? s.state.last_transition_ms : now_ms;
   s.running_duration_ms = started > 0 && end > started ? end - started : 0;
 }
 
 Effects sync_job(JobModel& m, const Clock& clock) {
   Effects fx;
-  if (!is_finished(m.job.status.state.phase)) create_missing_pods(m, clock, fx);
-  // A fast job can pass several phases in one sync (Pending -> Running -> Completed when its pods
-  // ended before we saw them run); each arrow still gets its condition.
-  for (int i = 0; i < 4; ++i) {
-    update_counts(m, clock.now_ms);
-    auto before = m.job.status.state.phase;
-    step(m, clock, fx);
-    if (m.job.status.state.phase == before) break;
-  }
-  update_counts(m, clock.now_ms);
-  if (is_finished(m.job.status.state.phase)) fx.request_placement = false;
+  execute(m, Step{}, clock, fx);
   return fx;
 }
 
@@ -261,9 +202,8 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     return fx;
   }
   Pod& p = it->second;
-  if (is_terminal(p.phase))
-    return sync_job(m, clock);  // terminal is final; a repeat changes nothing
-  bool was_live = is_live(p);
+  if (is_terminal(p.phase)) return sync_job(m, clock);  // terminal is final; repeats change nothing
+  const Pod before = p;
   if (p.phase != report.phase || p.containers != report.containers || p.reason != report.reason) {
     p.phase = report.phase;
     p.reason = report.reason;
@@ -274,9 +214,86 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     if (!report.node.empty()) p.node = report.node;
     fx.changed = true;
   }
-  if (was_live && !is_live(p)) fx.release.push_back(p.uid);
-  fx.merge(sync_job(m, clock));
+  if (is_live(before) && !is_live(p)) fx.release.push_back(p.uid);
+  auto req = event_for(m, before, p);
+  if (req.event == Event::PodFailed || req.event == Event::TaskFailed ||
+      req.event == Event::PodEvicted)
+    add_event(m, clock, "Warning", std::string(to_string(req.event)),
+              fmt::format("pod {} {}{}", p.name,
+                          req.event == Event::PodEvicted ? "was evicted" : "failed",
+                          req.exit_code ? fmt::format(" with exit code {}", *req.exit_code)
+                                        : (p.message.empty() ? "" : ": " + p.message)));
+  fx.merge(handle(m, req, clock));
   return fx;
+}
+
+Effects on_command(JobModel& m, Action action, const std::string& command_id, const Clock& clock) {
+  Effects fx;
+  if (!command_id.empty()) {
+    if (std::find(m.command_ids.begin(), m.command_ids.end(), command_id) != m.command_ids.end())
+      return fx;  // a retried command: it has acted already
+    m.command_ids.push_back(command_id);
+    constexpr size_t kKeep = 32;
+    if (m.command_ids.size() > kKeep)
+      m.command_ids.erase(m.command_ids.begin(), m.command_ids.end() - kKeep);
+  }
+  fx.changed = true;
+  add_event(m, clock, "Normal", "CommandIssued",
+            fmt::format("{} by a client command", to_string(action)));
+  Step step;
+  step.action = action;
+  step.reason = "CommandIssued";
+  step.message = fmt::format("{} by a client command", to_string(action));
+  step.by_user = true;
+  execute(m, step, clock, fx);
+  return fx;
+}
+
+Effects on_tick(JobModel& m, const Clock& clock) {
+  Effects fx;
+  for (;;) {
+    auto due = std::min_element(m.delayed.begin(), m.delayed.end(),
+                                [](const auto& a, const auto& b) { return a.due_ms < b.due_ms; });
+    if (due == m.delayed.end() || due->due_ms > clock.now_ms) break;
+    DelayedAction d = *due;
+    m.delayed.erase(due);
+    fx.changed = true;
+    auto pod = m.pods.find(d.pod_name);
+    if (!d.pod_uid.empty() && (pod == m.pods.end() || pod->second.uid != d.pod_uid)) continue;
+    cancel_same_level(m.delayed, d);
+    Step step;
+    step.action = d.action;
+    step.target = target_of(d.action, d.task, d.pod_name, d.partition);
+    step.reason = std::string(to_string(d.event));
+    step.message = fmt::format("{} of pod {} outlasted its timeout -> {}", to_string(d.event),
+                               d.pod_name, to_string(d.action));
+    add_event(m, clock, "Warning", "DelayedActionFired", step.message);
+    execute(m, step, clock, fx);
+  }
+  if (auto dl = deadline_ms(m); dl && clock.now_ms >= *dl) {
+    Step step;
+    step.action = Action::TerminateJob;
+    step.reason = "DeadlineExceeded";
+    step.message = fmt::format("the job was active longer than activeDeadlineSeconds {}",
+                               *m.job.spec.active_deadline_seconds);
+    step.by_user = true;
+    add_event(m, clock, "Warning", "DeadlineExceeded", step.message);
+    fx.changed = true;
+    execute(m, step, clock, fx);
+  }
+  if (auto ttl = ttl_ms(m); ttl && clock.now_ms >= *ttl) fx.expired = true;
+  return fx;
+}
+
+std::optional<int64_t> next_due_ms(const JobModel& m) {
+  std::optional<int64_t> next;
+  auto consider = [&](std::optional<int64_t> t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  for (const auto& d : m.delayed) consider(d.due_ms);
+  consider(deadline_ms(m));
+  consider(ttl_ms(m));
+  return next;
 }
 
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
@@ -306,10 +323,12 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& no
   Effects fx;
   std::map<std::string, Pod*> by_uid;
   for (auto& [name, p] : m.pods) by_uid[p.uid] = &p;
+  const auto phase = m.job.status.state.phase;
+  const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
   for (const auto& [uid, node] : node_by_uid) {
     auto it = by_uid.find(uid);
-    bool wanted = it != by_uid.end() && it->second->node.empty() && !it->second->out_of_sync &&
-                  it->second->phase == PodPhase::Pending && !is_finished(m.job.status.state.phase);
+    bool wanted = wants_pods && it != by_uid.end() && it->second->node.empty() &&
+                  !it->second->out_of_sync && it->second->phase == PodPhase::Pending;
     if (!wanted) {
       fx.release.push_back(uid);  // the scheduler's reservation is not needed any more
       continue;

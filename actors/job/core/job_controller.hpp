@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "actors/job/core/effects.hpp"
 #include "actors/job/core/job_model.hpp"
+#include "messages/lifecycle.hpp"
 
 namespace caldera {
 
@@ -25,8 +27,20 @@ JobModel new_job(JobSpec spec, std::string uid, const Clock& clock);
 // says for the job's current phase.
 Effects sync_job(JobModel& m, const Clock& clock);
 
-// A node reported a pod's current status (level-triggered: repeats and stale reports are harmless).
+// A node reported a pod's current status (level-triggered: repeats and stale reports are
+// harmless). The change becomes a lifecycle event (PodRunning, PodFailed, PodEvicted,
+// TaskCompleted, TaskFailed, OutOfSync) that the job's policies act on.
 Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock);
+
+// A client command (CommandIssued with `action`). A command id seen before acts no more.
+Effects on_command(JobModel& m, Action action, const std::string& command_id, const Clock& clock);
+
+// Time passed: fires the delayed actions that are due, enforces activeDeadlineSeconds, and
+// marks the job expired once ttlSecondsAfterFinished has passed.
+Effects on_tick(JobModel& m, const Clock& clock);
+
+// When on_tick next has something to do; nullopt when nothing waits on time.
+std::optional<int64_t> next_due_ms(const JobModel& m);
 
 // The scheduler bound pods (by uid) to nodes; bindings the job no longer wants are released.
 Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& node_by_uid,

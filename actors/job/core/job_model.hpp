@@ -1,4 +1,5 @@
-// Everything the job controller knows about one job: the Job itself and its pod table.
+// Everything the job controller knows about one job: the Job itself, its pod table, and the
+// controller's own bookkeeping (delayed actions, task retries, command ids).
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/job/core/delayed_action.hpp"
 #include "messages/job.hpp"
 #include "messages/pod.hpp"
 
@@ -13,8 +15,12 @@ namespace caldera {
 
 struct JobModel {
   Job job;
-  std::map<std::string, Pod> pods;       // by pod name: {job}-{task}-{index}
-  std::vector<std::string> command_ids;  // recent client command ids, newest last
+  std::map<std::string, Pod> pods;              // by pod name: {job}-{task}-{index}
+  std::vector<std::string> command_ids;         // recent client command ids, newest last
+  std::vector<DelayedAction> delayed;           // policy actions waiting for their timeout
+  std::map<std::string, int32_t> task_retries;  // pod restarts per task, against task maxRetry
+  // A restart found the job's retries used up: Restarting ends Failed instead of Pending.
+  bool retries_exhausted = false;
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }
