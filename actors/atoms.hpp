@@ -16,8 +16,11 @@ using create_atom = caf::atom_constant<caf::atom("create")>;
 using delete_atom = caf::atom_constant<caf::atom("delete")>;
 using recover_atom = caf::atom_constant<caf::atom("recover")>;
 using node_up_atom = caf::atom_constant<caf::atom("nodeup")>;
+using command_atom = caf::atom_constant<caf::atom("command")>;
 // job actor -> coordinator
 using update_atom = caf::atom_constant<caf::atom("update")>;
+// ttlSecondsAfterFinished has passed: delete the job
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
 
 // coordinator <-> node actor (payloads: cluster.capnp)
 using launch_atom = caf::atom_constant<caf::atom("launch")>;
@@ -41,5 +44,7 @@ using committed_atom = caf::atom_constant<caf::atom("committed")>;
 using process_atom = caf::atom_constant<caf::atom("process")>;
 // node actor's own timer for simulated pods
 using sim_atom = caf::atom_constant<caf::atom("sim")>;
+// job actor's own timer: delayed actions, deadlines, TTL
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 }  // namespace caldera

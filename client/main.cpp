@@ -5,8 +5,11 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 
@@ -65,13 +68,17 @@ std::string code_name(api::Error::Code c) {
   return "error";
 }
 
+// call()'s exit code when the request may be retried: no connection, or "unavailable".
+constexpr int kRetry = -2;
+
 // One request; prints warnings and errors. Returns the response only when it is not an error.
+// With may_retry, a failure that a retry can cure is silent and leaves kRetry in exit_code.
 std::unique_ptr<FlatReader> call(const Globals& g,
                                  const std::function<void(api::Request::Builder)>& fill,
-                                 int* exit_code) {
+                                 int* exit_code, bool may_retry = false) {
   auto client = Client::connect(g.server, 5s);
   if (!client) {
-    *exit_code = fail(client.error());
+    *exit_code = may_retry ? kRetry : fail(client.error());
     return nullptr;
   }
   auto reply = (*client)->call([&](api::Request::Builder r) {
@@ -79,10 +86,15 @@ std::unique_ptr<FlatReader> call(const Globals& g,
     fill(r);
   });
   if (!reply) {
-    *exit_code = fail(reply.error());
+    *exit_code = may_retry ? kRetry : fail(reply.error());
     return nullptr;
   }
   auto resp = (*reply)->root<api::Response>();
+  if (may_retry && resp.which() == api::Response::ERRORS && resp.getErrors().size() > 0 &&
+      resp.getErrors()[0].getCode() == api::Error::Code::UNAVAILABLE) {
+    *exit_code = kRetry;
+    return nullptr;
+  }
   for (auto w : resp.getWarnings()) std::cerr << "Warning: " << w.cStr() << "\n";
   if (resp.which() == api::Response::ERRORS) {
     for (auto e : resp.getErrors()) {
@@ -327,17 +339,24 @@ int delete_job(const Globals& g, const std::string& name) {
 }
 
 int command(const Globals& g, const std::string& action, const std::string& name) {
+  // One id for every attempt, so that a command retried after a lost connection acts once.
+  std::random_device rd;
+  const std::string id = fmt::format("{}-{}-{:08x}", now_ms(), getpid(), rd());
   int rc = 0;
-  auto r = call(
-      g,
-      [&](api::Request::Builder b) {
-        auto c = b.initCommand();
-        c.getJob().setNamespace(g.ns);
-        c.getJob().setName(name);
-        c.setAction(action);
-        c.setCommandId(std::to_string(now_ms()) + "-" + std::to_string(getpid()));
-      },
-      &rc);
+  std::unique_ptr<FlatReader> r;
+  for (int attempt = 0; attempt < 3 && (attempt == 0 || rc == kRetry); ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200 << attempt));
+    r = call(
+        g,
+        [&](api::Request::Builder b) {
+          auto c = b.initCommand();
+          c.getJob().setNamespace(g.ns);
+          c.getJob().setName(name);
+          c.setAction(action);
+          c.setCommandId(id);
+        },
+        &rc, attempt < 2);
+  }
   if (!r) return rc;
   std::cout << "job.batch.volcano.sh/" << name << " " << action << " issued\n";
   return 0;

@@ -651,6 +651,17 @@ std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t n
                       pod_exit_codes(p), age_since(p.created_ms, now_ms)});
     out += format_table(rows, 2);
   }
+
+  // kubectl's Events section: the most recent last.
+  out += "Events:\n";
+  if (job.events.empty()) {
+    out += "  <none>\n";
+  } else {
+    std::vector<Row> rows{{"TYPE", "REASON", "AGE", "MESSAGE"}};
+    for (const auto& e : job.events)
+      rows.push_back({e.type, e.reason, age_since(e.time_ms, now_ms), e.message});
+    out += format_table(rows, 2);
+  }
   return out;
 }
 

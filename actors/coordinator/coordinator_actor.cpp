@@ -346,27 +346,66 @@ caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::
   return rp;
 }
 
-caf::result<std::string> delete_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
-  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+// Deletes a job with its pods and logs; `done` gets "" once the record is gone, or the error.
+void delete_entry(CoordSelf* self, const std::string& key,
+                  std::function<void(const std::string&)> done) {
   auto it = self->state.jobs.find(key);
-  if (!find_job(self, ref)) return job_not_found(id, ref);
-  if (it->second.deleting) return ok_response(id);
+  if (it == self->state.jobs.end() || it->second.deleting) {
+    done("");
+    return;
+  }
   it->second.deleting = true;
-  auto rp = self->make_response_promise<std::string>();
   // The entry stays until the record is gone, so a new job of the same name cannot be written
   // before the old record's delete.
   self->request(it->second.actor, 30s, delete_atom::value)
       .then(
-          [self, rp, id, key](caf::ok_atom) mutable {
+          [self, done, key](caf::ok_atom) {
             self->state.jobs.erase(key);
-            rp.deliver(ok_response(id));
+            done("");
           },
-          [self, rp, id, key](caf::error& err) mutable {
+          [self, done, key](caf::error& err) {
             auto it = self->state.jobs.find(key);
             if (it != self->state.jobs.end()) it->second.deleting = false;
-            rp.deliver(
-                error_response(id, Code::INTERNAL, "delete failed: " + self->system().render(err)));
+            done("delete failed: " + self->system().render(err));
           });
+}
+
+caf::result<std::string> delete_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  if (!find_job(self, ref)) return job_not_found(id, ref);
+  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+  auto rp = self->make_response_promise<std::string>();
+  delete_entry(self, key, [rp, id](const std::string& error) mutable {
+    rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
+  });
+  return rp;
+}
+
+// The actions a client may issue (vcctl's job commands).
+bool is_command_action(const std::string& a) {
+  return a == "AbortJob" || a == "ResumeJob" || a == "RestartJob" || a == "TerminateJob" ||
+         a == "CompleteJob";
+}
+
+caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
+  auto ref = cmd.getJob();
+  std::string action = cmd.getAction();
+  if (!is_command_action(action))
+    return error_response(id, Code::INVALID_ARGUMENT,
+                          "unknown action \"" + action +
+                              "\"; a command is one of AbortJob, ResumeJob, RestartJob, "
+                              "TerminateJob, CompleteJob",
+                          "command.action");
+  auto* job = find_job(self, ref);
+  if (!job) return job_not_found(id, ref);
+  if (job->deleting)
+    return error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command");
+  auto rp = self->make_response_promise<std::string>();
+  self->request(job->actor, 30s, command_atom::value, action, std::string(cmd.getCommandId()))
+      .then([rp, id](caf::ok_atom) mutable { rp.deliver(ok_response(id)); },
+            [self, rp, id](caf::error& err) mutable {
+              rp.deliver(error_response(id, Code::INTERNAL,
+                                        "command failed: " + self->system().render(err)));
+            });
   return rp;
 }
 
@@ -409,10 +448,7 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
       case api::Request::POD_LOG:
         return pod_log(self, id, req.getPodLog());
       case api::Request::COMMAND:
-        return error_response(id, Code::UNIMPLEMENTED,
-                              "job commands (abort, resume, restart, terminate, complete) are "
-                              "not available in this version of caldera",
-                              "command.action");
+        return command(self, id, req.getCommand());
     }
     return error_response(id, Code::UNIMPLEMENTED,
                           "unknown request kind " + std::to_string(static_cast<int>(req.which())));
@@ -543,6 +579,17 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
       [=](remove_atom a, const std::string& node, const std::string& uid) {
         auto n = self->state.nodes.find(node);
         if (n != self->state.nodes.end()) self->send(n->second.actor, a, uid);
+      },
+      [=](expire_atom, const std::string& key, const std::string& uid) {
+        auto it = self->state.jobs.find(key);
+        if (it == self->state.jobs.end() || it->second.actor.address() != self->current_sender())
+          return;  // a successor of the same name is not the one that expired
+        delete_entry(self, key, [key, uid](const std::string& error) {
+          if (error.empty())
+            spdlog::info("job={} uid={} deleted after ttlSecondsAfterFinished", key, uid);
+          else
+            spdlog::error("job={} ttl delete failed: {}", key, error);
+        });
       },
       [=](update_atom, const std::string& key, std::string& record) {
         auto it = self->state.jobs.find(key);

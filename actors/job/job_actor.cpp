@@ -47,6 +47,7 @@ struct JobState {
   uint64_t next_seq = 0;
   std::deque<Inflight> inflight;
   bool deleted = false;
+  std::optional<int64_t> timer_at;  // when the scheduled tick fires, if one is scheduled
   static inline const char* name = "job";
 };
 
@@ -111,6 +112,18 @@ GangRequest gang_request(const JobModel& m) {
   return r;
 }
 
+// One timer at a time, for the earliest thing the controller waits on (a delayed action, the
+// active deadline, the TTL). Due times are absolute, so after a restart they are kept.
+void schedule_tick(JobSelf* self) {
+  auto& st = self->state;
+  if (st.deleted) return;
+  auto due = next_due_ms(st.model);
+  if (!due || (st.timer_at && *st.timer_at <= *due)) return;
+  st.timer_at = due;
+  auto delay = std::max<int64_t>(0, *due - now_ms());
+  self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom::value, *due);
+}
+
 void apply_effects(JobSelf* self, Inflight& in) {
   auto& st = self->state;
   auto& m = st.model;
@@ -137,7 +150,13 @@ void apply_effects(JobSelf* self, Inflight& in) {
   if (in.fx.request_placement) self->send(st.env.scheduler, place_atom::value, gang_request(m));
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
+  if (in.fx.expired) {
+    spdlog::info("job={} expired ttlSecondsAfterFinished={}", m.key(),
+                 m.job.spec.ttl_seconds_after_finished.value_or(0));
+    self->send(st.env.coordinator, expire_atom::value, m.key(), m.job.uid);
+  }
   if (in.reply.pending()) in.reply.deliver(caf::ok_atom::value);
+  schedule_tick(self);
 }
 
 // Runs every head-of-line entry whose write is done (or that wrote nothing).
@@ -209,6 +228,26 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           return;
         }
         commit(self, on_pod_report(self->state.model, pod, make_clock()));
+      },
+      [=](command_atom, const std::string& action, const std::string& command_id) {
+        auto rp = self->make_response_promise();
+        auto a = parse_action(action);
+        if (!a || self->state.deleted) {
+          rp.deliver(caf::make_error(caf::sec::invalid_argument, "unknown action " + action));
+          return rp;
+        }
+        spdlog::info("job={} command={} id={}", self->state.model.key(), action, command_id);
+        auto fx = on_command(self->state.model, *a, command_id, make_clock());
+        commit(self, std::move(fx), rp);
+        return rp;
+      },
+      [=](tick_atom, int64_t at) {
+        auto& st = self->state;
+        if (st.timer_at == at) st.timer_at.reset();
+        if (st.deleted) return;
+        auto clock = make_clock();
+        if (clock.now_ms < at) clock.now_ms = at;  // timers may fire a hair early
+        commit(self, on_tick(st.model, clock));
       },
       [=](placed_atom, const std::vector<Binding>& bindings) {
         if (self->state.deleted) {

@@ -170,8 +170,8 @@ void restart(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
     m.retries_exhausted = true;
     kill_pods(m, {}, Retain::Soft, "the job failed: its retries are used up", clock, fx);
     set_phase(m, JobPhase::Restarting, "MaxRetryExceeded",
-              fmt::format("{} ({}) after {} restart(s), maxRetry {}", to_string(s.action),
-                          s.message, status.retry_count, max_retry),
+              fmt::format("{}; no retry left after {} restart(s), maxRetry {}", s.message,
+                          status.retry_count, max_retry),
               clock, fx);
     return;
   }
