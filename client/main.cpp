@@ -3,11 +3,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -167,6 +169,73 @@ int get_jobs(const Globals& g, const std::string& name, const std::string& outpu
   return 0;
 }
 
+// `get` of a JobTemplate or JobFlow kind: how to ask for one or all, and how to show them.
+template <class T>
+struct GetKind {
+  std::function<api::ObjectRef::Builder(api::Request::Builder)> init_get;
+  std::function<api::ListFilter::Builder(api::Request::Builder)> init_list;
+  std::function<T(api::Response::Reader)> read_one;
+  std::function<std::vector<T>(api::Response::Reader)> read_list;
+  nlohmann::json (*to_json)(const T&);
+  std::string (*table)(const std::vector<T>&, bool, int64_t);
+};
+
+template <class T>
+int get_objects(const Globals& g, const std::string& name, const std::string& output, bool all_ns,
+                const GetKind<T>& kind) {
+  int rc = 0;
+  std::unique_ptr<FlatReader> r = call(
+      g,
+      [&](api::Request::Builder b) {
+        if (!name.empty()) {
+          auto ref = kind.init_get(b);
+          ref.setNamespace(g.ns);
+          ref.setName(name);
+        } else {
+          kind.init_list(b).setNamespace(all_ns ? "" : g.ns);
+        }
+      },
+      &rc);
+  if (!r) return rc;
+  auto resp = r->root<api::Response>();
+  std::vector<T> items;
+  if (name.empty())
+    items = kind.read_list(resp);
+  else
+    items.push_back(kind.read_one(resp));
+  if (output == "json" || output == "yaml") {
+    auto list = nlohmann::json::array();
+    for (const auto& item : items) list.push_back(kind.to_json(item));
+    print_json(name.empty() ? list_of(list) : list[0], output);
+  } else {
+    print_table(kind.table(items, output == "wide", now_ms()));
+  }
+  return 0;
+}
+
+template <class T, class List>
+std::vector<T> decode_all(List list) {
+  std::vector<T> out;
+  for (auto item : list) out.push_back(decode(item));
+  return out;
+}
+
+const GetKind<JobTemplate> kTemplates{
+    [](api::Request::Builder b) { return b.initGetJobTemplate(); },
+    [](api::Request::Builder b) { return b.initListJobTemplates(); },
+    [](api::Response::Reader r) { return decode(r.getJobTemplate()); },
+    [](api::Response::Reader r) { return decode_all<JobTemplate>(r.getJobTemplates()); },
+    template_to_json,
+    templates_table};
+
+const GetKind<JobFlow> kFlows{
+    [](api::Request::Builder b) { return b.initGetJobFlow(); },
+    [](api::Request::Builder b) { return b.initListJobFlows(); },
+    [](api::Response::Reader r) { return decode(r.getJobFlow()); },
+    [](api::Response::Reader r) { return decode_all<JobFlow>(r.getJobFlows()); },
+    flow_to_json,
+    flows_table};
+
 std::vector<Pod> fetch_pods(const Globals& g, const std::string& job, bool all_ns, int* rc) {
   std::vector<Pod> pods;
   auto r = call(
@@ -218,6 +287,13 @@ int get_nodes(const Globals& g, const std::string& output) {
   return 0;
 }
 
+// kubectl's singular resource name of a Submitted.kind.
+std::string resource_of(capnp::Text::Reader kind) {
+  if (kind == "JobTemplate") return "jobtemplate.flow.volcano.sh";
+  if (kind == "JobFlow") return "jobflow.flow.volcano.sh";
+  return "job.batch.volcano.sh";
+}
+
 int submit(const Globals& g, const std::string& file) {
   std::stringstream text;
   if (file == "-") {
@@ -232,7 +308,7 @@ int submit(const Globals& g, const std::string& file) {
       g, [&](api::Request::Builder b) { b.setSubmitYaml(text.str()); }, &rc);
   if (!r) return rc;
   for (auto s : r->root<api::Response>().getSubmitted())
-    std::cout << "job.batch.volcano.sh/" << s.getName().cStr() << " created\n";
+    std::cout << resource_of(s.getKind()) << "/" << s.getName().cStr() << " created\n";
   return 0;
 }
 
@@ -323,18 +399,20 @@ int logs(const Globals& g, const std::string& pod, const std::string& container)
   return 0;
 }
 
-int delete_job(const Globals& g, const std::string& name) {
+// `resource` is what kubectl prints: job.batch.volcano.sh "NAME" deleted.
+int delete_object(const Globals& g, const std::string& name, const std::string& resource,
+                  const std::function<api::ObjectRef::Builder(api::Request::Builder)>& init) {
   int rc = 0;
   auto r = call(
       g,
       [&](api::Request::Builder b) {
-        auto ref = b.initDeleteJob();
+        auto ref = init(b);
         ref.setNamespace(g.ns);
         ref.setName(name);
       },
       &rc);
   if (!r) return rc;
-  std::cout << "job.batch.volcano.sh \"" << name << "\" deleted\n";
+  std::cout << resource << " \"" << name << "\" deleted\n";
   return 0;
 }
 
@@ -382,11 +460,12 @@ int main(int argc, char** argv) {
   std::string file, output, name, job_filter, condition, timeout = "30s", container;
   bool all_ns = false;
 
-  auto* submit_cmd = app.add_subcommand("submit", "submit Job documents from a YAML file");
+  auto* submit_cmd = app.add_subcommand(
+      "submit", "submit Job, JobTemplate and JobFlow documents from a YAML file");
   submit_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
   submit_cmd->callback([&] { rc = submit(g, file); });
 
-  auto* get = app.add_subcommand("get", "list or show jobs, pods or nodes");
+  auto* get = app.add_subcommand("get", "list or show jobs, pods, jobtemplates, jobflows or nodes");
   get->require_subcommand(1);
   auto add_get = [&](const std::string& what, const std::string& help, bool named) {
     auto* c = get->add_subcommand(what, help);
@@ -402,6 +481,16 @@ int main(int argc, char** argv) {
     auto* c = add_get(alias, "pods of jobs", true);
     c->add_option("--job", job_filter, "only this job's pods");
     c->callback([&] { rc = get_pods(g, name, job_filter, output, all_ns); });
+  }
+  for (auto alias : {"jobtemplates", "jobtemplate"}) {
+    add_get(alias, "Volcano JobTemplates", true)->callback([&] {
+      rc = get_objects(g, name, output, all_ns, kTemplates);
+    });
+  }
+  for (auto alias : {"jobflows", "jobflow"}) {
+    add_get(alias, "Volcano JobFlows", true)->callback([&] {
+      rc = get_objects(g, name, output, all_ns, kFlows);
+    });
   }
   for (auto alias : {"nodes", "node"})
     add_get(alias, "cluster nodes", false)->callback([&] { rc = get_nodes(g, output); });
@@ -425,10 +514,21 @@ int main(int argc, char** argv) {
   logs_cmd->add_option("-c,--container", container, "the container, when the pod has several");
   logs_cmd->callback([&] { rc = logs(g, name, container); });
 
-  auto* del = app.add_subcommand("delete", "delete a job with its pods and logs");
-  auto* del_job = del->add_subcommand("job", "a Volcano job");
-  del_job->add_option("name", name)->required();
-  del_job->callback([&] { rc = delete_job(g, name); });
+  auto* del = app.add_subcommand(
+      "delete", "delete a job (with its pods and logs), a jobtemplate or a jobflow");
+  const std::vector<std::tuple<std::string, std::string, std::string,
+                               std::function<api::ObjectRef::Builder(api::Request::Builder)>>>
+      deletable{{"job", "a Volcano job", "job.batch.volcano.sh",
+                 [](api::Request::Builder b) { return b.initDeleteJob(); }},
+                {"jobtemplate", "a Volcano JobTemplate", "jobtemplate.flow.volcano.sh",
+                 [](api::Request::Builder b) { return b.initDeleteJobTemplate(); }},
+                {"jobflow", "a Volcano JobFlow", "jobflow.flow.volcano.sh",
+                 [](api::Request::Builder b) { return b.initDeleteJobFlow(); }}};
+  for (const auto& kind : deletable) {
+    auto* c = del->add_subcommand(std::get<0>(kind), std::get<1>(kind));
+    c->add_option("name", name)->required();
+    c->callback([&] { rc = delete_object(g, name, std::get<2>(kind), std::get<3>(kind)); });
+  }
   del->require_subcommand(1);
 
   const std::vector<std::pair<std::string, std::string>> commands{{"abort", "AbortJob"},

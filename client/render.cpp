@@ -159,6 +159,16 @@ json status_to_json(const JobStatus& s) {
   return j;
 }
 
+// Kubernetes' ObjectMeta of a Job, JobTemplate (both a JobSpec) or JobFlowSpec.
+template <class Spec>
+json metadata_to_json(const Spec& spec, const std::string& uid, int64_t created_ms) {
+  json metadata{{"name", spec.name}, {"namespace", spec.namespace_}, {"uid", uid}};
+  set_if_time(metadata, "creationTimestamp", created_ms);
+  if (!spec.labels.empty()) metadata["labels"] = string_map(spec.labels);
+  if (!spec.annotations.empty()) metadata["annotations"] = string_map(spec.annotations);
+  return metadata;
+}
+
 json container_status_to_json(const ContainerStatus& c) {
   json state;
   switch (c.state) {
@@ -457,15 +467,42 @@ std::string format_age(int64_t ms) {
 }
 
 nlohmann::json job_to_json(const Job& job) {
-  json metadata{{"name", job.spec.name}, {"namespace", job.spec.namespace_}, {"uid", job.uid}};
-  set_if_time(metadata, "creationTimestamp", job.created_ms);
-  if (!job.spec.labels.empty()) metadata["labels"] = string_map(job.spec.labels);
-  if (!job.spec.annotations.empty()) metadata["annotations"] = string_map(job.spec.annotations);
   return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
           {"kind", "Job"},
-          {"metadata", std::move(metadata)},
+          {"metadata", metadata_to_json(job.spec, job.uid, job.created_ms)},
           {"spec", spec_to_json(job.spec)},
           {"status", status_to_json(job.status)}};
+}
+
+nlohmann::json template_to_json(const JobTemplate& t) {
+  return {{"apiVersion", kFlowApiVersion},
+          {"kind", "JobTemplate"},
+          {"metadata", metadata_to_json(t.spec, t.uid, t.created_ms)},
+          {"spec", spec_to_json(t.spec)}};
+}
+
+nlohmann::json flow_to_json(const JobFlow& f) {
+  json flows = json::array();
+  for (const auto& flow : f.spec.flows) {
+    json j{{"name", flow.name}};
+    if (flow.depends_on) j["dependsOn"] = {{"targets", flow.depends_on->targets}};
+    flows.push_back(std::move(j));
+  }
+  json status{{"state", {{"phase", f.status.phase}}}};
+  const std::array<std::pair<const char*, const std::vector<std::string>*>, 6> lists{
+      {{"pendingJobs", &f.status.pending_jobs},
+       {"runningJobs", &f.status.running_jobs},
+       {"completedJobs", &f.status.completed_jobs},
+       {"failedJobs", &f.status.failed_jobs},
+       {"terminatedJobs", &f.status.terminated_jobs},
+       {"unKnowJobs", &f.status.unknown_jobs}}};
+  for (const auto& [key, names] : lists)
+    if (!names->empty()) status[key] = *names;
+  return {{"apiVersion", kFlowApiVersion},
+          {"kind", "JobFlow"},
+          {"metadata", metadata_to_json(f.spec, f.uid, f.created_ms)},
+          {"spec", {{"flows", std::move(flows)}, {"jobRetainPolicy", f.spec.job_retain_policy}}},
+          {"status", std::move(status)}};
 }
 
 nlohmann::json pod_to_json(const Pod& pod) {
@@ -536,6 +573,37 @@ std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms) 
                              std::to_string(st.failed), std::to_string(st.retry_count),
                              std::to_string(st.version)});
     }
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms) {
+  if (templates.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "AGE"};
+  if (wide) header.insert(header.end(), {"TASKS", "REPLICAS"});
+  rows.push_back(std::move(header));
+  for (const auto& t : templates) {
+    Row row{t.spec.name, age_since(t.created_ms, now_ms)};
+    if (wide)
+      row.insert(row.end(),
+                 {std::to_string(t.spec.tasks.size()), std::to_string(t.spec.total_replicas())});
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t now_ms) {
+  if (flows.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "STATUS", "AGE"};
+  if (wide) header.insert(header.end(), {"FLOWS", "RETAIN"});
+  rows.push_back(std::move(header));
+  for (const auto& f : flows) {
+    Row row{f.spec.name, f.status.phase, age_since(f.created_ms, now_ms)};
+    if (wide)
+      row.insert(row.end(), {std::to_string(f.spec.flows.size()), f.spec.job_retain_policy});
     rows.push_back(std::move(row));
   }
   return format_table(rows);

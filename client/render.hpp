@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/job.hpp"
+#include "messages/job_flow.hpp"
+#include "messages/job_template.hpp"
 #include "messages/node_info.hpp"
 #include "messages/pod.hpp"
 
@@ -18,6 +20,10 @@ nlohmann::json job_to_json(const Job& job);
 // v1 Pod with the labels Volcano puts on its pods (volcano.sh/job-name, ...).
 nlohmann::json pod_to_json(const Pod& pod);
 nlohmann::json node_to_json(const NodeInfo& n);
+// flow.volcano.sh/v1alpha1 JobTemplate (its spec is a Job's spec) and JobFlow; a flow's status
+// lists only the job lists that are not empty.
+nlohmann::json template_to_json(const JobTemplate& t);
+nlohmann::json flow_to_json(const JobFlow& f);
 
 // Block-style YAML of any JSON value, quoting strings only where YAML would misread them.
 std::string to_yaml(const nlohmann::json& j);
@@ -27,6 +33,9 @@ std::string to_yaml(const nlohmann::json& j);
 std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms);
 std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms);
 std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide);
+// NAME AGE (wide: TASKS REPLICAS) and NAME STATUS AGE (wide: FLOWS RETAIN).
+std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms);
+std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t now_ms);
 
 // `kubectl describe`-style text of a job and its pods.
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms);

@@ -32,17 +32,6 @@ std::string dns_label_problem(const std::string& s) {
   return "";
 }
 
-void check_label(Diagnostics& d, const std::string& path, const std::string& what,
-                 const std::string& value) {
-  if (value.empty()) {
-    d.error(path, what + " is required");
-    return;
-  }
-  auto problem = dns_label_problem(value);
-  if (!problem.empty())
-    d.error(path, what + " \"" + value + "\" is not a DNS-1123 label: " + problem);
-}
-
 void check_policies(const std::vector<LifecyclePolicy>& policies, const std::string& base,
                     Diagnostics& d) {
   std::set<Event> events;
@@ -141,7 +130,7 @@ void check_containers(const TaskSpec& task, const std::string& tpath, Diagnostic
   for (size_t j = 0; j < task.template_.containers.size(); ++j) {
     const auto& c = task.template_.containers[j];
     const std::string path = at(base, j);
-    check_label(d, path + ".name", "container name", c.name);
+    check_dns_label(d, path + ".name", "container name", c.name);
     if (!c.name.empty() && !names.insert(c.name).second)
       d.error(path + ".name", "container name \"" + c.name + "\" is used twice in the pod");
     if (c.command.empty())
@@ -183,7 +172,7 @@ void check_fit(const TaskSpec& task, const std::string& tpath, const AdmissionCo
 void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diagnostics& d) {
   const TaskSpec& task = spec.tasks[i];
   const std::string tpath = at("spec.tasks", i);
-  check_label(d, tpath + ".name", "task name", task.name);
+  check_dns_label(d, tpath + ".name", "task name", task.name);
   const std::string pod_name =
       spec.name + "-" + task.name + "-" + std::to_string(std::max(task.replicas, 1) - 1);
   if (pod_name.size() > kMaxPodNameLength)
@@ -203,39 +192,14 @@ void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diag
   check_sim_annotations(task, tpath, d);
 }
 
-// Reports each dependency cycle once, rotated to start at its lowest-indexed task.
+// Reports each dependency cycle once, starting at its lowest-indexed task.
 void check_cycles(const JobSpec& spec, const std::vector<std::vector<size_t>>& edges,
                   Diagnostics& d) {
-  enum Color { White, Gray, Black };
-  std::vector<Color> color(edges.size(), White);
-  std::set<std::vector<size_t>> reported;
-  for (size_t root = 0; root < edges.size(); ++root) {
-    if (color[root] != White) continue;
-    std::vector<std::pair<size_t, size_t>> stack{{root, 0}};  // (task, next edge)
-    color[root] = Gray;
-    while (!stack.empty()) {
-      auto& [u, next] = stack.back();
-      if (next == edges[u].size()) {
-        color[u] = Black;
-        stack.pop_back();
-        continue;
-      }
-      const size_t v = edges[u][next++];
-      if (color[v] == White) {
-        color[v] = Gray;
-        stack.push_back({v, 0});
-      } else if (color[v] == Gray) {
-        std::vector<size_t> cycle;
-        auto from = std::find_if(stack.begin(), stack.end(), [v](auto& f) { return f.first == v; });
-        for (auto it = from; it != stack.end(); ++it) cycle.push_back(it->first);
-        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
-        if (!reported.insert(cycle).second) continue;
-        std::string text;
-        for (size_t t : cycle) text += spec.tasks[t].name + " -> ";
-        text += spec.tasks[cycle.front()].name;
-        d.error(at("spec.tasks", cycle.front()) + ".dependsOn", "dependency cycle: " + text);
-      }
-    }
+  for (const auto& cycle : find_cycles(edges)) {
+    std::string text;
+    for (size_t t : cycle) text += spec.tasks[t].name + " -> ";
+    text += spec.tasks[cycle.front()].name;
+    d.error(at("spec.tasks", cycle.front()) + ".dependsOn", "dependency cycle: " + text);
   }
 }
 
@@ -299,6 +263,49 @@ void check_job(const JobSpec& spec, Diagnostics& d) {
 
 }  // namespace
 
+void check_dns_label(Diagnostics& d, const std::string& path, const std::string& what,
+                     const std::string& value) {
+  if (value.empty()) {
+    d.error(path, what + " is required");
+    return;
+  }
+  auto problem = dns_label_problem(value);
+  if (!problem.empty())
+    d.error(path, what + " \"" + value + "\" is not a DNS-1123 label: " + problem);
+}
+
+std::vector<std::vector<size_t>> find_cycles(const std::vector<std::vector<size_t>>& edges) {
+  enum Color { White, Gray, Black };
+  std::vector<Color> color(edges.size(), White);
+  std::set<std::vector<size_t>> seen;
+  std::vector<std::vector<size_t>> cycles;
+  for (size_t root = 0; root < edges.size(); ++root) {
+    if (color[root] != White) continue;
+    std::vector<std::pair<size_t, size_t>> stack{{root, 0}};  // (node, next edge)
+    color[root] = Gray;
+    while (!stack.empty()) {
+      auto& [u, next] = stack.back();
+      if (next == edges[u].size()) {
+        color[u] = Black;
+        stack.pop_back();
+        continue;
+      }
+      const size_t v = edges[u][next++];
+      if (color[v] == White) {
+        color[v] = Gray;
+        stack.push_back({v, 0});
+      } else if (color[v] == Gray) {
+        std::vector<size_t> cycle;
+        auto from = std::find_if(stack.begin(), stack.end(), [v](auto& f) { return f.first == v; });
+        for (auto it = from; it != stack.end(); ++it) cycle.push_back(it->first);
+        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+        if (seen.insert(cycle).second) cycles.push_back(std::move(cycle));
+      }
+    }
+  }
+  return cycles;
+}
+
 void apply_defaults(JobSpec& spec) {
   if (spec.namespace_.empty()) spec.namespace_ = "default";
   if (spec.queue.empty()) spec.queue = "default";
@@ -326,8 +333,8 @@ void apply_defaults(JobSpec& spec) {
 }
 
 void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags) {
-  check_label(diags, "metadata.name", "job name", spec.name);
-  check_label(diags, "metadata.namespace", "namespace", spec.namespace_);
+  check_dns_label(diags, "metadata.name", "job name", spec.name);
+  check_dns_label(diags, "metadata.namespace", "namespace", spec.namespace_);
   check_job(spec, diags);
   check_policies(spec.policies, "spec.policies", diags);
   std::set<std::string> task_names;

@@ -1,6 +1,10 @@
 // Admission: Volcano's defaults and validation rules for a Job, with every violation reported.
 #pragma once
 
+#include <cstddef>
+#include <string>
+#include <vector>
+
 #include "messages/diagnostic.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/resources.hpp"
@@ -21,5 +25,13 @@ void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags)
 
 // A pod's total requests: the sum over its containers.
 ResourceList pod_requests(const TaskSpec& task);
+
+// Shared with other kinds' admission (JobFlow):
+// an error at `path` unless `value` is a non-empty DNS-1123 label; `what` names it ("job name").
+void check_dns_label(Diagnostics& d, const std::string& path, const std::string& what,
+                     const std::string& value);
+// Every cycle of a dependency graph (edges[u]: the nodes u depends on), each once, rotated to
+// start at its lowest node.
+std::vector<std::vector<size_t>> find_cycles(const std::vector<std::vector<size_t>>& edges);
 
 }  // namespace caldera

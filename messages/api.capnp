@@ -183,6 +183,49 @@ struct NodeInfo {
   coordinator @6 :Bool;
 }
 
+# ---- JobTemplate and JobFlow (Volcano flow.volcano.sh/v1alpha1) ----
+
+struct JobTemplate {
+  uid @0 :Text;
+  createdMs @1 :Int64;
+  spec @2 :JobSpec;              # name and namespace are the template's
+}
+
+struct FlowDependsOn {
+  targets @0 :List(Text);        # names of other flows of the same JobFlow
+}
+
+struct Flow {
+  name @0 :Text;                 # also the JobTemplate it runs; its job is "<jobflow>-<name>"
+  dependsOn @1 :FlowDependsOn;   # absent: none
+}
+
+struct JobFlowSpec {
+  name @0 :Text;
+  namespace @1 :Text;
+  labels @2 :List(KeyValue);
+  annotations @3 :List(KeyValue);
+  flows @4 :List(Flow);
+  jobRetainPolicy @5 :Text;      # "retain" (empty) | "delete"
+}
+
+struct JobFlowStatus {
+  state @0 :JobState;            # phase: "Pending", "Running", "Succeed", "Failed", "Terminating"
+  pendingJobs @1 :List(Text);
+  runningJobs @2 :List(Text);
+  completedJobs @3 :List(Text);
+  failedJobs @4 :List(Text);
+  terminatedJobs @5 :List(Text);
+  unknownJobs @6 :List(Text);
+}
+
+struct JobFlow {
+  uid @0 :Text;
+  createdMs @1 :Int64;
+  spec @2 :JobFlowSpec;
+  status @3 :JobFlowStatus;
+}
+
 # ---- Requests and responses ----
 
 struct ObjectRef {
@@ -192,7 +235,7 @@ struct ObjectRef {
 
 struct ListFilter {
   namespace @0 :Text;            # empty: every namespace
-  jobName @1 :Text;              # for pods: only this job's pods
+  jobName @1 :Text;              # for pods: only this job's pods; unused by other kinds
 }
 
 struct JobCommand {
@@ -222,6 +265,14 @@ struct Request {
     deleteJob @9 :ObjectRef;
     listNodes @10 :Void;
     podLog @11 :LogRequest;
+    submitJobTemplate @12 :JobSpec;
+    submitJobFlow @13 :JobFlowSpec;
+    getJobTemplate @14 :ObjectRef;
+    listJobTemplates @15 :ListFilter;
+    getJobFlow @16 :ObjectRef;
+    listJobFlows @17 :ListFilter;
+    deleteJobTemplate @18 :ObjectRef;
+    deleteJobFlow @19 :ObjectRef;
   }
 }
 
@@ -245,7 +296,7 @@ struct Error {
 }
 
 struct Submitted {
-  kind @0 :Text;
+  kind @0 :Text;                 # "Job" | "JobTemplate" | "JobFlow"
   namespace @1 :Text;
   name @2 :Text;
   uid @3 :Text;
@@ -275,5 +326,9 @@ struct Response {
     nodes @8 :List(NodeInfo);
     log @9 :LogChunk;
     ok @10 :Void;
+    jobTemplate @11 :JobTemplate;
+    jobTemplates @12 :List(JobTemplate);
+    jobFlow @13 :JobFlow;
+    jobFlows @14 :List(JobFlow);
   }
 }

@@ -196,6 +196,16 @@ ContainerStatus decode_container_status(api::ContainerStatus::Reader in) {
   return c;
 }
 
+// Like decode_map, but a key given twice is reported at `path`.<key> instead of overwritten.
+std::map<std::string, std::string> decode_unique_map(capnp::List<api::KeyValue>::Reader in,
+                                                     Diagnostics& diags, const std::string& path) {
+  std::map<std::string, std::string> out;
+  for (auto kv : in)
+    if (!out.emplace(str(kv.getKey()), str(kv.getValue())).second)
+      diags.error(path + "." + str(kv.getKey()), "key given twice");
+  return out;
+}
+
 }  // namespace
 
 void encode_map(const std::map<std::string, std::string>& in,
@@ -435,6 +445,90 @@ NodeInfo decode(api::NodeInfo::Reader in) {
   n.pods = in.getPods();
   n.coordinator = in.getCoordinator();
   return n;
+}
+
+void encode(const JobTemplate& in, api::JobTemplate::Builder out) {
+  out.setUid(text(in.uid));
+  out.setCreatedMs(in.created_ms);
+  encode(in.spec, out.initSpec());
+}
+
+JobTemplate decode(api::JobTemplate::Reader in) {
+  JobTemplate t;
+  t.uid = str(in.getUid());
+  t.created_ms = in.getCreatedMs();
+  Diagnostics ignored;  // our own data, admitted as a Job spec
+  t.spec = decode(in.getSpec(), ignored);
+  return t;
+}
+
+void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out) {
+  out.setName(text(in.name));
+  out.setNamespace(text(in.namespace_));
+  encode_map(in.labels, out.initLabels(in.labels.size()));
+  encode_map(in.annotations, out.initAnnotations(in.annotations.size()));
+  auto flows = out.initFlows(in.flows.size());
+  for (capnp::uint i = 0; i < in.flows.size(); ++i) {
+    flows[i].setName(text(in.flows[i].name));
+    if (const auto& dep = in.flows[i].depends_on)
+      encode_strings(dep->targets, flows[i].initDependsOn().initTargets(dep->targets.size()));
+  }
+  out.setJobRetainPolicy(text(in.job_retain_policy));
+}
+
+JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags) {
+  JobFlowSpec s;
+  s.name = str(in.getName());
+  s.namespace_ = str(in.getNamespace());
+  s.labels = decode_unique_map(in.getLabels(), diags, "metadata.labels");
+  s.annotations = decode_unique_map(in.getAnnotations(), diags, "metadata.annotations");
+  for (auto f : in.getFlows()) {
+    Flow flow{str(f.getName()), std::nullopt};
+    if (f.hasDependsOn())
+      flow.depends_on = FlowDependsOn{decode_strings(f.getDependsOn().getTargets())};
+    s.flows.push_back(std::move(flow));
+  }
+  s.job_retain_policy = str(in.getJobRetainPolicy());
+  return s;
+}
+
+void encode(const JobFlowStatus& in, api::JobFlowStatus::Builder out) {
+  out.initState().setPhase(text(in.phase));
+  encode_strings(in.pending_jobs, out.initPendingJobs(in.pending_jobs.size()));
+  encode_strings(in.running_jobs, out.initRunningJobs(in.running_jobs.size()));
+  encode_strings(in.completed_jobs, out.initCompletedJobs(in.completed_jobs.size()));
+  encode_strings(in.failed_jobs, out.initFailedJobs(in.failed_jobs.size()));
+  encode_strings(in.terminated_jobs, out.initTerminatedJobs(in.terminated_jobs.size()));
+  encode_strings(in.unknown_jobs, out.initUnknownJobs(in.unknown_jobs.size()));
+}
+
+JobFlowStatus decode(api::JobFlowStatus::Reader in) {
+  JobFlowStatus s;
+  s.phase = str(in.getState().getPhase());
+  s.pending_jobs = decode_strings(in.getPendingJobs());
+  s.running_jobs = decode_strings(in.getRunningJobs());
+  s.completed_jobs = decode_strings(in.getCompletedJobs());
+  s.failed_jobs = decode_strings(in.getFailedJobs());
+  s.terminated_jobs = decode_strings(in.getTerminatedJobs());
+  s.unknown_jobs = decode_strings(in.getUnknownJobs());
+  return s;
+}
+
+void encode(const JobFlow& in, api::JobFlow::Builder out) {
+  out.setUid(text(in.uid));
+  out.setCreatedMs(in.created_ms);
+  encode(in.spec, out.initSpec());
+  encode(in.status, out.initStatus());
+}
+
+JobFlow decode(api::JobFlow::Reader in) {
+  JobFlow f;
+  f.uid = str(in.getUid());
+  f.created_ms = in.getCreatedMs();
+  Diagnostics ignored;  // our own data
+  f.spec = decode(in.getSpec(), ignored);
+  f.status = decode(in.getStatus());
+  return f;
 }
 
 }  // namespace caldera

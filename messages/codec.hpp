@@ -6,6 +6,8 @@
 #include "messages/api.capnp.h"
 #include "messages/diagnostic.hpp"
 #include "messages/job.hpp"
+#include "messages/job_flow.hpp"
+#include "messages/job_template.hpp"
 #include "messages/node_info.hpp"
 #include "messages/pod.hpp"
 
@@ -17,6 +19,10 @@ void encode(const JobStatus& in, api::JobStatus::Builder out);
 void encode(const Job& in, api::Job::Builder out);
 void encode(const Pod& in, api::Pod::Builder out);
 void encode(const NodeInfo& in, api::NodeInfo::Builder out);
+void encode(const JobTemplate& in, api::JobTemplate::Builder out);
+void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out);
+void encode(const JobFlowStatus& in, api::JobFlowStatus::Builder out);
+void encode(const JobFlow& in, api::JobFlow::Builder out);
 
 // Decoding untrusted input reports unknown words (events, actions, phases) and malformed quantities
 // to diags with field paths under `path`. Decoding our own data passes a throwaway Diagnostics.
@@ -28,9 +34,15 @@ JobStatus decode(api::JobStatus::Reader in);
 Job decode(api::Job::Reader in);
 Pod decode(api::Pod::Reader in);
 NodeInfo decode(api::NodeInfo::Reader in);
+JobTemplate decode(api::JobTemplate::Reader in);
+// Untrusted flow specs: a label or annotation key given twice is an error (YAML rejects it too).
+JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags);
+JobFlowStatus decode(api::JobFlowStatus::Reader in);
+JobFlow decode(api::JobFlow::Reader in);
 
 // Capacity helpers for capnp lists of (key, value) strings.
-void encode_map(const std::map<std::string, std::string>& in, capnp::List<api::KeyValue>::Builder out);
+void encode_map(const std::map<std::string, std::string>& in,
+                capnp::List<api::KeyValue>::Builder out);
 std::map<std::string, std::string> decode_map(capnp::List<api::KeyValue>::Reader in);
 
 }  // namespace caldera

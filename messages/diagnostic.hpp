@@ -28,4 +28,10 @@ struct Diagnostics {
 // "path: message", or just the message when there is no path.
 std::string to_string(const Diagnostic& d);
 
+// `path` under a document prefix ("documents[2]." or ""): ("documents[2].", "") -> "documents[2]".
+inline std::string prefixed(const std::string& prefix, const std::string& path) {
+  if (path.empty() && !prefix.empty()) return prefix.substr(0, prefix.size() - 1);  // no dot
+  return prefix + path;
+}
+
 }  // namespace caldera

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "messages/job_template.hpp"
+#include "messages/yaml_flow.hpp"
 #include "messages/yaml_pod.hpp"
 #include "messages/yaml_policy.hpp"
 #include "messages/yaml_reader.hpp"
@@ -11,12 +13,14 @@ namespace {
 
 constexpr const char* kJobApiVersion = "batch.volcano.sh/v1alpha1";
 
-void read_metadata(YamlContext& ctx, const YAML::Node& node, JobSpec& job) {
+// Job, JobTemplate (both a JobSpec) and JobFlowSpec share Kubernetes' object metadata.
+template <class Spec>
+void read_metadata(YamlContext& ctx, const YAML::Node& node, Spec& obj) {
   MapReader m(ctx, node, "metadata");
-  m.str("name", job.name);
-  m.str("namespace", job.namespace_);
-  m.string_map("labels", job.labels);
-  m.string_map("annotations", job.annotations);
+  m.str("name", obj.name);
+  m.str("namespace", obj.namespace_);
+  m.string_map("labels", obj.labels);
+  m.string_map("annotations", obj.annotations);
   m.ignore({"generateName", "uid", "resourceVersion", "generation", "creationTimestamp",
             "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "finalizers",
             "managedFields", "selfLink"});
@@ -98,39 +102,48 @@ void read_spec(YamlContext& ctx, const YAML::Node& node, JobSpec& job) {
   m.warn_unknown();
 }
 
-void read_document(YamlContext& ctx, const YAML::Node& doc, ParsedDocuments& out) {
+// Reads the apiVersion against the one `kind` belongs to: missing is an error, another a warning.
+void check_api_version(YamlContext& ctx, const std::string& api_version, const char* expected) {
+  if (api_version.empty())
+    ctx.error("apiVersion", std::string("apiVersion is required (") + expected + ")");
+  else if (api_version != expected)
+    ctx.warn("apiVersion", "apiVersion " + api_version + " is read as " + expected);
+}
+
+void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& prefix, size_t index,
+                   ParsedDocuments& out) {
   MapReader root(ctx, doc, "");
   if (!root.valid()) return;
-  std::string api_version, kind;
+  std::string api_version;
   root.str("apiVersion", api_version);
   auto kind_node = root.get("kind");
   if (!kind_node) {
-    ctx.error("kind", "kind is required (caldera reads kind Job)");
+    ctx.error("kind", "kind is required (caldera reads kinds Job, JobTemplate and JobFlow)");
     return;
   }
-  auto kind_text = read_string(ctx, *kind_node, "kind");
-  if (!kind_text) return;
-  kind = *kind_text;
-  if (kind == "JobFlow" || kind == "JobTemplate") {
-    ctx.error("kind", "kind " + kind + " is not supported yet");
+  auto kind = read_string(ctx, *kind_node, "kind");
+  if (!kind) return;
+  if (*kind != "Job" && *kind != "JobTemplate" && *kind != "JobFlow") {
+    ctx.error("kind", "unsupported kind \"" + *kind + "\"; supported kinds: Job (" +
+                          kJobApiVersion + "), JobTemplate and JobFlow (" + kFlowApiVersion + ")");
     return;
   }
-  if (kind != "Job") {
-    ctx.error("kind",
-              "unsupported kind \"" + kind + "\"; supported kinds: Job (" + kJobApiVersion + ")");
+  check_api_version(ctx, api_version, *kind == "Job" ? kJobApiVersion : kFlowApiVersion);
+  if (*kind == "JobFlow") {
+    JobFlowSpec flow;
+    if (auto n = root.get("metadata")) read_metadata(ctx, *n, flow);
+    if (auto n = root.get("spec")) read_flow_spec(ctx, *n, flow);
+    root.ignore({"status"});
+    root.warn_unknown();
+    out.flows.push_back({std::move(flow), prefix, index});
     return;
   }
-  if (api_version.empty()) {
-    ctx.error("apiVersion", std::string("apiVersion is required (") + kJobApiVersion + ")");
-  } else if (api_version != kJobApiVersion) {
-    ctx.warn("apiVersion", "apiVersion " + api_version + " is read as " + kJobApiVersion);
-  }
-  JobSpec job;
+  JobSpec job;  // a JobTemplate's spec is a Job's spec, read by the same code
   if (auto n = root.get("metadata")) read_metadata(ctx, *n, job);
   if (auto n = root.get("spec")) read_spec(ctx, *n, job);
   root.ignore({"status"});
   root.warn_unknown();
-  out.jobs.push_back(std::move(job));
+  (*kind == "Job" ? out.jobs : out.templates).push_back({std::move(job), prefix, index});
 }
 
 }  // namespace
@@ -150,9 +163,10 @@ ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags) {
   }
   YamlContext ctx(diags);
   for (size_t i = 0; i < docs.size(); ++i) {
-    ctx.set_prefix(docs.size() > 1 ? "documents[" + std::to_string(i) + "]." : "");
+    std::string prefix = docs.size() > 1 ? "documents[" + std::to_string(i) + "]." : "";
+    ctx.set_prefix(prefix);
     try {
-      read_document(ctx, docs[i], out);
+      read_document(ctx, docs[i], prefix, i, out);
     } catch (const std::exception& e) {  // YAML::Exception included: yaml-cpp throws on misuse
       ctx.error("", std::string("cannot read the document: ") + e.what());
     }

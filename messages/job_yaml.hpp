@@ -1,21 +1,36 @@
-// Reads Volcano YAML (one or more documents) into Job specs.
+// Reads Volcano YAML (one or more documents) into Job, JobTemplate and JobFlow specs.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "messages/diagnostic.hpp"
+#include "messages/job_flow.hpp"
 #include "messages/job_spec.hpp"
 
 namespace caldera {
 
+// One object read from a document, with where it came from, so that later checks (admission,
+// name clashes) report paths the user can find in a file that mixes kinds.
+template <class T>
+struct Parsed {
+  T value;
+  std::string prefix;   // "documents[N]." when the text holds several documents, else ""
+  size_t document = 0;  // index among the non-empty documents
+};
+
 struct ParsedDocuments {
-  std::vector<JobSpec> jobs;  // every `kind: Job` document, in file order
+  std::vector<Parsed<JobSpec>> jobs;       // `kind: Job`, in file order
+  std::vector<Parsed<JobSpec>> templates;  // `kind: JobTemplate`: its metadata and its Job spec
+  std::vector<Parsed<JobFlowSpec>> flows;  // `kind: JobFlow`
+
+  bool empty() const { return jobs.empty() && templates.empty() && flows.empty(); }
 };
 
 // Parses every document. Problems land in `diags` with field paths ("spec.tasks[1].replicas"; when
 // the text holds several documents, prefixed "documents[N]."). Unknown fields are warnings.
-// kinds other than Job (JobFlow, JobTemplate) are reported as errors until they are supported.
 // Never throws.
 ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags);
 

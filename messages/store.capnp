@@ -30,6 +30,17 @@ struct DelayedAction {
   dueMs @6 :Int64;             # milliseconds since the Unix epoch
 }
 
+# Column family "templates", key "namespace/name": a JobTemplate as accepted.
+struct JobTemplateRecord {
+  template @0 :Api.JobTemplate;
+}
+
+# Column family "flows", key "namespace/name": a JobFlow with its status.
+struct JobFlowRecord {
+  flow @0 :Api.JobFlow;
+  seq @1 :UInt64;              # bumped on every write of this record
+}
+
 # Column family "node_pods", key pod uid: what a node runs, kept by the node itself.
 struct NodePod {
   launch @0 :Cluster.PodLaunch;

@@ -34,8 +34,7 @@ std::string index_path(const std::string& path, size_t index) {
 }
 
 std::string YamlContext::full(const std::string& path) const {
-  if (path.empty() && !prefix_.empty()) return prefix_.substr(0, prefix_.size() - 1);  // no dot
-  return prefix_ + path;
+  return prefixed(prefix_, path);
 }
 
 void YamlContext::error(const std::string& path, std::string message) {

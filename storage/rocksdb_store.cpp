@@ -19,10 +19,12 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 3> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 5> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
+    {Family::Templates, "templates"},
+    {Family::Flows, "flows"},
 }};
 
 size_t family_index(Family family) {

@@ -13,11 +13,11 @@
 
 namespace caldera {
 
-enum class Family { Jobs, NodePods, Meta };
+enum class Family { Jobs, NodePods, Meta, Templates, Flows };
 
 struct StoreOptions {
-  bool sync = true;                 // fsync every group commit (tests and benchmarks may turn off)
-  size_t max_batch_writes = 4096;   // writes folded into one WriteBatch at most
+  bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)
+  size_t max_batch_writes = 4096;  // writes folded into one WriteBatch at most
 };
 
 // One change: a put when value is set, a delete otherwise.
@@ -28,8 +28,8 @@ struct Write {
 };
 
 struct StoreStats {
-  uint64_t commits = 0;   // commit() calls completed
-  uint64_t batches = 0;   // synced WriteBatches written (commits / batches = grouping factor)
+  uint64_t commits = 0;  // commit() calls completed
+  uint64_t batches = 0;  // synced WriteBatches written (commits / batches = grouping factor)
   uint64_t writes = 0;
 };
 
@@ -47,8 +47,9 @@ class Store {
   // Reads what is durable or in RocksDB's memtable (not what is still queued).
   virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
   // Calls fn for every record of the family in key order (the recovery scan).
-  virtual void scan(Family family,
-                    const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
+  virtual void scan(
+      Family family,
+      const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
   // Blocks until everything queued so far is committed.
   virtual void flush() = 0;
   virtual StoreStats stats() const = 0;

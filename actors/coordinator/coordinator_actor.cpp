@@ -10,7 +10,9 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/coordinator/flow_registry.hpp"
 #include "actors/coordinator/responses.hpp"
+#include "actors/coordinator/submission.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_actor.hpp"
@@ -45,6 +47,9 @@ struct CoordinatorState {
   CoordinatorEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeEntry> nodes;
+  FlowRegistry registry;                                                // JobTemplates and JobFlows
+  std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
+  uint64_t next_commit = 0;
   static inline const char* name = "coordinator";
 };
 
@@ -78,91 +83,112 @@ ResourceList largest_node(const CoordinatorState& st) {
   return out;
 }
 
+// Store writes whose outcome the coordinator waits for: the store calls `done` on its writer
+// thread, so the outcome comes back as a message and `then` runs in the actor.
+void commit_then(CoordSelf* self, std::vector<Write> writes,
+                 std::function<void(const std::string& error)> then) {
+  const uint64_t seq = ++self->state.next_commit;
+  self->state.commits.emplace(seq, std::move(then));
+  auto me = caf::actor_cast<caf::actor>(self);
+  self->state.env.store->commit(std::move(writes), [me, seq](std::string error) {
+    caf::anon_send(me, committed_atom::value, seq, std::move(error));
+  });
+}
+
 // ---- submit ----
 
-caf::result<std::string> submit(CoordSelf* self, uint64_t id, std::vector<JobSpec> specs,
+// Stores a submission's templates and flows in one commit; they join the registry once durable.
+void store_flows(CoordSelf* self, std::vector<JobTemplate> templates, std::vector<JobFlow> flows,
+                 const std::shared_ptr<PendingSubmit>& pending) {
+  auto& reg = self->state.registry;
+  std::vector<Write> writes;
+  for (const auto& t : templates) {
+    reg.templates.creating.insert(t.spec.key());
+    writes.push_back({Family::Templates, t.spec.key(), FlowKind<JobTemplate>::record(t)});
+  }
+  for (const auto& f : flows) {
+    reg.flows.creating.insert(f.spec.key());
+    writes.push_back({Family::Flows, f.spec.key(), FlowKind<JobFlow>::record(f)});
+  }
+  commit_then(
+      self, std::move(writes), [self, templates, flows, pending](const std::string& error) mutable {
+        auto& reg = self->state.registry;
+        for (auto& t : templates) {
+          auto key = t.spec.key();
+          reg.templates.creating.erase(key);
+          if (!error.empty()) continue;
+          reg.templates.durable[key] = std::move(t);
+          spdlog::info("jobtemplate={} accepted", key);
+        }
+        for (auto& f : flows) {
+          auto key = f.spec.key();
+          reg.flows.creating.erase(key);
+          if (!error.empty()) continue;
+          reg.flows.durable[key] = std::move(f);
+          spdlog::info("jobflow={} accepted", key);
+        }
+        if (!error.empty())
+          pending->failures.push_back("JobTemplates and JobFlows were not stored: " + error);
+        pending->finish();
+      });
+}
+
+caf::result<std::string> submit(CoordSelf* self, uint64_t id, ParsedDocuments docs,
                                 Diagnostics diags) {
   auto& st = self->state;
-  AdmissionContext ctx{largest_node(st)};
-  std::set<std::string> keys;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    auto& spec = specs[i];
-    apply_defaults(spec);
-    Diagnostics one;
-    admit(spec, ctx, one);
-    auto prefix = specs.size() > 1 ? "documents[" + std::to_string(i) + "]." : std::string{};
-    for (auto& e : one.errors) diags.error(prefix + e.path, e.message);
-    for (auto& w : one.warnings) diags.warn(prefix + w.path, w.message);
-    if (!one.ok()) continue;
-    if (st.jobs.count(spec.key()) || !keys.insert(spec.key()).second)
-      diags.errors.push_back({prefix + "metadata.name", "jobs.batch.volcano.sh \"" + spec.name +
-                                                            "\" already exists in " + "namespace " +
-                                                            spec.namespace_});
-  }
-  if (!diags.ok()) {
-    std::vector<ApiError> errors;
-    for (const auto& e : diags.errors) {
-      bool exists = e.message.find("already exists") != std::string::npos;
-      errors.push_back({exists ? Code::ALREADY_EXISTS : Code::INVALID_ARGUMENT, e.message, e.path});
-    }
-    return error_response(id, errors, warning_lines(diags));
-  }
-  if (specs.empty()) return error_response(id, Code::INVALID_ARGUMENT, "no Job documents found");
+  // Everything is admitted before anything is stored: a submission is all or nothing.
+  admit_submission(
+      docs, AdmissionContext{largest_node(st)}, st.registry,
+      [&](const std::string& key) { return st.jobs.count(key) > 0; }, diags);
+  if (!diags.ok()) return rejection_response(id, diags);
+  if (docs.empty())
+    return error_response(id, Code::INVALID_ARGUMENT,
+                          "no Job, JobTemplate or JobFlow documents found");
 
-  // Accepted only once every job is durable: answer when the last job actor says so.
-  struct Pending {
-    caf::response_promise rp;
-    size_t left;
-    std::vector<std::pair<std::string, std::string>> created;  // key, uid
-    std::vector<std::string> failures;
-  };
-  auto pending = std::make_shared<Pending>();
+  auto pending = std::make_shared<PendingSubmit>();
   pending->rp = self->make_response_promise();
-  pending->left = specs.size();
-  auto warnings = warning_lines(diags);
-  auto finish = [id, pending, warnings] {
-    if (--pending->left > 0) return;
-    if (!pending->failures.empty()) {
-      pending->rp.deliver(error_response(id, Code::INTERNAL, pending->failures.front()));
-      return;
-    }
-    capnp::MallocMessageBuilder b;
-    auto r = b.initRoot<api::Response>();
-    r.setId(id);
-    if (!warnings.empty()) {
-      auto w = r.initWarnings(static_cast<unsigned>(warnings.size()));
-      for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
-    }
-    auto list = r.initSubmitted(static_cast<unsigned>(pending->created.size()));
-    for (unsigned i = 0; i < pending->created.size(); ++i) {
-      const auto& [key, uid] = pending->created[i];
-      auto slash = key.find('/');
-      list[i].setKind("Job");
-      list[i].setNamespace(key.substr(0, slash));
-      list[i].setName(key.substr(slash + 1));
-      list[i].setUid(uid);
-    }
-    pending->rp.deliver(to_bytes(b));
-  };
-  for (auto& spec : specs) {
-    auto key = spec.key();
+  pending->id = id;
+  const int64_t now = now_ms();
+  std::vector<JobTemplate> templates;
+  for (auto& t : docs.templates) {
+    templates.push_back(JobTemplate{random_uid(), now, std::move(t.value)});
+    pending->created.push_back(
+        {t.document, "JobTemplate", templates.back().spec.key(), templates.back().uid});
+  }
+  std::vector<JobFlow> flows;
+  for (auto& f : docs.flows) {
+    diags.warn(prefixed(f.prefix, ""),
+               "JobFlow " + f.value.name +
+                   " is stored, but this version of caldera does not run flows yet: its jobs "
+                   "are not created");
+    flows.push_back(JobFlow{random_uid(), now, std::move(f.value), {}});
+    pending->created.push_back({f.document, "JobFlow", flows.back().spec.key(), flows.back().uid});
+  }
+  pending->warnings = warning_lines(diags);
+  const bool stores_flows = !templates.empty() || !flows.empty();
+  pending->left = docs.jobs.size() + (stores_flows ? 1 : 0);
+  if (stores_flows) store_flows(self, std::move(templates), std::move(flows), pending);
+
+  // Jobs are accepted once each job actor says its record is durable.
+  for (auto& j : docs.jobs) {
+    auto key = j.value.key();
     auto uid = random_uid();
-    auto model = new_job(std::move(spec), uid, Clock{now_ms(), random_uid});
+    auto model = new_job(std::move(j.value), uid, Clock{now_ms(), random_uid});
     auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self));
     st.jobs[key] = JobEntry{actor, {}};
-    pending->created.emplace_back(key, uid);
+    pending->created.push_back({j.document, "Job", key, uid});
     // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
     self->request(actor, caf::infinite, create_atom::value)
         .then(
-            [finish, key](caf::ok_atom) {
+            [pending, key](caf::ok_atom) {
               spdlog::info("job={} accepted", key);
-              finish();
+              pending->finish();
             },
-            [self, finish, pending, key](caf::error& err) {
+            [self, pending, key](caf::error& err) {
               self->state.jobs.erase(key);
               pending->failures.push_back("job " + key +
                                           " was not stored: " + self->system().render(err));
-              finish();
+              pending->finish();
             });
   }
   return pending->rp;
@@ -172,11 +198,32 @@ caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, const std::st
   Diagnostics diags;
   auto parsed = parse_yaml(text, diags);
   // Admission runs even when parsing found problems, so that one answer lists them all.
-  if (parsed.jobs.empty()) {
-    if (diags.ok()) diags.error("", "no Job documents found");
+  if (parsed.empty()) {
+    if (diags.ok()) diags.error("", "no Job, JobTemplate or JobFlow documents found");
     return diagnostics_response(id, diags);
   }
-  return submit(self, id, std::move(parsed.jobs), std::move(diags));
+  return submit(self, id, std::move(parsed), std::move(diags));
+}
+
+// A JobTemplate or JobFlow is gone once its record's delete is durable.
+template <class T>
+caf::result<std::string> delete_flow_object(CoordSelf* self, uint64_t id,
+                                            api::ObjectRef::Reader ref, Registry<T>& reg) {
+  auto key = ref_key(ref);
+  if (!reg.find(key)) return not_found_response<T>(id, ref);
+  auto rp = self->make_response_promise<std::string>();
+  // While the delete is in flight the object stays, so a new one of the same name is refused
+  // rather than written before this delete.
+  commit_then(self, {Write{FlowKind<T>::family, key, std::nullopt}},
+              [rp, id, key, &reg](const std::string& error) mutable {
+                if (!error.empty()) {
+                  rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
+                  return;
+                }
+                if (reg.durable.erase(key)) spdlog::info("{}={} deleted", FlowKind<T>::log, key);
+                rp.deliver(ok_response(id));
+              });
+  return rp;
 }
 
 // ---- reads ----
@@ -427,14 +474,33 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
       }
       case api::Request::SUBMIT_YAML:
         return submit_yaml(self, id, req.getSubmitYaml());
-      case api::Request::SUBMIT_JOB: {
+      case api::Request::SUBMIT_JOB:
+      case api::Request::SUBMIT_JOB_TEMPLATE:
+      case api::Request::SUBMIT_JOB_FLOW: {
         Diagnostics diags;
-        auto spec = decode(req.getSubmitJob(), diags, "spec");
+        ParsedDocuments docs;
+        if (req.isSubmitJob())
+          docs.jobs.push_back({decode(req.getSubmitJob(), diags, "spec"), "", 0});
+        else if (req.isSubmitJobTemplate())
+          docs.templates.push_back({decode(req.getSubmitJobTemplate(), diags, "spec"), "", 0});
+        else
+          docs.flows.push_back({decode(req.getSubmitJobFlow(), diags), "", 0});
         if (!diags.ok()) return diagnostics_response(id, diags);
-        std::vector<JobSpec> specs;
-        specs.push_back(std::move(spec));
-        return submit(self, id, std::move(specs), std::move(diags));
+        return submit(self, id, std::move(docs), std::move(diags));
       }
+      case api::Request::GET_JOB_TEMPLATE:
+        return get_response(id, self->state.registry.templates, req.getGetJobTemplate());
+      case api::Request::LIST_JOB_TEMPLATES:
+        return list_response(id, self->state.registry.templates, req.getListJobTemplates());
+      case api::Request::DELETE_JOB_TEMPLATE:
+        return delete_flow_object(self, id, req.getDeleteJobTemplate(),
+                                  self->state.registry.templates);
+      case api::Request::GET_JOB_FLOW:
+        return get_response(id, self->state.registry.flows, req.getGetJobFlow());
+      case api::Request::LIST_JOB_FLOWS:
+        return list_response(id, self->state.registry.flows, req.getListJobFlows());
+      case api::Request::DELETE_JOB_FLOW:
+        return delete_flow_object(self, id, req.getDeleteJobFlow(), self->state.registry.flows);
       case api::Request::GET_JOB:
         return get_job(self, id, req.getGetJob());
       case api::Request::LIST_JOBS:
@@ -541,6 +607,7 @@ void recover_jobs(CoordSelf* self) {
 caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
   self->state.env = std::move(env);
   recover_jobs(self);
+  recover(self->state.registry, *self->state.env.store);
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {
@@ -590,6 +657,13 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
           else
             spdlog::error("job={} ttl delete failed: {}", key, error);
         });
+      },
+      [=](committed_atom, uint64_t seq, const std::string& error) {
+        auto it = self->state.commits.find(seq);
+        if (it == self->state.commits.end()) return;
+        auto then = std::move(it->second);
+        self->state.commits.erase(it);
+        then(error);
       },
       [=](update_atom, const std::string& key, std::string& record) {
         auto it = self->state.jobs.find(key);

@@ -23,7 +23,9 @@ struct CoordinatorEnv {
 //   (report_atom, PodReport bytes)                       routed to the pod's job actor
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   routed to node actors
 //   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
-// On start it reloads every job from the store and respawns its actor.
+//   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
+// On start it reloads every job from the store and respawns its actor, and every JobTemplate and
+// JobFlow (which have no actor: their controller is not in this version).
 caf::actor spawn_coordinator(caf::actor_system& sys, CoordinatorEnv env);
 
 }  // namespace caldera

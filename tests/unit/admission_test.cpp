@@ -31,8 +31,8 @@ Diagnostics admit_yaml(const std::string& text, const AdmissionContext& ctx = kN
   EXPECT_EQ(parsed.jobs.size(), 1u);
   Diagnostics diags;
   if (parsed.jobs.size() != 1) return diags;
-  apply_defaults(parsed.jobs[0]);
-  admit(parsed.jobs[0], ctx, diags);
+  apply_defaults(parsed.jobs[0].value);
+  admit(parsed.jobs[0].value, ctx, diags);
   return diags;
 }
 

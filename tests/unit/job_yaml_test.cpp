@@ -87,7 +87,7 @@ TEST(JobYaml, GoodJobParsesWithAllFields) {
   ASSERT_TRUE(diags.errors.empty()) << dump(diags.errors);
   EXPECT_TRUE(diags.warnings.empty()) << dump(diags.warnings);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  const JobSpec& job = parsed.jobs[0];
+  const JobSpec& job = parsed.jobs[0].value;
   EXPECT_EQ(job.name, "mpi-train");
   EXPECT_EQ(job.namespace_, "team-a");
   EXPECT_EQ(job.labels.at("app"), "train");
@@ -161,8 +161,8 @@ spec:
                            diags);
   ASSERT_TRUE(diags.ok()) << dump(diags.errors);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  EXPECT_EQ(parsed.jobs[0].tasks.at(0).replicas, 1);
-  EXPECT_FALSE(parsed.jobs[0].min_available.has_value());
+  EXPECT_EQ(parsed.jobs[0].value.tasks.at(0).replicas, 1);
+  EXPECT_FALSE(parsed.jobs[0].value.min_available.has_value());
 }
 
 TEST(JobYaml, SeveralDocumentsPrefixPathsAndSkipEmptyOnes) {
@@ -187,8 +187,8 @@ spec:
 )",
                            diags);
   ASSERT_EQ(parsed.jobs.size(), 2u);
-  EXPECT_EQ(parsed.jobs[0].name, "first");
-  EXPECT_EQ(parsed.jobs[1].name, "second");
+  EXPECT_EQ(parsed.jobs[0].value.name, "first");
+  EXPECT_EQ(parsed.jobs[1].value.name, "second");
   EXPECT_TRUE(has(diags.errors, "documents[1].spec.tasks[0].replicas", "expected an integer"));
   EXPECT_TRUE(has(diags.warnings, "documents[1].metadata.color", "unknown field"));
   EXPECT_EQ(diags.errors.size(), 1u) << dump(diags.errors);
@@ -283,20 +283,12 @@ TEST(JobYaml, DuplicateFieldIsAnError) {
       diags);
   EXPECT_TRUE(has(diags.errors, "metadata.name", "duplicate"));
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  EXPECT_EQ(parsed.jobs[0].name, "a");
+  EXPECT_EQ(parsed.jobs[0].value.name, "a");
 }
 
 TEST(JobYaml, OtherKindsAreRejectedAndForeignApiVersionWarns) {
   Diagnostics diags;
   auto parsed = parse_yaml(R"(
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobFlow
-metadata: {name: flow}
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: tmpl}
----
 apiVersion: v1
 kind: Pod
 metadata: {name: pod}
@@ -306,13 +298,14 @@ kind: Job
 metadata: {name: k8s-job}
 )",
                            diags);
-  EXPECT_TRUE(has(diags.errors, "documents[0].kind", "kind JobFlow is not supported yet"));
-  EXPECT_TRUE(has(diags.errors, "documents[1].kind", "kind JobTemplate is not supported yet"));
-  EXPECT_TRUE(has(diags.errors, "documents[2].kind", "supported kinds: Job"));
-  EXPECT_TRUE(has(diags.warnings, "documents[3].apiVersion", "batch.volcano.sh/v1alpha1"));
-  EXPECT_EQ(diags.errors.size(), 3u) << dump(diags.errors);
+  EXPECT_TRUE(has(diags.errors, "documents[0].kind", "supported kinds: Job"));
+  EXPECT_TRUE(has(diags.errors, "documents[0].kind", "JobTemplate and JobFlow"));
+  EXPECT_TRUE(has(diags.warnings, "documents[1].apiVersion", "batch.volcano.sh/v1alpha1"));
+  EXPECT_EQ(diags.errors.size(), 1u) << dump(diags.errors);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  EXPECT_EQ(parsed.jobs[0].name, "k8s-job");
+  EXPECT_EQ(parsed.jobs[0].value.name, "k8s-job");
+  EXPECT_EQ(parsed.jobs[0].prefix, "documents[1].");
+  EXPECT_EQ(parsed.jobs[0].document, 1u);
 }
 
 TEST(JobYaml, UnknownAndKubernetesOnlyFieldsAreWarnings) {
@@ -364,9 +357,9 @@ status: {}
   EXPECT_TRUE(has(w, "status", "ignored"));
   EXPECT_EQ(w.size(), 13u) << dump(w);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  const auto& c = parsed.jobs[0].tasks[0].template_.containers.at(0);
+  const auto& c = parsed.jobs[0].value.tasks[0].template_.containers.at(0);
   EXPECT_EQ(c.env, (std::vector<EnvVar>{{"A", "1"}}));
-  EXPECT_EQ(parsed.jobs[0].tasks[0].template_.restart_policy, "OnFailure");
+  EXPECT_EQ(parsed.jobs[0].value.tasks[0].template_.restart_policy, "OnFailure");
 }
 
 TEST(JobYaml, GoDurations) {
@@ -404,7 +397,7 @@ spec:
 )",
                            diags);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  const auto& p = parsed.jobs[0].policies;
+  const auto& p = parsed.jobs[0].value.policies;
   ASSERT_EQ(p.size(), 6u);
   EXPECT_EQ(p[0].events, (std::vector<Event>{Event::PodFailed, Event::PodEvicted, Event::Any}));
   EXPECT_EQ(p[0].timeout_ms, 5400000);
@@ -438,7 +431,7 @@ spec:
 )",
                            diags);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  const auto& c = parsed.jobs[0].tasks.at(0).template_.containers.at(0);
+  const auto& c = parsed.jobs[0].value.tasks.at(0).template_.containers.at(0);
   EXPECT_EQ(c.requests, (ResourceList{{{"cpu", 2000},
                                        {"memory", 536870912000LL},
                                        {"pods", 1000},

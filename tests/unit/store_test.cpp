@@ -146,6 +146,64 @@ TEST_F(Store, OpensDatabaseWithFamiliesItDoesNotKnow) {
   EXPECT_EQ(s->get(Family::Jobs, "a"), "1");
 }
 
+TEST_F(Store, TemplatesAndFlowsFamiliesPutGetScanAndReopen) {
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(commit_sync(
+                  *s, {put(Family::Templates, "default/b", "tb"),
+                       put(Family::Templates, "default/a", "ta"),
+                       put(Family::Flows, "default/a", "fa"), put(Family::Jobs, "default/a", "j")}),
+              "");
+    EXPECT_EQ(s->get(Family::Templates, "default/a"), "ta");
+    EXPECT_EQ(s->get(Family::Flows, "default/a"), "fa");
+    EXPECT_EQ(s->get(Family::Flows, "default/b"), std::nullopt);
+    EXPECT_EQ(commit_sync(*s, {del(Family::Templates, "default/b")}), "");
+  }
+  auto s = open();
+  ASSERT_TRUE(s);
+  std::vector<std::pair<std::string, std::string>> templates, flows;
+  s->scan(Family::Templates,
+          [&](std::string_view k, std::string_view v) { templates.emplace_back(k, v); });
+  s->scan(Family::Flows, [&](std::string_view k, std::string_view v) { flows.emplace_back(k, v); });
+  EXPECT_EQ(templates, (std::vector<std::pair<std::string, std::string>>{{"default/a", "ta"}}));
+  EXPECT_EQ(flows, (std::vector<std::pair<std::string, std::string>>{{"default/a", "fa"}}));
+  EXPECT_EQ(s->get(Family::Jobs, "default/a"), "j");
+}
+
+TEST_F(Store, OpensADatabaseFromBeforeTemplatesAndFlows) {
+  {
+    // What an older calderad left: only the jobs, node_pods and meta families.
+    rocksdb::DBOptions o;
+    o.create_if_missing = true;
+    o.create_missing_column_families = true;
+    std::filesystem::create_directories(dir_);
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const char* name :
+         {rocksdb::kDefaultColumnFamilyName.c_str(), "jobs", "node_pods", "meta"})
+      families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(o, dir_, families, &handles, &db).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1], "default/old", "job").ok());
+    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+    delete db;
+  }
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->get(Family::Jobs, "default/old"), "job");
+    int templates = 0;
+    s->scan(Family::Templates, [&](std::string_view, std::string_view) { ++templates; });
+    EXPECT_EQ(templates, 0);
+    EXPECT_EQ(commit_sync(*s, {put(Family::Flows, "default/f", "flow")}), "");
+  }
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->get(Family::Flows, "default/f"), "flow");
+  EXPECT_EQ(s->get(Family::Jobs, "default/old"), "job");
+}
+
 TEST_F(Store, DoneCallbacksRunInSubmissionOrder) {
   auto s = open();
   ASSERT_TRUE(s);

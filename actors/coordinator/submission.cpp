@@ -1,0 +1,101 @@
+#include "actors/coordinator/submission.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <capnp/message.h>
+
+#include "actors/coordinator/responses.hpp"
+#include "messages/flat.hpp"
+#include "messages/flow_admission.hpp"
+
+namespace caldera {
+namespace {
+
+// Admits one object and checks its name is free; problems land in diags under its prefix.
+template <class Spec, class Admit>
+void admit_one(Parsed<Spec>& item, bool taken, const char* resource, Admit&& admit_fn,
+               Diagnostics& diags) {
+  Diagnostics one;
+  admit_fn(item.value, one);
+  for (auto& e : one.errors) diags.error(prefixed(item.prefix, e.path), e.message);
+  for (auto& w : one.warnings) diags.warn(prefixed(item.prefix, w.path), w.message);
+  if (one.ok() && taken)
+    diags.error(prefixed(item.prefix, "metadata.name"),
+                already_exists(resource, item.value.namespace_, item.value.name));
+}
+
+}  // namespace
+
+void admit_submission(ParsedDocuments& docs, const AdmissionContext& ctx,
+                      const FlowRegistry& registry,
+                      const std::function<bool(const std::string&)>& job_taken,
+                      Diagnostics& diags) {
+  std::set<std::string> templates, flows, jobs;  // keys seen so far in this submission
+  auto admit_job_spec = [&](const JobSpec& s, Diagnostics& d) { admit(s, ctx, d); };
+  for (auto& t : docs.templates) apply_defaults(t.value);
+  for (auto& t : docs.templates) {
+    const auto key = t.value.key();
+    const bool taken = registry.templates.taken(key) || !templates.insert(key).second;
+    admit_one(t, taken, FlowKind<JobTemplate>::resource, admit_job_spec, diags);
+  }
+  // A flow may name a template stored before or arriving in the same submission.
+  auto template_exists = [&](const std::string& ns, const std::string& name) {
+    const auto key = ns + "/" + name;
+    return registry.templates.taken(key) || templates.count(key) > 0;
+  };
+  for (auto& f : docs.flows) {
+    apply_defaults(f.value);
+    const auto key = f.value.key();
+    const bool taken = registry.flows.taken(key) || !flows.insert(key).second;
+    admit_one(
+        f, taken, FlowKind<JobFlow>::resource,
+        [&](const JobFlowSpec& s, Diagnostics& d) { admit(s, template_exists, d); }, diags);
+  }
+  for (auto& j : docs.jobs) {
+    apply_defaults(j.value);
+    const auto key = j.value.key();
+    const bool taken = job_taken(key) || !jobs.insert(key).second;
+    admit_one(j, taken, "jobs.batch.volcano.sh", admit_job_spec, diags);
+  }
+}
+
+std::string rejection_response(uint64_t id, const Diagnostics& diags) {
+  std::vector<ApiError> errors;
+  for (const auto& e : diags.errors) {
+    bool exists = e.message.find("already exists") != std::string::npos;
+    errors.push_back(
+        {exists ? api::Error::Code::ALREADY_EXISTS : api::Error::Code::INVALID_ARGUMENT, e.message,
+         e.path});
+  }
+  return error_response(id, errors, warning_lines(diags));
+}
+
+void PendingSubmit::finish() {
+  if (--left > 0) return;
+  if (!failures.empty()) {
+    rp.deliver(error_response(id, api::Error::Code::INTERNAL, failures.front()));
+    return;
+  }
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  if (!warnings.empty()) {
+    auto w = r.initWarnings(static_cast<unsigned>(warnings.size()));
+    for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
+  }
+  std::stable_sort(created.begin(), created.end(),
+                   [](const Created& a, const Created& b) { return a.document < b.document; });
+  auto list = r.initSubmitted(static_cast<unsigned>(created.size()));
+  for (unsigned i = 0; i < created.size(); ++i) {
+    const auto& c = created[i];
+    auto slash = c.key.find('/');
+    list[i].setKind(c.kind);
+    list[i].setNamespace(c.key.substr(0, slash));
+    list[i].setName(c.key.substr(slash + 1));
+    list[i].setUid(c.uid);
+  }
+  rp.deliver(to_bytes(b));
+}
+
+}  // namespace caldera

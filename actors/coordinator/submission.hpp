@@ -1,0 +1,46 @@
+// A client submission (YAML or structured): admission of everything in it before anything is
+// stored, and its answer once everything it created is durable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <caf/response_promise.hpp>
+
+#include "actors/coordinator/flow_registry.hpp"
+#include "messages/admission.hpp"
+#include "messages/job_yaml.hpp"
+
+namespace caldera {
+
+// Defaults and admits every template, flow and job; a name taken by an object of the same kind
+// (stored, in flight, or earlier in the submission) is an "already exists" error. Every problem
+// lands in diags under its document's prefix. `job_taken(key)`: a job of that namespace/name
+// exists.
+void admit_submission(ParsedDocuments& docs, const AdmissionContext& ctx,
+                      const FlowRegistry& registry,
+                      const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
+
+// A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.
+std::string rejection_response(uint64_t id, const Diagnostics& diags);
+
+struct Created {
+  size_t document;  // for the answer's order: the order of the file
+  std::string kind, key, uid;
+};
+
+// What is still in flight for an accepted submission; the last `finish` answers the client.
+struct PendingSubmit {
+  caf::response_promise rp;
+  uint64_t id = 0;
+  size_t left = 0;
+  std::vector<Created> created;
+  std::vector<std::string> failures;
+  std::vector<std::string> warnings;
+
+  void finish();
+};
+
+}  // namespace caldera

@@ -1,0 +1,129 @@
+// Admission of a whole submission: every kind, name clashes, templates a flow may rely on, and
+// paths under each document's prefix when kinds are mixed.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "actors/coordinator/submission.hpp"
+#include "messages/flat.hpp"
+#include "tests/unit/diagnostic_matchers.hpp"
+
+namespace caldera {
+namespace {
+
+const char* kTemplate = R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: prep}
+spec:
+  tasks: [{name: main, replicas: 1, template: {spec: {containers: [{command: ["true"]}]}}}]
+)";
+
+const char* kFlow = R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: flow}
+spec: {flows: [{name: prep}, {name: train, dependsOn: {targets: [prep]}}]}
+)";
+
+const char* kJob = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: job}
+spec:
+  tasks: [{name: main, replicas: 1, template: {spec: {containers: [{command: ["true"]}]}}}]
+)";
+
+Diagnostics admit_text(const std::string& text, const FlowRegistry& registry = {},
+                       std::set<std::string> jobs = {}) {
+  Diagnostics parse;
+  auto docs = parse_yaml(text, parse);
+  EXPECT_TRUE(parse.ok()) << dump(parse.errors);
+  Diagnostics diags;
+  admit_submission(
+      docs, AdmissionContext{}, registry,
+      [&](const std::string& key) { return jobs.count(key) > 0; }, diags);
+  return diags;
+}
+
+std::string docs(std::initializer_list<const char*> parts) {
+  std::string out;
+  for (const char* p : parts) out += std::string(out.empty() ? "" : "---\n") + p;
+  return out;
+}
+
+TEST(Submission, MixedKindsAreAdmittedAndAFlowSeesTemplatesOfTheSameFile) {
+  auto d = admit_text(docs({kTemplate, kFlow, kJob}));
+  EXPECT_TRUE(d.ok()) << dump(d.errors);
+  // "prep" arrives with the flow; "train" does not exist anywhere.
+  EXPECT_TRUE(
+      has(d.warnings, "documents[1].spec.flows[1].name", "JobTemplate train does not exist"));
+  EXPECT_EQ(d.warnings.size(), 1u) << dump(d.warnings);
+}
+
+TEST(Submission, StoredAndInFlightTemplatesCountForAFlow) {
+  FlowRegistry reg;
+  reg.templates.durable["default/prep"] = JobTemplate{};
+  reg.templates.creating.insert("default/train");
+  auto d = admit_text(kFlow, reg);
+  EXPECT_TRUE(d.ok()) << dump(d.errors);
+  EXPECT_TRUE(d.warnings.empty()) << dump(d.warnings);
+}
+
+TEST(Submission, NamesTakenByTheSameKindAlreadyExist) {
+  FlowRegistry reg;
+  reg.templates.durable["default/prep"] = JobTemplate{};
+  reg.flows.creating.insert("default/flow");  // accepted, not yet durable: the name is taken
+  auto d = admit_text(docs({kTemplate, kFlow, kJob}), reg, {"default/job"});
+  EXPECT_TRUE(has(d.errors, "documents[0].metadata.name",
+                  "jobtemplates.flow.volcano.sh \"prep\" already exists in namespace default"));
+  EXPECT_TRUE(has(d.errors, "documents[1].metadata.name",
+                  "jobflows.flow.volcano.sh \"flow\" already exists in namespace default"));
+  EXPECT_TRUE(has(d.errors, "documents[2].metadata.name",
+                  "jobs.batch.volcano.sh \"job\" already exists in namespace default"));
+  EXPECT_EQ(d.errors.size(), 3u) << dump(d.errors);
+}
+
+TEST(Submission, KindsHaveSeparateNamesButNotTwiceInOneFile) {
+  // A template, a flow and a job may share a name; two templates may not.
+  std::string same = docs({kTemplate, kTemplate});
+  auto d = admit_text(same);
+  EXPECT_TRUE(has(d.errors, "documents[1].metadata.name", "\"prep\" already exists"));
+  EXPECT_EQ(d.errors.size(), 1u) << dump(d.errors);
+}
+
+TEST(Submission, ErrorsCarryTheirOwnDocumentsPrefix) {
+  std::string bad_job = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: bad}
+spec:
+  tasks: [{name: main, replicas: -1, template: {spec: {containers: [{command: ["true"]}]}}}]
+)";
+  std::string bad_flow = R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec: {jobRetainPolicy: never, flows: [{name: prep}]}
+)";
+  auto d = admit_text(docs({kTemplate, bad_flow.c_str(), bad_job.c_str()}));
+  EXPECT_TRUE(has(d.errors, "documents[2].spec.tasks[0].replicas", "replicas must be >= 0"));
+  EXPECT_TRUE(has(d.errors, "documents[2].spec.tasks", "job has no replicas"));
+  EXPECT_TRUE(has(d.errors, "documents[1].spec.jobRetainPolicy", "never"));
+  EXPECT_EQ(d.errors.size(), 3u) << dump(d.errors);
+}
+
+TEST(Submission, RejectionSaysAlreadyExistsWithItsOwnCode) {
+  Diagnostics d;
+  d.error("metadata.name", "jobflows.flow.volcano.sh \"f\" already exists in namespace default");
+  d.error("spec.flows", "a JobFlow needs at least one flow");
+  d.warn("spec.flows[0].name", "JobTemplate x does not exist yet");
+  auto bytes = rejection_response(5, d);
+  FlatReader reader(bytes);
+  auto r = reader.root<api::Response>();
+  EXPECT_EQ(r.getId(), 5u);
+  ASSERT_EQ(r.which(), api::Response::ERRORS);
+  ASSERT_EQ(r.getErrors().size(), 2u);
+  EXPECT_EQ(r.getErrors()[0].getCode(), api::Error::Code::ALREADY_EXISTS);
+  EXPECT_EQ(r.getErrors()[1].getCode(), api::Error::Code::INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(r.getErrors()[1].getPath().cStr()), "spec.flows");
+  ASSERT_EQ(r.getWarnings().size(), 1u);
+}
+
+}  // namespace
+}  // namespace caldera
