@@ -521,6 +521,7 @@ nlohmann::json pod_to_json(const Pod& pod) {
   json status{{"phase", to_string(pod.phase)}};
   if (!pod.reason.empty()) status["reason"] = pod.reason;
   if (!pod.message.empty()) status["message"] = pod.message;
+  if (!pod.host_ip.empty()) status["hostIP"] = pod.host_ip;
   set_if_time(status, "startTime", pod.started_ms);
   status["containerStatuses"] = json::array();
   for (const auto& c : pod.containers)
@@ -612,8 +613,11 @@ std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t no
 std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) {
   if (pods.empty()) return "No resources found.";
   std::vector<Row> rows;
+  const bool partitions =
+      std::any_of(pods.begin(), pods.end(), [](const Pod& p) { return p.partition >= 0; });
   Row header{"NAME", "READY", "STATUS", "RESTARTS", "AGE"};
-  if (wide) header.insert(header.end(), {"NODE", "EXIT"});
+  if (partitions) header.push_back("PARTITION");
+  if (wide) header.insert(header.end(), {"IP", "NODE", "EXIT"});
   rows.push_back(std::move(header));
   for (const auto& pod : pods) {
     auto running = std::count_if(pod.containers.begin(), pod.containers.end(),
@@ -621,7 +625,10 @@ std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) 
     // A restarted pod is a new pod in caldera (Volcano's way), so containers never restart.
     Row row{pod.name, fmt::format("{}/{}", running, pod.containers.size()), pod_status_word(pod),
             "0", age_since(pod.created_ms, now_ms)};
-    if (wide) row.insert(row.end(), {pod.node.empty() ? "<none>" : pod.node, pod_exit_codes(pod)});
+    if (partitions) row.push_back(pod.partition >= 0 ? std::to_string(pod.partition) : "<none>");
+    if (wide)
+      row.insert(row.end(), {pod.host_ip.empty() ? "<none>" : pod.host_ip,
+                             pod.node.empty() ? "<none>" : pod.node, pod_exit_codes(pod)});
     rows.push_back(std::move(row));
   }
   return format_table(rows);

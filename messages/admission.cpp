@@ -15,8 +15,8 @@ namespace {
 // stops one request from asking the cluster for billions of pods.
 constexpr int64_t kMaxTotalReplicas = 1'000'000;
 constexpr size_t kMaxPodNameLength = 253;
-constexpr std::array<std::string_view, 6> kKnownPlugins{"env",     "svc", "ssh",
-                                                        "pytorch", "mpi", "tensorflow"};
+// The job plugins caldera implements (actors/job/core/plugins.cpp).
+constexpr std::array<std::string_view, 4> kKnownPlugins{"env", "svc", "pytorch", "mpi"};
 
 std::string at(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
@@ -255,10 +255,15 @@ void check_job(const JobSpec& spec, Diagnostics& d) {
   if (spec.active_deadline_seconds && *spec.active_deadline_seconds < 1)
     d.error("spec.activeDeadlineSeconds", "activeDeadlineSeconds must be >= 1");
   for (const auto& p : spec.plugins)
-    if (std::find(kKnownPlugins.begin(), kKnownPlugins.end(), p.name) == kKnownPlugins.end())
-      d.error("spec.plugins." + p.name, "unknown plugin \"" + p.name +
-                                            "\"; known plugins: env, svc, ssh, pytorch, mpi, "
-                                            "tensorflow");
+    if (p.name == "ssh")
+      // Volcano's MPI examples ask for it beside svc; pods here share their node's network and
+      // users, so there are no keys to make.
+      d.warn("spec.plugins.ssh",
+             "the ssh plugin is ignored: pods run on their node's network "
+             "as the node's user, and no keys are generated");
+    else if (std::find(kKnownPlugins.begin(), kKnownPlugins.end(), p.name) == kKnownPlugins.end())
+      d.error("spec.plugins." + p.name,
+              "unknown plugin \"" + p.name + "\"; caldera's plugins are env, svc, pytorch, mpi");
 }
 
 }  // namespace

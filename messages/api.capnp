@@ -171,6 +171,7 @@ struct Pod {
   finishedMs @14 :Int64;
   outOfSync @15 :Bool;           # killed by the controller itself; its death is not PodEvicted
   partition @16 :Int32 = -1;
+  hostIp @17 :Text;              # the node's address (Kubernetes' status.hostIP)
 }
 
 struct NodeInfo {

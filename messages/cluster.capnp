@@ -15,6 +15,7 @@ struct PodLaunch {
   simDurationMs @3 :Int64 = -1;         # >= 0: a simulated pod (a timer instead of processes)
   simExitCode @4 :Int32;
   graceMs @5 :Int64 = 10000;            # SIGTERM -> SIGKILL grace period when killed
+  files @6 :List(Api.KeyValue);         # plugin files: path relative to the pod dir -> content
 }
 
 # Coordinator -> node: stop this pod (SIGTERM, SIGKILL after grace). Idempotent.

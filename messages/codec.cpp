@@ -401,6 +401,7 @@ void encode(const Pod& in, api::Pod::Builder out) {
   out.setFinishedMs(in.finished_ms);
   out.setOutOfSync(in.out_of_sync);
   out.setPartition(in.partition);
+  out.setHostIp(text(in.host_ip));
 }
 
 Pod decode(api::Pod::Reader in) {
@@ -422,6 +423,7 @@ Pod decode(api::Pod::Reader in) {
   p.finished_ms = in.getFinishedMs();
   p.out_of_sync = in.getOutOfSync();
   p.partition = in.getPartition();
+  p.host_ip = str(in.getHostIp());
   return p;
 }
 

@@ -44,6 +44,7 @@ struct Pod {
   int32_t index = 0;
   int32_t job_version = 0;
   std::string node;
+  std::string host_ip;  // the node's address, as Kubernetes' status.hostIP
   PodPhase phase = PodPhase::Pending;
   std::string reason;
   std::string message;

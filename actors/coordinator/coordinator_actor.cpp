@@ -526,6 +526,15 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
 
 // ---- nodes and routing ----
 
+// "10.0.0.7:7170" -> "10.0.0.7", "[::1]:7170" -> "::1": a pod's hostIP is its node's host.
+std::string host_of(const std::string& address) {
+  auto colon = address.rfind(':');
+  std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return host;
+}
+
 std::string copy_report(cluster::PodReport::Reader r) {
   capnp::MallocMessageBuilder b;
   b.setRoot(r);
@@ -561,7 +570,8 @@ void on_register(CoordSelf* self, const std::string& bytes, const caf::actor& no
     name = info.name;
     st.nodes[name] = NodeEntry{node, info};
     self->monitor(node);
-    self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, true);
+    self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, true,
+               host_of(info.address));
     for (auto r : reg.getPods()) {
       auto pod = r.getPod();
       uids_by_job[ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr())]
@@ -619,7 +629,8 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
       if (n.actor.address() == dm.source) {
         spdlog::warn("node={} lost reason={}", name, self->system().render(dm.reason));
         n.info.ready = false;
-        self->send(self->state.env.scheduler, capacity_atom::value, name, n.info.capacity, false);
+        self->send(self->state.env.scheduler, capacity_atom::value, name, n.info.capacity, false,
+                   host_of(n.info.address));
       }
   });
   return {

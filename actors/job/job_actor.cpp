@@ -71,7 +71,8 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
   capnp::MallocMessageBuilder b;
   auto l = b.initRoot<cluster::PodLaunch>();
   encode(pod, l.initPod());
-  if (auto rt = pod_runtime(m.job.spec, pod)) {
+  if (auto rt = pod_runtime(m.job.spec, pod, m.pods)) {
+    encode_map(rt->files, l.initFiles(static_cast<unsigned>(rt->files.size())));
     auto cs = l.initContainers(static_cast<unsigned>(rt->containers.size()));
     for (unsigned i = 0; i < rt->containers.size(); ++i) encode_container(rt->containers[i], cs[i]);
     encode(rt->requests, l.initRequests(static_cast<unsigned>(rt->requests.values.size())));
@@ -256,9 +257,9 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           self->send(self->state.env.scheduler, release_atom::value, std::move(uids));
           return;
         }
-        std::map<std::string, std::string> node_by_uid;
-        for (const auto& b : bindings) node_by_uid[b.uid] = b.node;
-        commit(self, on_pods_placed(self->state.model, node_by_uid, make_clock()));
+        std::map<std::string, Placement> by_uid;
+        for (const auto& b : bindings) by_uid[b.uid] = {b.node, b.host_ip};
+        commit(self, on_pods_placed(self->state.model, by_uid, make_clock()));
       },
       [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
         if (self->state.deleted) return;

@@ -175,6 +175,21 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.pod_dir = pod_dir(st, e.status.uid);
   spec.containers = e.containers;
   spec.grace_ms = e.grace_ms;
+  try {
+    FlatReader reader(e.launch);
+    spec.files = decode_map(reader.root<cluster::PodLaunch>().getFiles());
+  } catch (const kj::Exception&) {
+    // The launch was read once already (entry_from_launch); it cannot be malformed here.
+  }
+  // Kubernetes expands $(VAR) in env values; the pod's own directory is the one caldera offers.
+  for (auto& c : spec.containers) {
+    for (auto& v : c.env) {
+      const std::string ref = "$(VC_POD_DIR)";
+      for (auto at = v.value.find(ref); at != std::string::npos; at = v.value.find(ref, at))
+        v.value.replace(at, ref.size(), spec.pod_dir);
+    }
+    c.env.push_back({"VC_POD_DIR", spec.pod_dir});
+  }
   st.runner->launch(std::move(spec));
 }
 

@@ -21,6 +21,21 @@
 namespace caldera {
 namespace {
 
+// A plugin file: only below the pod's directory, whatever the launch says.
+std::optional<std::string> write_pod_file(const std::string& pod_dir, const std::string& rel,
+                                          const std::string& content) {
+  std::filesystem::path p(rel);
+  bool inside = !rel.empty() && p.is_relative();
+  for (const auto& part : p)
+    if (part == "..") inside = false;
+  if (!inside) return "plugin file path " + rel + " is not inside the pod directory";
+  auto full = std::filesystem::path(pod_dir) / p;
+  std::error_code ec;
+  std::filesystem::create_directories(full.parent_path(), ec);
+  if (ec || !pod_dir::write_file(full.string(), content)) return "cannot write " + full.string();
+  return std::nullopt;
+}
+
 // The shim gets its own grace period to escalate; the runner steps in only if the shim is stuck.
 constexpr int64_t kShimSlackMs = 2000;
 
@@ -234,6 +249,10 @@ class UvProcessRunner final : public ProcessRunner {
     if (!problem &&
         !pod_dir::write_file(spec.pod_dir + "/spec", pod_dir::encode_spec(spec.containers)))
       problem = "cannot write " + spec.pod_dir + "/spec";
+    for (const auto& [path, content] : spec.files) {
+      if (problem) break;
+      problem = write_pod_file(spec.pod_dir, path, content);
+    }
     if (problem) {
       report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + *problem));
       delete pod;
@@ -241,6 +260,7 @@ class UvProcessRunner final : public ProcessRunner {
     }
 
     std::string grace = std::to_string(std::max<int64_t>(spec.grace_ms, 0));
+    // Containers without a workingDir start in their pod's directory, where its files are.
     char* args[] = {shim_path_.data(), spec.pod_dir.data(), grace.data(), nullptr};
     uv_stdio_container_t stdio[3];
     for (auto& s : stdio) s.flags = UV_IGNORE;
@@ -250,6 +270,7 @@ class UvProcessRunner final : public ProcessRunner {
     options.args = args;
     // Its own session: a Ctrl-C at calderad's terminal must not reach the pods.
     options.flags = UV_PROCESS_DETACHED;
+    options.cwd = spec.pod_dir.c_str();
     options.stdio_count = 3;
     options.stdio = stdio;
     pod->process.data = pod;

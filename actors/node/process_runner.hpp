@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct PodProcessSpec {
   std::string pod_dir;                // created by the runner; logs are <pod_dir>/<container>.log
   std::vector<Container> containers;  // command+args is argv; env is the complete extra env
   int64_t grace_ms = 10000;           // SIGTERM -> SIGKILL
+  std::map<std::string, std::string> files;  // written into pod_dir first (relative paths)
 };
 
 // What the runner knows about one pod's processes: one status per container, in spec order.

@@ -48,8 +48,9 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
         for (const auto& uid : uids) self->state.placer.release(uid);
         run_session(self);
       },
-      [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready) {
-        self->state.placer.upsert_node(node, capacity, ready);
+      [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready,
+          const std::string& host_ip) {
+        self->state.placer.upsert_node(node, capacity, ready, host_ip);
         run_session(self);
       },
       [=](nodes_atom) { return self->state.placer.nodes(); },

@@ -40,7 +40,7 @@ TEST(Admission, GoodJobIsAdmittedCleanly) {
   auto d = admit_yaml(job(R"(  minAvailable: 3
   minSuccess: 1
   policies: [{event: PodEvicted, action: RestartJob}, {exitCode: 1, action: AbortJob}]
-  plugins: {env: [], svc: [], ssh: []}
+  plugins: {env: [], svc: []}
   tasks:
     - name: ps
       replicas: 1
@@ -312,6 +312,12 @@ TEST(Admission, UnknownPluginsAreErrors) {
       admit_yaml(job("  plugins: {env: [], magic: [--on], mpi: []}\n  tasks:\n" + task("t", 1)));
   EXPECT_TRUE(has(d.errors, "spec.plugins.magic", "unknown plugin \"magic\""));
   EXPECT_EQ(d.errors.size(), 1u) << dump(d.errors);
+}
+
+TEST(Admission, TheSshPluginIsAcceptedWithAWarning) {
+  auto d = admit_yaml(job("  plugins: {ssh: [], svc: []}\n  tasks:\n" + task("t", 1)));
+  EXPECT_TRUE(d.errors.empty()) << dump(d.errors);
+  EXPECT_TRUE(has(d.warnings, "spec.plugins.ssh", "ignored"));
 }
 
 TEST(Admission, SimulationAnnotationsMustBeWellFormed) {

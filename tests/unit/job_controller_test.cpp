@@ -40,7 +40,8 @@ TEST(JobController, PlacementLaunchesOnlyUnboundPendingPods) {
   auto c = test_clock();
   auto m = new_job(spec_with({{"w", 2}}), "u1", c);
   sync_job(m, c);
-  auto fx = on_pods_placed(m, {{m.pods.at("job-w-0").uid, "n1"}, {"stale-uid", "n1"}}, c);
+  auto fx = on_pods_placed(
+      m, {{m.pods.at("job-w-0").uid, {"n1", "10.0.0.1"}}, {"stale-uid", {"n1", "10.0.0.1"}}}, c);
   EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-0"});
   EXPECT_EQ(fx.release, std::vector<std::string>{"stale-uid"});
   EXPECT_EQ(m.pods.at("job-w-0").node, "n1");

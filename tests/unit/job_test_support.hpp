@@ -65,9 +65,10 @@ inline Effects report(JobModel& m, const std::string& name, PodPhase phase, cons
 
 // Binds every unbound pending pod to node n1, as the scheduler would.
 inline Effects place_all(JobModel& m, const Clock& c) {
-  std::map<std::string, std::string> b;
+  std::map<std::string, Placement> b;
   for (auto& [name, p] : m.pods)
-    if (p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync) b[p.uid] = "n1";
+    if (p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync)
+      b[p.uid] = {"n1", "10.0.0.1"};
   return on_pods_placed(m, b, c);
 }
 

@@ -318,14 +318,14 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
   return fx;
 }
 
-Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& node_by_uid,
+Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_placement,
                        const Clock& clock) {
   Effects fx;
   std::map<std::string, Pod*> by_uid;
   for (auto& [name, p] : m.pods) by_uid[p.uid] = &p;
   const auto phase = m.job.status.state.phase;
   const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
-  for (const auto& [uid, node] : node_by_uid) {
+  for (const auto& [uid, placement] : by_placement) {
     auto it = by_uid.find(uid);
     bool wanted = wants_pods && it != by_uid.end() && it->second->node.empty() &&
                   !it->second->out_of_sync && it->second->phase == PodPhase::Pending;
@@ -333,7 +333,8 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& no
       fx.release.push_back(uid);  // the scheduler's reservation is not needed any more
       continue;
     }
-    it->second->node = node;
+    it->second->node = placement.node;
+    it->second->host_ip = placement.host_ip;
     fx.launch.push_back(it->second->name);
     fx.changed = true;
   }

@@ -42,8 +42,14 @@ Effects on_tick(JobModel& m, const Clock& clock);
 // When on_tick next has something to do; nullopt when nothing waits on time.
 std::optional<int64_t> next_due_ms(const JobModel& m);
 
+// Where the scheduler put a pod.
+struct Placement {
+  std::string node;
+  std::string host_ip;
+};
+
 // The scheduler bound pods (by uid) to nodes; bindings the job no longer wants are released.
-Effects on_pods_placed(JobModel& m, const std::map<std::string, std::string>& node_by_uid,
+Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_uid,
                        const Clock& clock);
 
 // A node (re)registered holding these pod uids. Bound pods it does not hold never started there:

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "actors/job/core/plugins.hpp"
 #include "messages/admission.hpp"
 
 namespace caldera {
@@ -31,7 +32,8 @@ ResourceList pod_resource_request(const TaskSpec& task) {
   return r;
 }
 
-std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod) {
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod,
+                                      const std::map<std::string, Pod>& pods) {
   for (const auto& task : spec.tasks) {
     if (task.name != pod.task_name) continue;
     PodRuntime rt;
@@ -51,6 +53,10 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod) {
       set_env(c.env, "HOSTNAME", pod.name);
       if (pod.partition >= 0) set_env(c.env, "VC_TASK_PARTITION_ID", std::to_string(pod.partition));
     }
+    auto plugins = plugin_output(spec, pod, pods);
+    for (auto& c : rt.containers)
+      for (const auto& e : plugins.env) set_env(c.env, e.name, e.value);
+    rt.files = std::move(plugins.files);
     return rt;
   }
   return std::nullopt;

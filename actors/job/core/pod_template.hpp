@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "messages/job_spec.hpp"
@@ -15,10 +17,13 @@ struct PodRuntime {
   ResourceList requests;                   // the pod's total, including one "pods" slot
   std::optional<int64_t> sim_duration_ms;  // set: a simulated pod (a timer, no process)
   int32_t sim_exit_code = 0;
+  std::map<std::string, std::string> files;  // plugin files, relative to the pod's directory
 };
 
-// Finds the pod's task in the spec; nullopt when the task is gone.
-std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod);
+// Finds the pod's task in the spec; nullopt when the task is gone. `pods` (the job's pod table)
+// gives the plugins their peers' hosts.
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod,
+                                      const std::map<std::string, Pod>& pods = {});
 
 // What the scheduler must find on a node for one pod of `task`.
 ResourceList pod_resource_request(const TaskSpec& task);

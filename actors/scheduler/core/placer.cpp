@@ -4,8 +4,10 @@
 
 namespace caldera {
 
-void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready) {
+void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
+                         const std::string& host_ip) {
   auto& n = nodes_[name];
+  if (!host_ip.empty()) n.host_ip = host_ip;
   n.capacity = capacity;
   n.ready = ready;
   n.free = capacity;
@@ -97,7 +99,7 @@ std::vector<Binding> Placer::schedule() {
     std::vector<bool> placed(r.pods.size(), false);
     for (const auto& [i, node] : tentative) {
       reserve(key, r.pods[i].uid, node, r.pods[i].requests);
-      out.push_back({key, r.pods[i].uid, node});
+      out.push_back({key, r.pods[i].uid, node, nodes_[node].host_ip});
       placed[i] = true;
     }
     for (size_t i = 0; i < r.pods.size(); ++i)

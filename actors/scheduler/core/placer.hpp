@@ -28,12 +28,14 @@ struct Binding {
   std::string job_key;
   std::string uid;
   std::string node;
+  std::string host_ip;  // the node's address, the pod's hostIP
 };
 
 class Placer {
  public:
   // A node joined or changed; its free amount is capacity minus what its bindings hold.
-  void upsert_node(const std::string& name, const ResourceList& capacity, bool ready);
+  void upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
+                   const std::string& host_ip = {});
   void set_ready(const std::string& name, bool ready);
   // Takes over a binding made before (after a coordinator restart). Idempotent.
   void reserve(const std::string& job_key, const std::string& uid, const std::string& node,
@@ -55,6 +57,7 @@ class Placer {
     ResourceList free;
     bool ready = false;
     int32_t pods = 0;
+    std::string host_ip;
   };
   struct Held {
     std::string job_key;

@@ -1,0 +1,27 @@
+// Volcano's job plugins (env, svc, pytorch, mpi) as what they give a pod at launch: environment
+// variables and small files in the pod's directory. Pure and idempotent: the same job and pods
+// always give the same result.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/job_spec.hpp"
+#include "messages/pod.hpp"
+
+namespace caldera {
+
+struct PluginOutput {
+  std::vector<EnvVar> env;
+  std::map<std::string, std::string> files;  // path relative to the pod's directory -> content
+};
+
+// The plugins named in `spec.plugins`, for `pod`, given every pod of the job (by name). A pod's
+// host is the address of the node it was placed on; a pod not placed yet is named instead.
+// Pods share their node's network, so ports (pytorch --port, mpi --port) must not collide
+// between jobs on one node.
+PluginOutput plugin_output(const JobSpec& spec, const Pod& pod,
+                           const std::map<std::string, Pod>& pods);
+
+}  // namespace caldera

@@ -1,0 +1,122 @@
+// Job plugins: what svc, pytorch and mpi give each pod.
+#include <gtest/gtest.h>
+
+#include "actors/job/core/plugins.hpp"
+#include "actors/job/core/pod_template.hpp"
+#include "tests/unit/job_test_support.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace caldera::testing;
+
+std::string env_of(const PluginOutput& out, const std::string& name) {
+  for (const auto& e : out.env)
+    if (e.name == name) return e.value;
+  return "<unset>";
+}
+
+// A job whose pods are placed on two nodes: index i on 10.0.0.(i % 2 + 1).
+JobModel placed(JobSpec spec) {
+  auto c = test_clock();
+  auto m = new_job(std::move(spec), "u1", c);
+  sync_job(m, c);
+  int i = 0;
+  for (auto& [name, p] : m.pods) {
+    p.node = "n" + std::to_string(i % 2 + 1);
+    p.host_ip = "10.0.0." + std::to_string(i % 2 + 1);
+    ++i;
+  }
+  return m;
+}
+
+TEST(Plugins, SvcGivesEveryTasksHostsAndCountAsEnvAndFiles) {
+  auto spec = spec_with({{"ps", 1}, {"my-worker", 2}});
+  spec.plugins = {{"svc", {}}};
+  auto m = placed(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-ps-0"), m.pods);
+  // Pods in name order: job-my-worker-0 (10.0.0.1), job-my-worker-1 (.2), job-ps-0 (.1).
+  EXPECT_EQ(env_of(out, "VC_MY_WORKER_HOSTS"), "10.0.0.1,10.0.0.2");
+  EXPECT_EQ(env_of(out, "VC_MY_WORKER_NUM"), "2");
+  EXPECT_EQ(env_of(out, "VC_PS_HOSTS"), "10.0.0.1");
+  EXPECT_EQ(out.files.at("volcano/my-worker.host"), "10.0.0.1\n10.0.0.2\n");
+  EXPECT_EQ(out.files.at("volcano/ps.host"), "10.0.0.1\n");
+}
+
+TEST(Plugins, UnplacedPodsAreNamedInsteadOfAddressed) {
+  auto spec = spec_with({{"w", 2}});
+  spec.plugins = {{"svc", {}}};
+  auto c = test_clock();
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-w-0"), m.pods);
+  EXPECT_EQ(env_of(out, "VC_W_HOSTS"), "job-w-0,job-w-1");
+}
+
+TEST(Plugins, PytorchGivesDistinctRanksAndOneMaster) {
+  auto spec = spec_with({{"master", 1}, {"worker", 3}});
+  spec.plugins = {{"pytorch", {"--master=master", "--worker=worker", "--port=29500"}}};
+  auto m = placed(spec);
+  std::set<std::string> ranks;
+  for (const auto& [name, p] : m.pods) {
+    auto out = plugin_output(m.job.spec, p, m.pods);
+    EXPECT_EQ(env_of(out, "MASTER_ADDR"), m.pods.at("job-master-0").host_ip) << name;
+    EXPECT_EQ(env_of(out, "MASTER_PORT"), "29500");
+    EXPECT_EQ(env_of(out, "WORLD_SIZE"), "4");
+    ranks.insert(env_of(out, "RANK"));
+  }
+  EXPECT_EQ(ranks, (std::set<std::string>{"0", "1", "2", "3"}));
+  auto master = plugin_output(m.job.spec, m.pods.at("job-master-0"), m.pods);
+  EXPECT_EQ(env_of(master, "RANK"), "0");
+}
+
+TEST(Plugins, PytorchDefaultsToMasterWorkerAndPort23456) {
+  auto spec = spec_with({{"master", 1}, {"worker", 1}});
+  spec.plugins = {{"pytorch", {}}};
+  auto m = placed(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-worker-0"), m.pods);
+  EXPECT_EQ(env_of(out, "MASTER_PORT"), "23456");
+  EXPECT_EQ(env_of(out, "RANK"), "1");
+}
+
+TEST(Plugins, MpiWritesTheWorkersHostfile) {
+  auto spec = spec_with({{"mpimaster", 1}, {"mpiworker", 2}});
+  spec.plugins = {{"mpi", {"--master=mpimaster", "--worker=mpiworker", "--port=2222"}}};
+  auto m = placed(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-mpimaster-0"), m.pods);
+  // Name order: job-mpimaster-0 on .1, job-mpiworker-0 on .2, job-mpiworker-1 on .1.
+  EXPECT_EQ(out.files.at("volcano/mpiworker.host"), "10.0.0.2\n10.0.0.1\n");
+  EXPECT_EQ(env_of(out, "MPI_HOST"), "10.0.0.2,10.0.0.1");
+  EXPECT_EQ(env_of(out, "OMPI_MCA_orte_default_hostfile"), "$(VC_POD_DIR)/volcano/mpiworker.host");
+}
+
+TEST(Plugins, PodRuntimeAddsPluginEnvButTheUsersOwnValueWins) {
+  auto spec = spec_with({{"master", 1}, {"worker", 1}});
+  spec.plugins = {{"pytorch", {}}};
+  Container c;
+  c.name = "main";
+  c.command = {"true"};
+  c.env = {{"MASTER_PORT", "1234"}};
+  for (auto& t : spec.tasks) t.template_.containers = {c};
+  auto m = placed(spec);
+  auto rt = pod_runtime(m.job.spec, m.pods.at("job-worker-0"), m.pods);
+  ASSERT_TRUE(rt);
+  auto value = [&](const std::string& name) {
+    for (const auto& e : rt->containers[0].env)
+      if (e.name == name) return e.value;
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(value("MASTER_PORT"), "1234");
+  EXPECT_EQ(value("RANK"), "1");
+  EXPECT_EQ(value("VC_TASK_INDEX"), "0");
+}
+
+TEST(Plugins, WithoutPluginsNothingIsAdded) {
+  auto m = placed(spec_with({{"w", 2}}));
+  auto out = plugin_output(m.job.spec, m.pods.at("job-w-0"), m.pods);
+  EXPECT_TRUE(out.env.empty());
+  EXPECT_TRUE(out.files.empty());
+}
+
+}  // namespace
+}  // namespace caldera
