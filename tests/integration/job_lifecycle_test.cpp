@@ -133,8 +133,9 @@ spec:
   EXPECT_EQ(job["status"]["state"]["phase"], "Pending");
   EXPECT_EQ(job["status"]["running"], 0);
   EXPECT_EQ(job["status"]["pending"], 2);
-  for (const auto& p : get_json({"get", "pods"})["items"])
-    EXPECT_FALSE(p["spec"].contains("nodeName")) << p.dump();
+  auto pods = get_json({"get", "pods"});  // named: a loop over a temporary's member dangles
+  ASSERT_EQ(pods["items"].size(), 2u);
+  for (const auto& p : pods["items"]) EXPECT_FALSE(p["spec"].contains("nodeName")) << p.dump();
 }
 
 TEST_F(JobLifecycle, DeletingARunningJobFreesItsResourcesOnceItsPodsEnd) {

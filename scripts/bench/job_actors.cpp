@@ -1,0 +1,150 @@
+// Live job actors at scale: submits N simulated jobs that keep running, reports the node's
+// resident memory per live job, then aborts and resumes every job and reports how many state
+// transitions per second the job actors make (each durable in RocksDB before it takes effect).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <capnp/message.h>
+#include <CLI/CLI.hpp>
+
+#include "client/client.hpp"
+#include "messages/flat.hpp"
+
+using namespace caldera;
+using namespace std::chrono;
+
+namespace {
+
+long rss_kb(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long value = 0;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      in >> value;
+      return value;
+    }
+    in.ignore(1 << 12, '\n');
+  }
+  return -1;
+}
+
+std::string job_yaml(const std::string& name) {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+         "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n"
+         "        metadata: {annotations: {caldera.io/sim-duration-ms: '86400000'}}\n"
+         "        spec: {containers: [{name: main, command: [/bin/true]}]}\n";
+}
+
+// Sends one request per job, `window` in flight, and reads every answer. Counts errors.
+template <class Fill>
+int pipeline(Client& c, int jobs, int window, Fill&& fill) {
+  int sent = 0, answered = 0, failed = 0;
+  while (answered < jobs) {
+    while (sent < jobs && sent - answered < window) {
+      capnp::MallocMessageBuilder b;
+      auto r = b.initRoot<api::Request>();
+      r.setId(static_cast<uint64_t>(sent + 1));
+      fill(r, sent);
+      if (!c.send_raw(to_bytes(b))) return -1;
+      ++sent;
+    }
+    auto f = c.read_frame(seconds(120));
+    if (!f) return -1;
+    FlatReader reader(*f);
+    auto resp = reader.root<api::Response>();
+    if (resp.which() == api::Response::ERRORS && failed++ == 0)
+      std::cerr << "error: " << resp.getErrors()[0].getMessage().cStr() << "\n";
+    ++answered;
+  }
+  return failed;
+}
+
+struct Census {
+  int in_phase = 0;
+  long conditions = 0;  // every phase a job entered is one condition: the transitions made
+};
+
+Census census(Client& c, const std::string& prefix, const std::string& phase) {
+  Census out;
+  auto r = c.call([](api::Request::Builder b) { b.initListJobs().setNamespace("default"); });
+  if (!r) return out;
+  for (auto j : r.value()->root<api::Response>().getJobs()) {
+    if (std::string(j.getSpec().getName()).rfind(prefix, 0) != 0) continue;
+    if (j.getStatus().getState().getPhase() == phase) ++out.in_phase;
+    out.conditions += j.getStatus().getConditions().size();
+  }
+  return out;
+}
+
+// Waits until every job is in `phase`; returns the census then, or nullopt on timeout.
+std::optional<Census> wait_all(Client& c, const std::string& prefix, const std::string& phase,
+                               int jobs) {
+  auto deadline = steady_clock::now() + minutes(10);
+  while (steady_clock::now() < deadline) {
+    auto now = census(c, prefix, phase);
+    if (now.in_phase >= jobs) return now;
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"caldera job actor benchmark"};
+  std::string server = "127.0.0.1:7070", prefix = "live";
+  int jobs = 10000, window = 256, pid = 0;
+  app.add_option("--server", server);
+  app.add_option("--jobs", jobs);
+  app.add_option("--pid", pid, "calderad's pid, for its resident memory")->required();
+  app.add_option("--prefix", prefix);
+  CLI11_PARSE(app, argc, argv);
+
+  auto client = Client::connect(server, seconds(5));
+  if (!client) {
+    std::cerr << client.error() << "\n";
+    return 1;
+  }
+  auto& c = **client;
+  const long rss_before = rss_kb(pid);
+  auto name = [&](int i) { return prefix + "-" + std::to_string(i); };
+  if (pipeline(c, jobs, window,
+               [&](api::Request::Builder r, int i) { r.setSubmitYaml(job_yaml(name(i))); }) != 0)
+    return 1;
+  auto running = wait_all(c, prefix, "Running", jobs);
+  if (!running) {
+    std::cerr << "not every job reached Running\n";
+    return 1;
+  }
+  std::this_thread::sleep_for(seconds(1));  // let the allocator settle before measuring
+  const long rss_after = rss_kb(pid);
+
+  auto command = [&](const char* action, const char* round) {
+    return pipeline(c, jobs, window, [&](api::Request::Builder r, int i) {
+      auto cmd = r.initCommand();
+      cmd.getJob().setName(name(i));
+      cmd.setAction(action);
+      cmd.setCommandId(std::string(round) + "-" + std::to_string(i));
+    });
+  };
+  auto start = steady_clock::now();
+  if (command("AbortJob", "abort") != 0) return 1;
+  auto aborted = wait_all(c, prefix, "Aborted", jobs);
+  if (!aborted || command("ResumeJob", "resume") != 0) return 1;
+  auto resumed = wait_all(c, prefix, "Running", jobs);
+  if (!resumed) return 1;
+  double seconds_taken = duration<double>(steady_clock::now() - start).count();
+  long transitions = resumed->conditions - running->conditions;
+  std::printf(
+      "jobs=%d rss_before_kb=%ld rss_after_kb=%ld bytes_per_live_job=%.0f transitions=%ld "
+      "transitions_s=%.3f transitions_per_s=%.0f\n",
+      jobs, rss_before, rss_after, (rss_after - rss_before) * 1024.0 / jobs, transitions,
+      seconds_taken, transitions / seconds_taken);
+  return 0;
+}
