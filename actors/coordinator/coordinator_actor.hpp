@@ -24,6 +24,7 @@ struct CoordinatorEnv {
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   routed to node actors
 //   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
+//   (expire_atom, job key, uid)                          a job's TTL passed: delete it
 // On start it reloads every job from the store and respawns its actor, and every JobTemplate and
 // JobFlow (which have no actor: their controller is not in this version).
 caf::actor spawn_coordinator(caf::actor_system& sys, CoordinatorEnv env);

@@ -23,6 +23,9 @@ struct JobActorEnv {
 //   (report_atom, PodReport bytes)    a node's report on one of the job's pods
 //   (placed_atom, vector<Binding>)    from the scheduler
 //   (node_up_atom, node, vector<string> uids)  a node (re)registered with these pods
+//   (command_atom, action, command id) -> ok_atom, once the command's effect is durable
+//   (tick_atom, due ms)               its own timer: delayed actions, deadline, TTL
+// It sends (expire_atom, key, uid) to the coordinator once ttlSecondsAfterFinished has passed.
 //   (delete_atom) -> ok_atom, once the record is gone; the actor then quits
 caf::actor spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env);
 
