@@ -1,0 +1,158 @@
+#include <gtest/gtest.h>
+
+#include <capnp/message.h>
+
+#include "actors/job/job_record.hpp"
+#include "messages/flat.hpp"
+#include "messages/store.capnp.h"
+
+namespace caldera {
+namespace {
+
+Pod make_pod(const std::string& task, int32_t index, PodPhase phase) {
+  Pod p;
+  p.name = pod_name("train", task, index);
+  p.uid = "uid-" + task + "-" + std::to_string(index);
+  p.namespace_ = "ml";
+  p.job_name = "train";
+  p.task_name = task;
+  p.index = index;
+  p.job_version = 3;
+  p.node = "n1";
+  p.phase = phase;
+  p.reason = phase == PodPhase::Failed ? "Error" : "";
+  p.message = phase == PodPhase::Failed ? "exit code 1" : "";
+  ContainerStatus c;
+  c.name = "main";
+  c.state = is_terminal(phase) ? ContainerState::Terminated : ContainerState::Running;
+  c.exit_code = phase == PodPhase::Failed ? 1 : 0;
+  c.started_ms = 1'700'000'001'000;
+  c.finished_ms = is_terminal(phase) ? 1'700'000'002'500 : 0;
+  p.containers = {c};
+  p.created_ms = 1'700'000'000'500;
+  p.started_ms = c.started_ms;
+  p.finished_ms = c.finished_ms;
+  p.out_of_sync = phase == PodPhase::Failed;
+  p.partition = index / 2;
+  return p;
+}
+
+// Every field the controller keeps, none at its default.
+JobModel rich_model() {
+  JobModel m;
+  m.job.uid = "job-uid";
+  m.job.created_ms = 1'700'000'000'000;
+  m.job.spec.name = "train";
+  m.job.spec.namespace_ = "ml";
+  m.job.spec.max_retry = 4;
+  m.job.spec.ttl_seconds_after_finished = 30;
+  m.job.spec.active_deadline_seconds = 600;
+  m.job.spec.policies = {{{Event::PodPending}, std::nullopt, Action::AbortJob, 4000}};
+  TaskSpec t;
+  t.name = "worker";
+  t.replicas = 3;
+  t.max_retry = 2;
+  t.depends_on = DependsOn{{"loader"}, "any", "Succeeded"};
+  Container c;
+  c.name = "main";
+  c.command = {"sleep", "60"};
+  t.template_.containers = {c};
+  m.job.spec.tasks = {t};
+  auto& s = m.job.status;
+  s.state = {JobPhase::Restarting, "PodFailed", "PodFailed of pod train-worker-1 -> RestartJob",
+             1'700'000'003'000};
+  s.conditions = {{JobPhase::Pending, 1'700'000'000'000},
+                  {JobPhase::Running, 1'700'000'001'200},
+                  {JobPhase::Restarting, 1'700'000'003'000}};
+  s.version = 3;
+  s.retry_count = 2;
+  s.running = 1;
+  s.failed = 1;
+  s.min_available = 3;
+  m.job.events = {
+      {1'700'000'000'000, "Normal", "Created", "job accepted"},
+      {1'700'000'000'010, "Normal", "DelayedActionScheduled", "AbortJob in 4000ms"},
+      {1'700'000'003'000, "Warning", "PodFailed", "pod train-worker-1 failed with exit code 1"},
+  };
+  for (auto p : {make_pod("worker", 0, PodPhase::Running), make_pod("worker", 1, PodPhase::Failed),
+                 make_pod("worker", 2, PodPhase::Pending)})
+    m.pods.emplace(p.name, p);
+  m.command_ids = {"cmd-1", "cmd-2"};
+  m.delayed = {
+      {"train-worker-2", "uid-worker-2", "worker", 1, Event::PodPending, Action::AbortJob,
+       1'700'000'004'000},
+      {"train-worker-1", "uid-worker-1", "worker", 0, Event::PodFailed, Action::RestartTask,
+       1'700'000'013'000},
+      {"", "", "", -1, Event::Any, Action::TerminateJob, 1'700'000'020'000},
+  };
+  m.task_retries = {{"worker", 2}, {"loader", 1}};
+  m.retries_exhausted = true;
+  return m;
+}
+
+void expect_same(const JobModel& a, const JobModel& b) {
+  EXPECT_EQ(a.job, b.job);  // spec, status, conditions and events
+  EXPECT_EQ(a.pods, b.pods);
+  EXPECT_EQ(a.command_ids, b.command_ids);
+  EXPECT_EQ(a.delayed, b.delayed);
+  EXPECT_EQ(a.task_retries, b.task_retries);
+  EXPECT_EQ(a.retries_exhausted, b.retries_exhausted);
+}
+
+TEST(JobRecord, RoundTripKeepsEveryField) {
+  auto m = rich_model();
+  auto back = decode_record(encode_record(m));
+  ASSERT_TRUE(back) << back.error();
+  expect_same(m, *back);
+  EXPECT_EQ(back->job.events.size(), 3u);
+  EXPECT_EQ(back->delayed[0].due_ms, 1'700'000'004'000);
+  EXPECT_EQ(back->task_retries.at("worker"), 2);
+}
+
+TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
+  JobModel m;
+  m.job.uid = "u";
+  m.job.spec.name = "plain";
+  auto back = decode_record(encode_record(m));
+  ASSERT_TRUE(back) << back.error();
+  expect_same(m, *back);
+  EXPECT_FALSE(back->retries_exhausted);
+  EXPECT_TRUE(back->delayed.empty());
+}
+
+TEST(JobRecord, ADelayedActionWithAnUnknownWordIsSkipped) {
+  // A newer binary may write events or actions this one does not know: the rest still loads.
+  capnp::MallocMessageBuilder b;
+  auto rec = b.initRoot<store::JobRecord>();
+  rec.initJob().setUid("u");
+  auto delayed = rec.initDelayedActions(2);
+  delayed[0].setEvent("PodExploded");
+  delayed[0].setAction("AbortJob");
+  delayed[0].setDueMs(5);
+  delayed[1].setPodName("p");
+  delayed[1].setEvent("PodPending");
+  delayed[1].setAction("AbortJob");
+  delayed[1].setDueMs(7);
+  auto back = decode_record(to_bytes(b));
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->delayed.size(), 1u);
+  EXPECT_EQ(back->delayed[0].pod_name, "p");
+  EXPECT_EQ(back->delayed[0].event, Event::PodPending);
+  EXPECT_EQ(back->delayed[0].due_ms, 7);
+}
+
+TEST(JobRecord, GarbageBytesGiveAFailure) {
+  auto text = decode_record("this is not a job record at all, just text");
+  EXPECT_FALSE(text);
+  EXPECT_NE(text.ok() ? std::string() : text.error(), "");
+
+  std::string bytes(64, '\xff');
+  EXPECT_FALSE(decode_record(bytes));
+
+  auto whole = encode_record(rich_model());
+  auto truncated = decode_record(std::string_view(whole).substr(0, whole.size() / 2));
+  EXPECT_FALSE(truncated);
+}
+
+}  // namespace
+}  // namespace caldera
