@@ -93,6 +93,10 @@ struct SupervisedPod {
   uv_poll_t poll{};
   bool has_timer = false;
   uv_timer_t kill_timer{};
+  // Launched pods: the shim's stdout, where it says once that its containers have started.
+  bool has_pipe = false;
+  uv_pipe_t out{};
+  bool reported_running = false;
 
   ~SupervisedPod() {
     if (pidfd >= 0) ::close(pidfd);
@@ -230,7 +234,29 @@ class UvProcessRunner final : public ProcessRunner {
     if (pod->has_poll) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->poll));
     if (pod->has_timer) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->kill_timer));
     if (pod->has_process) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->process));
+    if (pod->has_pipe) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->out));
     report(*pod, std::move(statuses));
+  }
+
+  static void alloc_line(uv_handle_t* /*handle*/, size_t /*suggested*/, uv_buf_t* buf) {
+    static char line[64];  // only the loop thread reads, and the content is not needed
+    *buf = uv_buf_init(line, sizeof line);
+  }
+
+  // The shim's "started" line: the pod is Running now, since when its record says.
+  static void on_shim_output(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*buf*/) {
+    auto* pod = static_cast<SupervisedPod*>(stream->data);
+    if (nread < 0) {
+      close_pod_handle(reinterpret_cast<uv_handle_t*>(stream));
+      return;
+    }
+    if (nread == 0 || pod->finished || pod->reported_running) return;
+    pod->reported_running = true;
+    auto text = pod_dir::read_file(pod->dir + "/started");
+    auto started = pod_dir::parse_started(text ? *text : "");
+    if (started.size() == pod->names.size())
+      for (size_t i = 0; i < started.size(); ++i) pod->started_ms[i] = started[i].second;
+    pod->runner->report(*pod, pod->runner->running_statuses(*pod));
   }
 
   void do_launch(PodProcessSpec spec) {
@@ -264,6 +290,11 @@ class UvProcessRunner final : public ProcessRunner {
     char* args[] = {shim_path_.data(), spec.pod_dir.data(), grace.data(), nullptr};
     uv_stdio_container_t stdio[3];
     for (auto& s : stdio) s.flags = UV_IGNORE;
+    uv_pipe_init(&loop_, &pod->out, 0);
+    pod->out.data = pod;
+    pod->has_pipe = true;
+    stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+    stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&pod->out);
     uv_process_options_t options{};
     options.exit_cb = &UvProcessRunner::on_shim_exit;
     options.file = shim_path_.c_str();
@@ -277,7 +308,7 @@ class UvProcessRunner final : public ProcessRunner {
     int rc = uv_spawn(&loop_, &pod->process, &options);
     // uv_spawn initialises the handle even when it fails, and it must be closed either way.
     pod->has_process = true;
-    pod->open_handles = 1;
+    pod->open_handles = 2;  // the process and the pipe
     if (rc != 0) {
       std::string why = "StartError: cannot run " + shim_path_ + ": " + uv_strerror(rc);
       finish(pod, ended_without_record(*pod, 127, 0, why));
@@ -286,7 +317,8 @@ class UvProcessRunner final : public ProcessRunner {
     pod->pid = pod->process.pid;
     pod->ticks = pod_dir::proc_start_ticks(pod->pid).value_or(0);
     pods_.emplace(pod->uid, pod);
-    report(*pod, running_statuses(*pod));
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_line,
+                  &UvProcessRunner::on_shim_output);
   }
 
   static void on_shim_exit(uv_process_t* process, int64_t /*exit_status*/, int term_signal) {

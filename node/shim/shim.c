@@ -369,6 +369,21 @@ static int write_pids(int dirfd, const struct container* cs, size_t n) {
   return rc;
 }
 
+/* The node reads our stdout through a pipe and reports the pod Running on this line, so Running
+   means the containers run (dependsOn waits on it). A node killed meanwhile must not take us
+   down with SIGPIPE: ignore it for this one write (the containers are already started). */
+static void tell_node_started(void) {
+  struct sigaction ignore, previous;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  if (write(STDOUT_FILENO, "started\n", 8) < 0) {
+    /* nobody listens (adopted or node gone): the started file says the same */
+  }
+  close(STDOUT_FILENO);
+  sigaction(SIGPIPE, &previous, NULL);
+}
+
 static int write_started(int dirfd, const struct container* cs, size_t n) {
   char* buf = malloc(n * (MAX_NAME + 32) + 1);
   if (buf == NULL) return -1;
@@ -512,6 +527,7 @@ int main(int argc, char** argv) {
   int record_failed = write_pids(dirfd, cs, n) != 0;
   for (size_t i = 0; i < n; ++i) collect_exec_result(&cs[i]);
   record_failed |= write_started(dirfd, cs, n) != 0;
+  tell_node_started();
 
   size_t running = 0;
   for (size_t i = 0; i < n; ++i) running += cs[i].state == RUNNING;
