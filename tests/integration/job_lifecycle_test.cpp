@@ -2,26 +2,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness.hpp"
+#include "node_test.hpp"
 
 namespace caldera::testing {
 namespace {
 
 using json = nlohmann::json;
 
-class JobLifecycle : public ::testing::Test {
- protected:
-  TempDir dir;
-  Calderad node{dir.path() + "/node"};
-  void SetUp() override { node.start(); }
-
-  json get_json(std::vector<std::string> args) {
-    args.insert(args.end(), {"-o", "json"});
-    auto r = node.cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return json::parse(r.out);
-  }
-};
+using JobLifecycle = NodeTest;
 
 TEST_F(JobLifecycle, HelloCompletesWithEveryReplicaSucceeded) {
   auto submit = node.cli({"submit", "-f", source_path("examples/hello.yaml")});

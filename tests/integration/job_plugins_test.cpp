@@ -5,26 +5,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness.hpp"
+#include "node_test.hpp"
 
 namespace caldera::testing {
 namespace {
 
 using json = nlohmann::json;
 
-class JobPlugins : public ::testing::Test {
+class JobPlugins : public NodeTest {
  protected:
-  TempDir dir;
-  Calderad node{dir.path() + "/node"};
-  void SetUp() override { node.start(); }
-
-  json get_json(std::vector<std::string> args) {
-    args.insert(args.end(), {"-o", "json"});
-    auto r = node.cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0 ? json::parse(r.out) : json{};
-  }
-
   std::string logs(const std::string& pod) {
     auto r = node.cli({"logs", pod});
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -9,8 +9,8 @@
 #include <regex>
 
 #include "client/client.hpp"
-#include "harness.hpp"
 #include "messages/codec.hpp"
+#include "node_test.hpp"
 
 namespace caldera::testing {
 namespace {
@@ -110,20 +110,8 @@ std::string job_yaml(const std::string& name, const std::string& spec, const std
          "}\nspec:\n" + spec + "  tasks:\n" + tasks;
 }
 
-class JobPolicies : public ::testing::Test {
+class JobPolicies : public NodeTest {
  protected:
-  TempDir dir;
-  std::string data = dir.path() + "/node";
-  Calderad node{data};
-  void SetUp() override { node.start(); }
-
-  json get_json(std::vector<std::string> args) {
-    args.insert(args.end(), {"-o", "json"});
-    auto r = node.cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0 ? json::parse(r.out) : json::object();
-  }
-
   void submit(const std::string& yaml) {
     auto r = node.cli({"submit", "-f", "-"}, yaml);
     ASSERT_EQ(r.exit_code, 0) << r.err << "\n" << yaml;

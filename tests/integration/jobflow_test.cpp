@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/client.hpp"
-#include "harness.hpp"
+#include "node_test.hpp"
 
 namespace caldera::testing {
 namespace {
@@ -12,19 +12,8 @@ namespace {
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-class JobFlows : public ::testing::Test {
+class JobFlows : public NodeTest {
  protected:
-  TempDir dir;
-  Calderad node{dir.path() + "/node"};
-  void SetUp() override { node.start(); }
-
-  json get_json(std::vector<std::string> args) {
-    args.insert(args.end(), {"-o", "json"});
-    auto r = node.cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0 ? json::parse(r.out) : json();
-  }
-
   void submit_example() {
     auto r = node.cli({"submit", "-f", source_path("examples/flow.yaml")});
     ASSERT_EQ(r.exit_code, 0) << r.err << node.log();
