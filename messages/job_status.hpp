@@ -29,6 +29,10 @@ std::string_view to_string(JobPhase p);
 std::optional<JobPhase> parse_job_phase(std::string_view s);
 // Completed, Terminated, Failed: nothing more happens. Aborted can still be resumed.
 bool is_finished(JobPhase p);
+// Pending, Running: the job wants its pods (it creates, places and launches them).
+inline bool is_active(JobPhase p) {
+  return p == JobPhase::Pending || p == JobPhase::Running;
+}
 
 struct JobState {
   JobPhase phase = JobPhase::Pending;

@@ -57,6 +57,10 @@ struct Pod {
   bool operator==(const Pod&) const = default;
 };
 
+// The node could not create the pod (its record, directory, files or supervisor): nothing of it
+// ran. Kubernetes' FailedCreate; the job controller makes the pod again instead of failing it.
+inline constexpr std::string_view kFailedCreate = "FailedCreate";
+
 // A pod still holds (or may soon hold) resources on a node.
 inline bool is_live(const Pod& p) {
   return !is_terminal(p.phase);

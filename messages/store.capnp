@@ -16,6 +16,17 @@ struct JobRecord {
   delayedActions @4 :List(DelayedAction);
   taskRetries @5 :List(Api.KeyValue);   # task name -> pod restarts, against the task's maxRetry
   retriesExhausted @6 :Bool;   # a restart found no retry left: Restarting ends Failed
+  slowStart @7 :SlowStart;
+}
+
+# The job's pods being launched on their nodes batch by batch (1, 2, 4, ...).
+struct SlowStart {
+  nextBatch @0 :Int32 = 1;
+  inFlight @1 :List(Text);     # pod names sent to their nodes and not yet created there
+  roundCreated @2 :Int32;
+  roundBatches @3 :Int32;
+  resumeAtMs @4 :Int64;        # a round stopped by a failed creation starts again then (0: none)
+  stoppedRounds @5 :Int32;     # in a row: the backoff doubles with each
 }
 
 # A policy action waiting for its timeout. Its due time is absolute, so a restarted node fires

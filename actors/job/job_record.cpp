@@ -1,5 +1,7 @@
 #include "actors/job/job_record.hpp"
 
+#include <algorithm>
+
 #include <capnp/message.h>
 #include <kj/exception.h>
 
@@ -34,6 +36,15 @@ std::string encode_record(const JobModel& m) {
   for (const auto& [task, n] : m.task_retries) retries[task] = std::to_string(n);
   encode_map(retries, rec.initTaskRetries(static_cast<unsigned>(retries.size())));
   rec.setRetriesExhausted(m.retries_exhausted);
+  const auto& c = m.creation;
+  auto ss = rec.initSlowStart();
+  ss.setNextBatch(c.next_batch);
+  auto flight = ss.initInFlight(static_cast<unsigned>(c.in_flight.size()));
+  for (unsigned j = 0; j < c.in_flight.size(); ++j) flight.set(j, c.in_flight[j]);
+  ss.setRoundCreated(c.round_created);
+  ss.setRoundBatches(c.round_batches);
+  ss.setResumeAtMs(c.resume_at_ms);
+  ss.setStoppedRounds(c.stopped_rounds);
   return to_bytes(b);
 }
 
@@ -59,6 +70,13 @@ Result<JobModel> decode_record(std::string_view bytes) {
     for (const auto& [task, n] : decode_map(rec.getTaskRetries()))
       m.task_retries[task] = std::atoi(n.c_str());
     m.retries_exhausted = rec.getRetriesExhausted();
+    auto ss = rec.getSlowStart();
+    m.creation.next_batch = std::max(1, ss.getNextBatch());
+    for (auto name : ss.getInFlight()) m.creation.in_flight.emplace_back(name.cStr());
+    m.creation.round_created = ss.getRoundCreated();
+    m.creation.round_batches = ss.getRoundBatches();
+    m.creation.resume_at_ms = ss.getResumeAtMs();
+    m.creation.stopped_rounds = ss.getStoppedRounds();
     return m;
   } catch (const kj::Exception& e) {
     return Failure{std::string("corrupt job record: ") + e.getDescription().cStr()};

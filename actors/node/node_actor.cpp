@@ -216,6 +216,11 @@ void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
         e.status.reason = c.reason;
         e.status.message = "container " + c.name + ": " + c.reason;
       }
+    if (!ps.create_error.empty()) {
+      e.status.reason = std::string(kFailedCreate);
+      e.status.message = ps.create_error;
+      spdlog::error("node={} pod={} failed to create: {}", st.env.name, ps.uid, ps.create_error);
+    }
   }
   persist_and_report(self, e);
   if (is_terminal(e.status.phase) && e.remove_when_done) forget(self, ps.uid);
@@ -363,8 +368,18 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         auto it = self->state.pods.find(uid);
         if (it == self->state.pods.end()) return;
         if (!error.empty()) {
-          spdlog::error("node={} pod={} not started, write failed: {}", self->state.env.name, uid,
+          // Not durable, so not started: the controller hears that the pod was not created
+          // (straight away, as there is no record to report from) and makes it again.
+          auto& st = self->state;
+          spdlog::error("node={} pod={} failed to create, write failed: {}", st.env.name, uid,
                         error);
+          Pod status = it->second.status;
+          status.phase = PodPhase::Failed;
+          status.reason = std::string(kFailedCreate);
+          status.message = "the node could not record the pod: " + error;
+          status.finished_ms = now_ms();
+          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(st, status));
+          st.pods.erase(it);
           return;
         }
         start_pod(self, it->second);

@@ -97,6 +97,7 @@ struct SupervisedPod {
   bool has_pipe = false;
   uv_pipe_t out{};
   bool reported_running = false;
+  std::string create_error;  // the pod could not be set up: nothing of it ran
 
   ~SupervisedPod() {
     if (pidfd >= 0) ::close(pidfd);
@@ -196,7 +197,8 @@ class UvProcessRunner final : public ProcessRunner {
 
   void report(const SupervisedPod& pod, std::vector<ContainerStatus> containers) {
     if (on_change_)
-      on_change_(PodProcessStatus{pod.uid, std::move(containers), pod.pid, pod.ticks});
+      on_change_(
+          PodProcessStatus{pod.uid, std::move(containers), pod.pid, pod.ticks, pod.create_error});
   }
 
   std::vector<ContainerStatus> running_statuses(const SupervisedPod& pod) const {
@@ -280,6 +282,7 @@ class UvProcessRunner final : public ProcessRunner {
       problem = write_pod_file(spec.pod_dir, path, content);
     }
     if (problem) {
+      pod->create_error = *problem;
       report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + *problem));
       delete pod;
       return;
@@ -310,8 +313,8 @@ class UvProcessRunner final : public ProcessRunner {
     pod->has_process = true;
     pod->open_handles = 2;  // the process and the pipe
     if (rc != 0) {
-      std::string why = "StartError: cannot run " + shim_path_ + ": " + uv_strerror(rc);
-      finish(pod, ended_without_record(*pod, 127, 0, why));
+      pod->create_error = "cannot run " + shim_path_ + ": " + uv_strerror(rc);
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
       return;
     }
     pod->pid = pod->process.pid;

@@ -27,6 +27,7 @@ struct PodProcessStatus {
   std::vector<ContainerStatus> containers;
   int32_t shim_pid = 0;
   uint64_t shim_start_ticks = 0;  // from /proc/<pid>/stat, to recognise the pid after a restart
+  std::string create_error;       // non-empty: the pod could not be set up, nothing of it ran
 };
 
 class ProcessRunner {

@@ -196,14 +196,25 @@ TEST(JobController, RunningDurationStopsWhenTheJobFinishes) {
   EXPECT_EQ(m.job.status.running_duration_ms, 3000);
 }
 
-TEST(JobController, NodeUpRelaunchesBoundPodsTheNodeNeverStarted) {
+TEST(JobController, NodeUpRelaunchesLaunchedPodsTheNodeNeverStarted) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 3}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);                             // batch 1: job-w-0
+  report(m, "job-w-0", PodPhase::Running, c);  // batch 2: job-w-1, job-w-2
+  ASSERT_EQ(m.creation.in_flight, (std::vector<std::string>{"job-w-1", "job-w-2"}));
+  auto fx = on_node_up(m, "n1", {m.pods.at("job-w-0").uid, m.pods.at("job-w-1").uid}, c);
+  EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-2"});
+  EXPECT_TRUE(on_node_up(m, "other", {}, c).launch.empty());
+}
+
+TEST(JobController, NodeUpDoesNotLaunchPodsWaitingForTheirBatch) {
   auto c = test_clock();
   auto m = new_job(spec_with({{"w", 2}}), "u1", c);
   sync_job(m, c);
-  place_all(m, c);
-  auto fx = on_node_up(m, "n1", {m.pods.at("job-w-0").uid}, c);
-  EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-1"});
-  EXPECT_TRUE(on_node_up(m, "other", {}, c).launch.empty());
+  place_all(m, c);  // batch 1: job-w-0; job-w-1 waits until the node has created it
+  auto fx = on_node_up(m, "n1", {}, c);
+  EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-0"});
 }
 
 TEST(JobController, NodeUpKillsAgainWhatTheControllerHadKilled) {

@@ -73,8 +73,13 @@ TEST(JobPhases, Pending_to_Aborting_OnAbortJob) {
   auto fx = on_command(m, Action::AbortJob, "cmd-1", c);
   EXPECT_EQ(phase(m), JobPhase::Aborting);
   EXPECT_EQ(m.job.status.state.reason, "CommandIssued");
-  EXPECT_EQ(fx.kill.size(), 2u);
-  EXPECT_EQ(m.job.status.terminating, 2);
+  // The first batch (job-w-0) went to its node and is killed there; job-w-1 waited for the
+  // next batch, so nothing of it runs and it ends at once.
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, m.pods.at("job-w-0").uid);
+  EXPECT_EQ(m.pods.at("job-w-1").phase, PodPhase::Failed);
+  EXPECT_EQ(fx.release, std::vector<std::string>{m.pods.at("job-w-1").uid});
+  EXPECT_EQ(m.job.status.terminating, 1);
 }
 
 TEST(JobPhases, Pending_to_Completing_OnCompleteJob) {

@@ -87,6 +87,7 @@ JobModel rich_model() {
   };
   m.task_retries = {{"worker", 2}, {"loader", 1}};
   m.retries_exhausted = true;
+  m.creation = {4, {"train-worker-2"}, 3, 2, 1'700'000'005'000, 2};
   return m;
 }
 
@@ -97,6 +98,7 @@ void expect_same(const JobModel& a, const JobModel& b) {
   EXPECT_EQ(a.delayed, b.delayed);
   EXPECT_EQ(a.task_retries, b.task_retries);
   EXPECT_EQ(a.retries_exhausted, b.retries_exhausted);
+  EXPECT_EQ(a.creation, b.creation);
 }
 
 TEST(JobRecord, RoundTripKeepsEveryField) {
@@ -118,6 +120,17 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
   expect_same(m, *back);
   EXPECT_FALSE(back->retries_exhausted);
   EXPECT_TRUE(back->delayed.empty());
+  EXPECT_EQ(back->creation.next_batch, 1);
+}
+
+TEST(JobRecord, ARecordWithoutSlowStartStartsAtABatchOfOne) {
+  // Records written before slow start existed have no such field.
+  capnp::MallocMessageBuilder b;
+  auto rec = b.initRoot<store::JobRecord>();
+  rec.initJob().initSpec().setName("old");
+  auto back = decode_record(to_bytes(b));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->creation, SlowStart{});
 }
 
 TEST(JobRecord, ADelayedActionWithAnUnknownWordIsSkipped) {

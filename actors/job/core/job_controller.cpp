@@ -93,17 +93,13 @@ Effects handle(JobModel& m, const EventRequest& req, const Clock& clock) {
   return fx;
 }
 
-bool applies_deadline(JobPhase p) {
-  return p == JobPhase::Pending || p == JobPhase::Running;
-}
-
 bool ends_for_ttl(JobPhase p) {
   return is_finished(p) || p == JobPhase::Aborted;
 }
 
 std::optional<int64_t> deadline_ms(const JobModel& m) {
   const auto& ads = m.job.spec.active_deadline_seconds;
-  if (!ads || !applies_deadline(m.job.status.state.phase)) return std::nullopt;
+  if (!ads || !is_active(m.job.status.state.phase)) return std::nullopt;
   return m.job.created_ms + *ads * 1000;
 }
 
@@ -203,6 +199,15 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
   }
   Pod& p = it->second;
   if (is_terminal(p.phase)) return sync_job(m, clock);  // terminal is final; repeats change nothing
+  if (report.phase == PodPhase::Failed && report.reason == kFailedCreate && !p.out_of_sync) {
+    // Not a pod failure: the pod never existed on its node (Kubernetes' failed create), so no
+    // policy sees it; it is made again and the round of launches stops.
+    Pod failed = p;
+    failed.message = report.message;
+    pod_creation_failed(m, failed, clock, fx);
+    fx.merge(sync_job(m, clock));
+    return fx;
+  }
   const Pod before = p;
   if (p.phase != report.phase || p.containers != report.containers || p.reason != report.reason) {
     p.phase = report.phase;
@@ -215,6 +220,7 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     fx.changed = true;
   }
   if (is_live(before) && !is_live(p)) fx.release.push_back(p.uid);
+  if (before.phase == PodPhase::Pending && p.phase != PodPhase::Pending) pod_created(m, p);
   auto req = event_for(m, before, p);
   if (req.event == Event::PodFailed || req.event == Event::TaskFailed ||
       req.event == Event::PodEvicted)
@@ -281,6 +287,8 @@ Effects on_tick(JobModel& m, const Clock& clock) {
     fx.changed = true;
     execute(m, step, clock, fx);
   }
+  if (m.creation.resume_at_ms && clock.now_ms >= m.creation.resume_at_ms)
+    fx.merge(sync_job(m, clock));  // a stopped round of launches starts again
   if (auto ttl = ttl_ms(m); ttl && clock.now_ms >= *ttl) fx.expired = true;
   return fx;
 }
@@ -293,6 +301,7 @@ std::optional<int64_t> next_due_ms(const JobModel& m) {
   for (const auto& d : m.delayed) consider(d.due_ms);
   consider(deadline_ms(m));
   consider(ttl_ms(m));
+  if (m.creation.resume_at_ms) consider(m.creation.resume_at_ms);
   return next;
 }
 
@@ -310,7 +319,7 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
       p.finished_ms = clock.now_ms;
       fx.release.push_back(p.uid);
       fx.changed = true;
-    } else if (!held) {
+    } else if (!held && launched(m, p)) {
       fx.launch.push_back(name);
     }
   }
@@ -335,8 +344,7 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     }
     it->second->node = placement.node;
     it->second->host_ip = placement.host_ip;
-    fx.launch.push_back(it->second->name);
-    fx.changed = true;
+    fx.changed = true;  // the sync below launches it when its batch comes
   }
   fx.merge(sync_job(m, clock));
   return fx;

@@ -52,7 +52,7 @@ struct Placement {
 Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_uid,
                        const Clock& clock);
 
-// A node (re)registered holding these pod uids. Bound pods it does not hold never started there:
+// A node (re)registered holding these pod uids. Launched pods it does not hold never started there:
 // they are launched again, or, if the controller had killed them, they are over. Pods it holds
 // that the controller killed are killed again (the earlier kill may have been lost in a crash).
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/job/core/delayed_action.hpp"
+#include "actors/job/core/slow_start.hpp"
 #include "messages/job.hpp"
 #include "messages/pod.hpp"
 
@@ -21,6 +22,7 @@ struct JobModel {
   std::map<std::string, int32_t> task_retries;  // pod restarts per task, against task maxRetry
   // A restart found the job's retries used up: Restarting ends Failed instead of Pending.
   bool retries_exhausted = false;
+  SlowStart creation;  // the pods being launched on their nodes, batch by batch
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }

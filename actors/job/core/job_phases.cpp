@@ -12,10 +12,6 @@ namespace {
 // Volcano's retain phases: which ended pods a kill leaves in place for inspection.
 enum class Retain { None, Soft };
 
-bool is_active(JobPhase p) {
-  return p == JobPhase::Pending || p == JobPhase::Running;
-}
-
 void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message,
                const Clock& clock, Effects& fx) {
   auto& state = m.job.status.state;
@@ -78,8 +74,8 @@ void kill_pods(JobModel& m, const Target& target, Retain retain, const std::stri
     p.out_of_sync = true;
     fx.changed = true;
     if (is_terminal(p.phase)) continue;
-    if (p.node.empty()) {
-      // Never placed: nothing runs, the pod ends here.
+    if (!launched(m, p)) {
+      // Never sent to a node (unplaced, or waiting for its batch): nothing runs, it ends here.
       p.phase = PodPhase::Failed;
       p.reason = "Killed";
       p.message = why;
@@ -383,6 +379,7 @@ void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx) {
     if (m.job.status.state.phase == before) break;
   }
   update_counts(m, clock.now_ms);
+  launch_next_batch(m, clock, fx);
   if (is_active(m.job.status.state.phase)) {
     for (const auto& [name, p] : m.pods)
       if (p.phase == PodPhase::Pending && p.node.empty() && !p.out_of_sync) {

@@ -1,0 +1,120 @@
+#include "actors/job/core/slow_start.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "actors/job/core/job_steps.hpp"
+
+namespace caldera {
+namespace {
+
+bool in_flight(const SlowStart& s, const std::string& name) {
+  return std::find(s.in_flight.begin(), s.in_flight.end(), name) != s.in_flight.end();
+}
+
+// Placed pods that wait for their batch, in the order the spec lists them.
+std::vector<const Pod*> waiting_pods(const JobModel& m) {
+  std::vector<const Pod*> out;
+  for (const auto& [name, p] : m.pods)
+    if (p.phase == PodPhase::Pending && !p.node.empty() && !p.out_of_sync &&
+        !in_flight(m.creation, name))
+      out.push_back(&p);
+  auto task_pos = [&](const Pod* p) {
+    const auto& tasks = m.job.spec.tasks;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i].name == p->task_name) return i;
+    return tasks.size();
+  };
+  std::sort(out.begin(), out.end(), [&](const Pod* a, const Pod* b) {
+    auto ta = task_pos(a), tb = task_pos(b);
+    return ta != tb ? ta < tb : a->index < b->index;
+  });
+  return out;
+}
+
+void end_round(SlowStart& s) {
+  s.next_batch = 1;
+  s.round_created = 0;
+  s.round_batches = 0;
+}
+
+}  // namespace
+
+int64_t slow_start_backoff_ms(int32_t stopped_rounds) {
+  constexpr int64_t kFirst = 1000, kMost = 60000;
+  if (stopped_rounds <= 0) return 0;
+  return std::min(kMost, kFirst << std::min(stopped_rounds - 1, 6));
+}
+
+bool launched(const JobModel& m, const Pod& p) {
+  if (p.node.empty()) return false;
+  return p.phase != PodPhase::Pending || in_flight(m.creation, p.name);
+}
+
+void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
+  auto& s = m.creation;
+  const SlowStart before = s;
+  std::erase_if(s.in_flight, [&](const std::string& name) {
+    auto it = m.pods.find(name);
+    return it == m.pods.end() || it->second.out_of_sync || it->second.node.empty() ||
+           it->second.phase != PodPhase::Pending;
+  });
+  if (s.resume_at_ms && s.resume_at_ms <= clock.now_ms) s.resume_at_ms = 0;
+  if (!is_active(m.job.status.state.phase)) {
+    // A job that restarts, stops or ends has no round under way; its next one starts afresh.
+    end_round(s);
+    s.resume_at_ms = 0;
+  } else if (s.in_flight.empty()) {
+    auto waiting = waiting_pods(m);
+    if (waiting.empty()) {
+      if (s.round_batches > 1)
+        add_event(m, clock, "Normal", "SuccessfulCreate",
+                  fmt::format("created {} pods in {} batches (slow start)", s.round_created,
+                              s.round_batches));
+      end_round(s);
+    } else if (s.resume_at_ms == 0) {
+      auto n = std::min<size_t>(static_cast<size_t>(s.next_batch), waiting.size());
+      for (size_t i = 0; i < n; ++i) {
+        fx.launch.push_back(waiting[i]->name);
+        s.in_flight.push_back(waiting[i]->name);
+      }
+      ++s.round_batches;
+      s.next_batch = static_cast<int32_t>(std::min<int64_t>(int64_t{2} * s.next_batch, 1 << 30));
+    }
+  }
+  if (!(s == before)) fx.changed = true;
+}
+
+void pod_created(JobModel& m, const Pod& p) {
+  auto& s = m.creation;
+  auto it = std::find(s.in_flight.begin(), s.in_flight.end(), p.name);
+  if (it != s.in_flight.end()) {
+    s.in_flight.erase(it);
+    if (s.round_batches > 0) ++s.round_created;  // not the rest of a batch whose round stopped
+  }
+  s.stopped_rounds = 0;
+}
+
+void pod_creation_failed(JobModel& m, const Pod& p, const Clock& clock, Effects& fx) {
+  auto& s = m.creation;
+  std::erase(s.in_flight, p.name);
+  // One stop per round: the other failures of the same batch do not lengthen the wait.
+  if (s.resume_at_ms <= clock.now_ms) {
+    ++s.stopped_rounds;
+    s.resume_at_ms = clock.now_ms + slow_start_backoff_ms(s.stopped_rounds);
+  }
+  end_round(s);
+  std::erase_if(m.delayed, [&](const DelayedAction& d) { return d.pod_uid == p.uid; });
+  fx.release.push_back(p.uid);
+  fx.remove.push_back({p.uid, p.node, "failed to create"});
+  const std::string name = p.name, node = p.node, message = p.message;
+  m.pods.erase(name);  // `p` may be the erased entry: only the copies are used below
+  add_event(m, clock, "Warning", "FailedCreate",
+            fmt::format("pod {} on node {}: {}; {} pod(s) wait for the next round in {}s", name,
+                        node, message.empty() ? "the node could not create it" : message,
+                        waiting_pods(m).size(), (s.resume_at_ms - clock.now_ms) / 1000));
+  fx.changed = true;
+}
+
+}  // namespace caldera
