@@ -75,5 +75,36 @@ spec:
   EXPECT_EQ(dirs, 6u);
 }
 
+TEST_F(SlowStartTest, AStoppedRoundResumesAfterTheNodeIsKilledAndRestarted) {
+  const std::string pods = data + "/pods";
+  fs::remove_all(pods);
+  write_file(data, "pods", "not a directory\n");
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: gang}
+spec:
+  tasks:
+    - name: w
+      replicas: 4
+      template: {spec: {containers: [{name: main, command: [sleep, "60"]}]}}
+)";
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return count(node.log(), "failed to create") >= 1; })) << node.log();
+
+  // The stop, its backoff and the pods that wait are in the job's record: after a kill -9 the
+  // round starts again from where it stood, and creates every pod once the node is repaired.
+  node.kill9();
+  fs::remove(pods);
+  fs::create_directories(pods);
+  node.start();
+  auto wait = node.cli({"wait", "job", "gang", "--for=phase=Running", "--timeout=30s"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << node.log();
+  const auto listed = get_json({"get", "pods"});
+  ASSERT_EQ(listed["items"].size(), 4u);
+  for (const auto& p : listed["items"]) EXPECT_EQ(p["status"]["phase"], "Running") << p.dump();
+  auto describe = node.cli({"describe", "job", "gang"}).out;
+  EXPECT_EQ(count(describe, "FailedCreate"), 1u) << describe;
+}
+
 }  // namespace
 }  // namespace caldera::testing
