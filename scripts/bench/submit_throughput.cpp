@@ -40,12 +40,13 @@ std::string frame(uint64_t id, const std::string& yaml) {
 int main(int argc, char** argv) {
   CLI::App app{"submit-throughput: jobs/s to accepted and to Completed"};
   std::string server = "127.0.0.1:7070", kind = "sim", prefix = "bench";
-  int jobs = 1000, window = 256;
+  int jobs = 1000, window = 256, poll_ms = 20;
   app.add_option("--server", server);
   app.add_option("--jobs", jobs);
   app.add_option("--kind", kind, "sim (simulated pods) or true (/bin/true processes)");
   app.add_option("--prefix", prefix, "job name prefix");
   app.add_option("--window", window, "requests in flight on the connection");
+  app.add_option("--poll-ms", poll_ms, "how often to list the jobs while waiting for Completed");
   CLI11_PARSE(app, argc, argv);
 
   auto client = Client::connect(server, seconds(5));
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
       if (phase == "Completed" || phase == "Failed") ++done;
     }
     if (done >= jobs - failed) break;
-    std::this_thread::sleep_for(milliseconds(20));
+    std::this_thread::sleep_for(milliseconds(poll_ms));
   }
   double complete_s = duration<double>(steady_clock::now() - start).count();
   std::printf(

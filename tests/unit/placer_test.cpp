@@ -96,5 +96,60 @@ TEST(Placer, APodAlreadyBoundIsNeverBoundTwice) {
   EXPECT_EQ(p.waiting(), 0u);
 }
 
+ResourceList cpu_and_slot(MilliValue m) {
+  return ResourceList{{{"cpu", m}, {"pods", 1000}}};
+}
+
+GangRequest slotted(const std::string& job, int n) {
+  GangRequest r;
+  r.job_key = job;
+  for (int i = 0; i < n; ++i) r.pods.push_back({job + "-" + std::to_string(i), cpu_and_slot(100)});
+  r.min_count = n;
+  return r;
+}
+
+TEST(Placer, WithEveryPodSlotTakenTheQueueWaitsAndAFreedSlotGoesToTheOldest) {
+  Placer p;
+  p.upsert_node("n1", ResourceList{{{"cpu", 8000}, {"pods", 2000}}}, true);
+  p.request(slotted("a", 2));
+  ASSERT_EQ(p.schedule().size(), 2u);
+  for (auto job : {"b", "c", "d"}) p.request(slotted(job, 1));
+  EXPECT_TRUE(p.schedule().empty());
+  EXPECT_EQ(p.waiting(), 3u);
+  p.release("a-0");
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].job_key, "b");
+  p.release("a-1");
+  b = p.schedule();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].job_key, "c");
+}
+
+TEST(Placer, AGangNeedingMoreSlotsThanAreFreeWaitsWhileASmallerOnePasses) {
+  Placer p;
+  p.upsert_node("n1", ResourceList{{{"cpu", 8000}, {"pods", 3000}}}, true);
+  p.request(slotted("a", 2));
+  ASSERT_EQ(p.schedule().size(), 2u);
+  p.request(slotted("big", 2));
+  p.request(slotted("small", 1));
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].job_key, "small");
+  EXPECT_EQ(p.waiting(), 1u);
+}
+
+TEST(Placer, ARequestWithoutPodSlotsIsStillTriedWhenNoSlotIsFree) {
+  Placer p;
+  p.upsert_node("n1", ResourceList{{{"cpu", 8000}, {"pods", 1000}}}, true);
+  p.request(slotted("a", 1));
+  ASSERT_EQ(p.schedule().size(), 1u);
+  p.request(slotted("b", 1));
+  p.request(gang("free", 1, 1000, 1));  // asks for cpu only
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].job_key, "free");
+}
+
 }  // namespace
 }  // namespace caldera

@@ -46,15 +46,23 @@ void Placer::release(const std::string& uid) {
   held_.erase(it);
 }
 
+void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
+  if (it->second.slot_free) --slot_free_queued_;
+  order_.erase(it->second.seq);
+  queue_.erase(it);
+}
+
 void Placer::request(GangRequest r) {
+  auto it = queue_.find(r.job_key);
+  if (it != queue_.end()) dequeue(it);
+  if (r.pods.empty()) return;
+  bool slot_free = false;
+  for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
+  if (slot_free) ++slot_free_queued_;
+  auto seq = ++next_seq_;
+  order_[seq] = r.job_key;
   auto key = r.job_key;
-  order_.erase(std::remove(order_.begin(), order_.end(), key), order_.end());
-  if (r.pods.empty()) {
-    queue_.erase(key);
-    return;
-  }
-  queue_[key] = std::move(r);
-  order_.push_back(key);
+  queue_[key] = {std::move(r), seq, slot_free};
 }
 
 std::string Placer::pick(const std::map<std::string, ResourceList>& free,
@@ -74,27 +82,54 @@ std::string Placer::pick(const std::map<std::string, ResourceList>& free,
 
 std::vector<Binding> Placer::schedule() {
   std::vector<Binding> out;
-  std::vector<std::string> done;
-  for (const auto& key : order_) {
-    auto& r = queue_.at(key);
+  std::vector<uint64_t> done;
+  // What the ready nodes have free at most, per resource, and their free pod slots in all: a pod
+  // that does not fit `most` fits nowhere. These cheap checks keep a long queue (long exactly when
+  // the cluster is full) from costing a statement per job on every release.
+  ResourceList most;
+  MilliValue slots = 0;
+  auto survey = [&] {
+    most = {};
+    slots = 0;
+    for (const auto& [name, n] : nodes_) {
+      if (!n.ready) continue;
+      for (const auto& [k, v] : n.free.values) most.values[k] = std::max(most.get(k), v);
+      slots += std::max<MilliValue>(0, n.free.get("pods"));
+    }
+  };
+  survey();
+  for (const auto& [seq, key] : order_) {
+    if (slots <= 0 && slot_free_queued_ == 0)
+      break;  // every waiting pod needs a slot: none is left
+    auto& r = queue_.at(key).request;
+    // A pod bound already (a request that crossed its binding) is never bound twice.
+    std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
+    r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
+    if (r.pods.empty()) {
+      done.push_back(seq);
+      continue;
+    }
+    int32_t could_fit = 0;
+    MilliValue least_slot = -1;
+    for (const auto& a : r.pods) {
+      if (most.fits(a.requests)) ++could_fit;
+      auto slot = a.requests.get("pods");
+      if (least_slot < 0 || slot < least_slot) least_slot = slot;
+    }
+    if (could_fit == 0 || could_fit < r.min_count || r.min_count * least_slot > slots) continue;
+
     // A statement: tentative allocations on a copy, committed only when the gang is whole.
     std::map<std::string, ResourceList> free;
     for (const auto& [name, n] : nodes_) free[name] = n.free;
     std::vector<std::pair<size_t, std::string>> tentative;
-    // A pod bound already (a request that crossed its binding) is never bound twice.
-    std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
-    r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
     for (size_t i = 0; i < r.pods.size(); ++i) {
       auto node = pick(free, r.pods[i].requests);
       if (node.empty()) continue;
       free[node].subtract(r.pods[i].requests);
       tentative.emplace_back(i, node);
     }
-    if (r.pods.empty()) {
-      done.push_back(key);
-      continue;
-    }
-    if (static_cast<int32_t>(tentative.size()) < r.min_count) continue;  // discard
+    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count)
+      continue;  // discard
     std::vector<PodAsk> rest;
     std::vector<bool> placed(r.pods.size(), false);
     for (const auto& [i, node] : tentative) {
@@ -105,16 +140,14 @@ std::vector<Binding> Placer::schedule() {
     for (size_t i = 0; i < r.pods.size(); ++i)
       if (!placed[i]) rest.push_back(std::move(r.pods[i]));
     if (rest.empty()) {
-      done.push_back(key);
+      done.push_back(seq);
     } else {
       r.pods = std::move(rest);
       r.min_count = 0;  // the gang is in; stragglers go one by one
     }
+    survey();
   }
-  for (const auto& key : done) {
-    queue_.erase(key);
-    order_.erase(std::remove(order_.begin(), order_.end(), key), order_.end());
-  }
+  for (auto seq : done) dequeue(queue_.find(order_.at(seq)));
   return out;
 }
 

@@ -68,9 +68,18 @@ class Placer {
   std::string pick(const std::map<std::string, ResourceList>& free, const ResourceList& req) const;
 
   std::map<std::string, Node> nodes_;
-  std::map<std::string, Held> held_;          // by pod uid
-  std::map<std::string, GangRequest> queue_;  // by job key
-  std::vector<std::string> order_;            // job keys, oldest request first
+  std::map<std::string, Held> held_;  // by pod uid
+  struct Queued {
+    GangRequest request;
+    uint64_t seq = 0;        // its place in order_
+    bool slot_free = false;  // some pod asks for no pod slot (the job controller's all do)
+  };
+  void dequeue(std::map<std::string, Queued>::iterator it);
+
+  std::map<std::string, Queued> queue_;    // by job key
+  std::map<uint64_t, std::string> order_;  // job keys, oldest request first
+  uint64_t next_seq_ = 0;
+  size_t slot_free_queued_ = 0;  // queued requests with slot_free set
 };
 
 }  // namespace caldera
