@@ -11,6 +11,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_record.hpp"
 #include "actors/local_types.hpp"
@@ -93,26 +94,6 @@ std::string kill_bytes(const std::string& uid, const std::string& reason) {
   return to_bytes(b);
 }
 
-// The pods that wait for a node, as one gang: minAvailable minus those already bound.
-GangRequest gang_request(const JobModel& m) {
-  GangRequest r;
-  r.job_key = m.key();
-  int32_t bound = 0;
-  for (const auto& [name, p] : m.pods) {
-    if (is_discarded(p)) continue;
-    if (!p.node.empty()) {
-      ++bound;
-      continue;
-    }
-    if (p.phase != PodPhase::Pending || p.out_of_sync) continue;
-    for (const auto& t : m.job.spec.tasks)
-      if (t.name == p.task_name) r.pods.push_back({p.uid, pod_resource_request(t)});
-  }
-  r.min_count = std::max(0, m.job.spec.effective_min_available() - bound);
-  r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
-  return r;
-}
-
 // One timer at a time, for the earliest thing the controller waits on (a delayed action, the
 // active deadline, the TTL). Due times are absolute, so after a restart they are kept.
 void schedule_tick(JobSelf* self) {
@@ -148,7 +129,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
   for (const auto& r : in.fx.remove)
     self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
-  if (in.fx.request_placement) self->send(st.env.scheduler, place_atom::value, gang_request(m));
+  if (in.fx.request_placement)
+    self->send(st.env.scheduler, place_atom::value, pod_group_request(m));
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
   if (in.fx.expired) {
@@ -276,7 +258,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
         }
         fx.release = std::move(held);
-        self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0});
+        self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0, {}});
         st.deleted = true;
         spdlog::info("job={} deleted", st.model.key());
         commit(self, std::move(fx), rp, true);

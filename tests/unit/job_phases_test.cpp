@@ -20,12 +20,6 @@ std::vector<JobPhase> condition_phases(const JobModel& m) {
   return out;
 }
 
-JobModel pending_job(JobSpec spec, const Clock& c) {
-  auto m = new_job(std::move(spec), "u1", c);
-  sync_job(m, c);
-  return m;
-}
-
 // ---- Pending -> ... ----
 
 TEST(JobPhases, Pending_to_Restarting_OnRestartJob) {

@@ -80,6 +80,13 @@ inline void finish_killed(JobModel& m, const Clock& c) {
   for (const auto& n : names) report(m, n, PodPhase::Failed, c, 143);
 }
 
+// A new job after its first sync: its pods exist and wait for placement.
+inline JobModel pending_job(JobSpec spec, const Clock& c) {
+  auto m = new_job(std::move(spec), "u1", c);
+  sync_job(m, c);
+  return m;
+}
+
 // A job with its pods created, placed and running.
 inline JobModel running_job(JobSpec spec, const Clock& c) {
   auto m = new_job(std::move(spec), "u1", c);

@@ -1,4 +1,6 @@
 // The gang placer: all-or-nothing for minAvailable pods, one by one after that.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "actors/scheduler/core/placer.hpp"
@@ -13,7 +15,7 @@ ResourceList cpu(MilliValue m) {
 GangRequest gang(const std::string& job, int n, MilliValue each, int min) {
   GangRequest r;
   r.job_key = job;
-  for (int i = 0; i < n; ++i) r.pods.push_back({job + "-" + std::to_string(i), cpu(each)});
+  for (int i = 0; i < n; ++i) r.pods.push_back({job + "-" + std::to_string(i), cpu(each), "main"});
   r.min_count = min;
   return r;
 }
@@ -80,7 +82,7 @@ TEST(Placer, ReserveAdoptsEarlierBindingsAndAnEmptyRequestCancels) {
   EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 500);
   p.request(gang("b", 1, 1000, 1));
   EXPECT_TRUE(p.schedule().empty());
-  p.request(GangRequest{"b", {}, 0});
+  p.request(GangRequest{"b", {}, 0, {}});
   EXPECT_EQ(p.waiting(), 0u);
   EXPECT_EQ(p.largest_node().get("cpu"), 2000);
 }
@@ -103,7 +105,8 @@ ResourceList cpu_and_slot(MilliValue m) {
 GangRequest slotted(const std::string& job, int n) {
   GangRequest r;
   r.job_key = job;
-  for (int i = 0; i < n; ++i) r.pods.push_back({job + "-" + std::to_string(i), cpu_and_slot(100)});
+  for (int i = 0; i < n; ++i)
+    r.pods.push_back({job + "-" + std::to_string(i), cpu_and_slot(100), "main"});
   r.min_count = n;
   return r;
 }
@@ -149,6 +152,40 @@ TEST(Placer, ARequestWithoutPodSlotsIsStillTriedWhenNoSlotIsFree) {
   auto b = p.schedule();
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].job_key, "free");
+}
+
+// A training gang: `workers` workers listed before one ps; 2 workers and the ps must start.
+GangRequest train_gang(int workers, MilliValue ps_cpu) {
+  GangRequest r;
+  r.job_key = "train";
+  for (int i = 0; i < workers; ++i)
+    r.pods.push_back({"w-" + std::to_string(i), cpu(1000), "worker"});
+  r.pods.push_back({"ps-0", cpu(ps_cpu), "ps"});
+  r.min_count = 3;
+  r.task_min = {{"worker", 2}, {"ps", 1}};
+  return r;
+}
+
+TEST(Placer, EachTasksMinimumIsPlacedBeforeTheOtherPodsTakeTheRoom) {
+  // The four workers would fill the node on their own.
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(train_gang(4, 1000));
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 4u);
+  std::set<std::string> uids;
+  for (const auto& x : b) uids.insert(x.uid);
+  EXPECT_EQ(uids.count("ps-0"), 1u);
+  EXPECT_EQ(p.waiting(), 1u) << "one worker waits for room, one by one";
+}
+
+TEST(Placer, AGangMissingATasksMinimumIsNotPlaced) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(train_gang(3, 8000));  // the ps fits no node
+  EXPECT_TRUE(p.schedule().empty())
+      << "three workers fit, but without the ps the gang is not whole";
+  EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 4000);
 }
 
 }  // namespace

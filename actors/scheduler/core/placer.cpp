@@ -118,17 +118,34 @@ std::vector<Binding> Placer::schedule() {
     }
     if (could_fit == 0 || could_fit < r.min_count || r.min_count * least_slot > slots) continue;
 
-    // A statement: tentative allocations on a copy, committed only when the gang is whole.
+    // A statement: tentative allocations on a copy, committed only when the gang is whole. The
+    // pods each task needs go first, so that the others cannot take their room.
     std::map<std::string, ResourceList> free;
     for (const auto& [name, n] : nodes_) free[name] = n.free;
-    std::vector<std::pair<size_t, std::string>> tentative;
+    std::vector<size_t> order;
+    std::vector<bool> first(r.pods.size(), false);
+    std::map<std::string, int32_t> counted;
     for (size_t i = 0; i < r.pods.size(); ++i) {
+      auto need = r.task_min.find(r.pods[i].task);
+      if (need != r.task_min.end() && counted[need->first]++ < need->second) {
+        first[i] = true;
+        order.push_back(i);
+      }
+    }
+    for (size_t i = 0; i < r.pods.size(); ++i)
+      if (!first[i]) order.push_back(i);
+    std::vector<std::pair<size_t, std::string>> tentative;
+    std::map<std::string, int32_t> of_task;
+    for (auto i : order) {
       auto node = pick(free, r.pods[i].requests);
       if (node.empty()) continue;
       free[node].subtract(r.pods[i].requests);
       tentative.emplace_back(i, node);
+      ++of_task[r.pods[i].task];
     }
-    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count)
+    bool tasks_met = true;
+    for (const auto& [task, need] : r.task_min) tasks_met = tasks_met && of_task[task] >= need;
+    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count || !tasks_met)
       continue;  // discard
     std::vector<PodAsk> rest;
     std::vector<bool> placed(r.pods.size(), false);
@@ -144,6 +161,7 @@ std::vector<Binding> Placer::schedule() {
     } else {
       r.pods = std::move(rest);
       r.min_count = 0;  // the gang is in; stragglers go one by one
+      r.task_min.clear();
     }
     survey();
   }

@@ -14,14 +14,17 @@ namespace caldera {
 struct PodAsk {
   std::string uid;
   ResourceList requests;
+  std::string task;
 };
 
 // All pods of one job that wait for a node. min_count of them must be placed together (the job
-// actor asks minAvailable minus what already runs); the rest are placed one by one as room appears.
+// actor asks minAvailable minus what already runs), with at least task_min[t] pods of each task t
+// among them; the rest are placed one by one as room appears.
 struct GangRequest {
   std::string job_key;
   std::vector<PodAsk> pods;
   int32_t min_count = 0;
+  std::map<std::string, int32_t> task_min;
 };
 
 struct Binding {
