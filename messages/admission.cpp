@@ -138,8 +138,18 @@ void check_containers(const TaskSpec& task, const std::string& tpath, Diagnostic
               "caldera runs processes: set command (image alone is not runnable)");
     if (!c.image.empty())
       d.warn(path + ".image", "image is ignored: caldera runs command directly on the node");
-    for (size_t k = 0; k < c.env.size(); ++k)
-      if (c.env[k].name.empty()) d.error(at(path + ".env", k) + ".name", "env name is required");
+    for (size_t k = 0; k < c.env.size(); ++k) {
+      const auto& name = c.env[k].name;
+      if (name.empty()) d.error(at(path + ".env", k) + ".name", "env name is required");
+      if (name.find('=') != std::string::npos)
+        d.error(at(path + ".env", k) + ".name", "env name \"" + name + "\" may not contain '='");
+    }
+    auto has_nul = [](const std::string& v) { return v.find('\0') != std::string::npos; };
+    bool nul = has_nul(c.working_dir);
+    for (const auto& a : c.command) nul = nul || has_nul(a);
+    for (const auto& a : c.args) nul = nul || has_nul(a);
+    for (const auto& e : c.env) nul = nul || has_nul(e.name) || has_nul(e.value);
+    if (nul) d.error(path, "a NUL byte in command, args, env or workingDir cannot reach a process");
     for (const auto& [name, amount] : c.requests.values) {
       auto limit = c.limits.values.find(name);
       if (limit != c.limits.values.end() && amount > limit->second)

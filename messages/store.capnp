@@ -27,6 +27,7 @@ struct SlowStart {
   roundBatches @3 :Int32;
   resumeAtMs @4 :Int64;        # a round stopped by a failed creation starts again then (0: none)
   stoppedRounds @5 :Int32;     # in a row: the backoff doubles with each
+  batchSentMs @6 :Int64;       # the pods in flight are sent again if not created in a while
 }
 
 # A policy action waiting for its timeout. Its due time is absolute, so a restarted node fires

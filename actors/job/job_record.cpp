@@ -45,6 +45,7 @@ std::string encode_record(const JobModel& m) {
   ss.setRoundBatches(c.round_batches);
   ss.setResumeAtMs(c.resume_at_ms);
   ss.setStoppedRounds(c.stopped_rounds);
+  ss.setBatchSentMs(c.batch_sent_ms);
   return to_bytes(b);
 }
 
@@ -77,6 +78,13 @@ Result<JobModel> decode_record(std::string_view bytes) {
     m.creation.round_batches = ss.getRoundBatches();
     m.creation.resume_at_ms = ss.getResumeAtMs();
     m.creation.stopped_rounds = ss.getStoppedRounds();
+    m.creation.batch_sent_ms = ss.getBatchSentMs();
+    if (!rec.hasSlowStart()) {
+      // Written before slow start: every placed pod still Pending was sent to its node then.
+      for (const auto& [name, p] : m.pods)
+        if (!p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync)
+          m.creation.in_flight.push_back(name);
+    }
     return m;
   } catch (const kj::Exception& e) {
     return Failure{std::string("corrupt job record: ") + e.getDescription().cStr()};

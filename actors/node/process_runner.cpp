@@ -21,15 +21,19 @@
 namespace caldera {
 namespace {
 
-// A plugin file: only below the pod's directory, whatever the launch says.
-std::optional<std::string> write_pod_file(const std::string& pod_dir, const std::string& rel,
-                                          const std::string& content) {
+// A plugin file may only be below the pod's directory, whatever the launch says.
+std::optional<std::string> check_pod_file(const std::string& rel) {
   std::filesystem::path p(rel);
   bool inside = !rel.empty() && p.is_relative();
   for (const auto& part : p)
     if (part == "..") inside = false;
   if (!inside) return "plugin file path " + rel + " is not inside the pod directory";
-  auto full = std::filesystem::path(pod_dir) / p;
+  return std::nullopt;
+}
+
+std::optional<std::string> write_pod_file(const std::string& pod_dir, const std::string& rel,
+                                          const std::string& content) {
+  auto full = std::filesystem::path(pod_dir) / rel;
   std::error_code ec;
   std::filesystem::create_directories(full.parent_path(), ec);
   if (ec || !pod_dir::write_file(full.string(), content)) return "cannot write " + full.string();
@@ -270,19 +274,26 @@ class UvProcessRunner final : public ProcessRunner {
     for (const auto& c : spec.containers) pod->names.push_back(c.name);
     pod->started_ms.assign(pod->names.size(), now_ms());
 
+    // A spec the node cannot run fails the pod (every new one would fail the same way); the
+    // node failing to set it up is a failed creation, which may well succeed later.
     std::optional<std::string> problem = pod_dir::check_containers(spec.containers);
-    std::error_code ec;
-    if (!problem) std::filesystem::create_directories(spec.pod_dir, ec);
-    if (!problem && ec) problem = "cannot create pod dir " + spec.pod_dir + ": " + ec.message();
-    if (!problem &&
-        !pod_dir::write_file(spec.pod_dir + "/spec", pod_dir::encode_spec(spec.containers)))
-      problem = "cannot write " + spec.pod_dir + "/spec";
-    for (const auto& [path, content] : spec.files) {
-      if (problem) break;
-      problem = write_pod_file(spec.pod_dir, path, content);
+    for (const auto& [path, content] : spec.files)
+      if (!problem) problem = check_pod_file(path);
+    if (!problem) {
+      std::error_code ec;
+      std::filesystem::create_directories(spec.pod_dir, ec);
+      if (ec) {
+        pod->create_error = "cannot create pod dir " + spec.pod_dir + ": " + ec.message();
+      } else if (!pod_dir::write_file(spec.pod_dir + "/spec",
+                                      pod_dir::encode_spec(spec.containers))) {
+        pod->create_error = "cannot write " + spec.pod_dir + "/spec";
+      }
+      for (const auto& [path, content] : spec.files)
+        if (pod->create_error.empty())
+          pod->create_error = write_pod_file(spec.pod_dir, path, content).value_or("");
+      if (!pod->create_error.empty()) problem = pod->create_error;
     }
     if (problem) {
-      pod->create_error = *problem;
       report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + *problem));
       delete pod;
       return;

@@ -247,6 +247,21 @@ TEST(Admission, PartitionPolicyRules) {
   EXPECT_EQ(d.errors.size(), 4u) << dump(d.errors);
 }
 
+TEST(Admission, EnvNamesWithEqualsAndNulBytesCannotReachAProcess) {
+  auto d = admit_yaml(job(R"(  tasks:
+    - name: t
+      template:
+        spec:
+          containers:
+            - {name: a, command: [sh], env: [{name: "A=B", value: x}]}
+            - {name: b, command: ["sh\0x"]}
+)"));
+  const std::string c = "spec.tasks[0].template.spec.containers";
+  EXPECT_TRUE(has(d.errors, c + "[0].env[0].name", "may not contain '='")) << dump(d.errors);
+  EXPECT_TRUE(has(d.errors, c + "[1]", "a NUL byte")) << dump(d.errors);
+  EXPECT_EQ(d.errors.size(), 2u) << dump(d.errors);
+}
+
 TEST(Admission, ContainerRules) {
   auto d = admit_yaml(job(R"(  tasks:
     - name: empty

@@ -3,6 +3,7 @@
 #include <capnp/message.h>
 
 #include "actors/job/job_record.hpp"
+#include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"
 
@@ -87,7 +88,7 @@ JobModel rich_model() {
   };
   m.task_retries = {{"worker", 2}, {"loader", 1}};
   m.retries_exhausted = true;
-  m.creation = {4, {"train-worker-2"}, 3, 2, 1'700'000'005'000, 2};
+  m.creation = {4, {"train-worker-2"}, 3, 2, 1'700'000'005'000, 2, 1'700'000'004'500};
   return m;
 }
 
@@ -123,14 +124,21 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
   EXPECT_EQ(back->creation.next_batch, 1);
 }
 
-TEST(JobRecord, ARecordWithoutSlowStartStartsAtABatchOfOne) {
-  // Records written before slow start existed have no such field.
+TEST(JobRecord, ARecordWithoutSlowStartTakesItsPlacedPendingPodsAsSent) {
+  // Before slow start every placed pod was sent to its node at once: they must be killed there,
+  // and not taken for pods that wait for their batch.
+  JobModel old = rich_model();
   capnp::MallocMessageBuilder b;
   auto rec = b.initRoot<store::JobRecord>();
-  rec.initJob().initSpec().setName("old");
+  encode(old.job, rec.initJob());
+  auto pods = rec.initPods(static_cast<unsigned>(old.pods.size()));
+  unsigned i = 0;
+  for (const auto& [name, p] : old.pods) encode(p, pods[i++]);
   auto back = decode_record(to_bytes(b));
   ASSERT_TRUE(back) << back.error();
-  EXPECT_EQ(back->creation, SlowStart{});
+  EXPECT_EQ(back->creation.next_batch, 1);
+  EXPECT_EQ(back->creation.in_flight, std::vector<std::string>{"train-worker-2"});
+  EXPECT_EQ(back->creation.resume_at_ms, 0);
 }
 
 TEST(JobRecord, ADelayedActionWithAnUnknownWordIsSkipped) {

@@ -153,6 +153,32 @@ TEST(SlowStart, AStoppedRoundResumesAfterItsBackoffFromABatchOfOne) {
   EXPECT_EQ(m.job.events.back().message, "created 6 pods in 3 batches (slow start)");
 }
 
+TEST(SlowStart, ABatchNotCreatedInTimeIsSentAgain) {
+  // A launch (or the node's answer) lost on the way must not hold the round forever.
+  auto c = test_clock();
+  auto m = placed_job(spec_with({{"w", 3}}), c);
+  created(m, {"job-w-0"}, c);  // batch 2: job-w-1, job-w-2
+  EXPECT_EQ(next_due_ms(m), c.now_ms + kRelaunchAfterMs);
+  EXPECT_TRUE(on_tick(m, at(c, c.now_ms + kRelaunchAfterMs - 1)).launch.empty());
+  report(m, "job-w-1", PodPhase::Running, c);
+  auto later = at(c, c.now_ms + kRelaunchAfterMs);
+  auto fx = on_tick(m, later);
+  EXPECT_EQ(fx.launch, Names{"job-w-2"});
+  EXPECT_TRUE(fx.changed);
+  EXPECT_EQ(next_due_ms(m), later.now_ms + kRelaunchAfterMs);
+  created(m, {"job-w-2"}, later);
+  EXPECT_EQ(next_due_ms(m), std::nullopt);
+}
+
+TEST(SlowStart, ALeftoverOfAStoppedBatchDoesNotResetTheBackoff) {
+  auto c = test_clock();
+  auto m = placed_job(spec_with({{"w", 4}}), c);
+  created(m, {"job-w-0"}, c);  // batch 2: job-w-1, job-w-2
+  failed_create(m, "job-w-1", c);
+  created(m, {"job-w-2"}, c);
+  EXPECT_EQ(m.creation.stopped_rounds, 1);
+}
+
 TEST(SlowStart, BackoffDoublesFromOneSecondToAMinute) {
   EXPECT_EQ(slow_start_backoff_ms(1), 1000);
   EXPECT_EQ(slow_start_backoff_ms(2), 2000);

@@ -289,6 +289,7 @@ Effects on_tick(JobModel& m, const Clock& clock) {
   }
   if (m.creation.resume_at_ms && clock.now_ms >= m.creation.resume_at_ms)
     fx.merge(sync_job(m, clock));  // a stopped round of launches starts again
+  relaunch_overdue(m, clock, fx);
   if (auto ttl = ttl_ms(m); ttl && clock.now_ms >= *ttl) fx.expired = true;
   return fx;
 }
@@ -302,6 +303,7 @@ std::optional<int64_t> next_due_ms(const JobModel& m) {
   consider(deadline_ms(m));
   consider(ttl_ms(m));
   if (m.creation.resume_at_ms) consider(m.creation.resume_at_ms);
+  consider(relaunch_due_ms(m));
   return next;
 }
 

@@ -39,6 +39,15 @@ void end_round(SlowStart& s) {
   s.round_batches = 0;
 }
 
+// Pods killed, replaced or reported since they were sent are no longer in flight.
+void purge_in_flight(JobModel& m) {
+  std::erase_if(m.creation.in_flight, [&](const std::string& name) {
+    auto it = m.pods.find(name);
+    return it == m.pods.end() || it->second.out_of_sync || it->second.node.empty() ||
+           it->second.phase != PodPhase::Pending;
+  });
+}
+
 }  // namespace
 
 int64_t slow_start_backoff_ms(int32_t stopped_rounds) {
@@ -55,11 +64,8 @@ bool launched(const JobModel& m, const Pod& p) {
 void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
   auto& s = m.creation;
   const SlowStart before = s;
-  std::erase_if(s.in_flight, [&](const std::string& name) {
-    auto it = m.pods.find(name);
-    return it == m.pods.end() || it->second.out_of_sync || it->second.node.empty() ||
-           it->second.phase != PodPhase::Pending;
-  });
+  purge_in_flight(m);
+  if (s.in_flight.empty()) s.batch_sent_ms = 0;
   if (s.resume_at_ms && s.resume_at_ms <= clock.now_ms) s.resume_at_ms = 0;
   if (!is_active(m.job.status.state.phase)) {
     // A job that restarts, stops or ends has no round under way; its next one starts afresh.
@@ -80,19 +86,37 @@ void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
         s.in_flight.push_back(waiting[i]->name);
       }
       ++s.round_batches;
+      s.batch_sent_ms = clock.now_ms;
       s.next_batch = static_cast<int32_t>(std::min<int64_t>(int64_t{2} * s.next_batch, 1 << 30));
     }
   }
   if (!(s == before)) fx.changed = true;
 }
 
+void relaunch_overdue(JobModel& m, const Clock& clock, Effects& fx) {
+  auto due = relaunch_due_ms(m);
+  if (!due || clock.now_ms < *due) return;
+  purge_in_flight(m);
+  fx.launch.insert(fx.launch.end(), m.creation.in_flight.begin(), m.creation.in_flight.end());
+  m.creation.batch_sent_ms = clock.now_ms;
+  fx.changed = true;
+}
+
+std::optional<int64_t> relaunch_due_ms(const JobModel& m) {
+  if (m.creation.in_flight.empty()) return std::nullopt;
+  return m.creation.batch_sent_ms + kRelaunchAfterMs;
+}
+
 void pod_created(JobModel& m, const Pod& p) {
   auto& s = m.creation;
   auto it = std::find(s.in_flight.begin(), s.in_flight.end(), p.name);
-  if (it != s.in_flight.end()) {
-    s.in_flight.erase(it);
-    if (s.round_batches > 0) ++s.round_created;  // not the rest of a batch whose round stopped
+  if (it == s.in_flight.end() || s.round_batches == 0) {
+    // Not a pod of the round under way (a leftover of a stopped one): it proves little.
+    if (it != s.in_flight.end()) s.in_flight.erase(it);
+    return;
   }
+  s.in_flight.erase(it);
+  ++s.round_created;
   s.stopped_rounds = 0;
 }
 

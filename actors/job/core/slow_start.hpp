@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,13 @@ struct SlowStart {
   int32_t round_batches = 0;
   int64_t resume_at_ms = 0;    // a stopped round starts again then; 0: none is stopped
   int32_t stopped_rounds = 0;  // in a row, since the last pod a node created
+  int64_t batch_sent_ms = 0;   // when the pods in flight were (last) sent
   bool operator==(const SlowStart&) const = default;
 };
+
+// A batch not created in this long is sent again (a launch or its answer may have been lost on
+// the way; the node answers a repeated launch with the pod's status).
+inline constexpr int64_t kRelaunchAfterMs = 10000;
 
 // The wait after `stopped_rounds` stopped rounds in a row: 1 s, doubling, at most a minute.
 int64_t slow_start_backoff_ms(int32_t stopped_rounds);
@@ -34,6 +40,10 @@ bool launched(const JobModel& m, const Pod& p);
 // Sends the round's next batch once the batch before is created and no stopped round waits
 // for its backoff; a round with nothing left to send ends (the next one starts at 1 again).
 void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx);
+
+// Sends the pods in flight again once they are overdue (kRelaunchAfterMs); when that is.
+void relaunch_overdue(JobModel& m, const Clock& clock, Effects& fx);
+std::optional<int64_t> relaunch_due_ms(const JobModel& m);
 
 // The node created the pod (it reported it Running, or already ended): it leaves its batch,
 // and the backoff starts over.
