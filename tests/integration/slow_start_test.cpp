@@ -20,28 +20,43 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class SlowStartTest : public NodeTest {};
-
-TEST_F(SlowStartTest, AFailedCreationStopsTheRoundAndALaterRoundCreatesTheRest) {
-  // Pod directories live under <data>/pods: a plain file there makes every creation fail.
+class SlowStartTest : public NodeTest {
+ protected:
   const std::string pods = data + "/pods";
-  fs::remove_all(pods);
-  write_file(data, "pods", "not a directory\n");
 
-  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+  // Pod directories live under <data>/pods: a plain file there makes every creation fail.
+  void break_node() {
+    fs::remove_all(pods);
+    write_file(data, "pods", "not a directory\n");
+  }
+  void repair_node() {
+    fs::remove(pods);
+    fs::create_directories(pods);
+  }
+  size_t failures() const { return count(node.log(), "failed to create"); }
+
+  // Job "gang": one task of `replicas` sleepers, all of them needed (minAvailable = replicas).
+  void submit_gang(int replicas) {
+    const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: gang}
 spec:
   tasks:
     - name: w
-      replicas: 6
+      replicas: )" + std::to_string(replicas) +
+                             R"(
       template: {spec: {containers: [{name: main, command: [sleep, "60"]}]}}
 )";
-  ASSERT_EQ(node.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+    ASSERT_EQ(node.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+  }
+};
+
+TEST_F(SlowStartTest, AFailedCreationStopsTheRoundAndALaterRoundCreatesTheRest) {
+  break_node();
+  submit_gang(6);
 
   // Without slow start all six launches would fail together. With it, the round stops at its
   // first pod, and the next round comes a backoff (1 s) later, again with a single pod.
-  auto failures = [&] { return count(node.log(), "failed to create"); };
   ASSERT_TRUE(eventually([&] { return failures() >= 1; })) << node.log();
   const auto first = Clock::now();
   ASSERT_TRUE(eventually([&] { return failures() >= 2; })) << node.log();
@@ -58,8 +73,7 @@ spec:
   for (const auto& p : listed["items"]) EXPECT_EQ(p["status"]["phase"], "Pending") << p.dump();
 
   // Repaired: the next round (2 s after the second stop) creates all six, 1 + 2 + 3.
-  fs::remove(pods);
-  fs::create_directories(pods);
+  repair_node();
   auto wait = node.cli({"wait", "job", "gang", "--for=phase=Running", "--timeout=30s"});
   ASSERT_EQ(wait.exit_code, 0) << wait.err << node.log();
   ASSERT_TRUE(eventually([&] {
@@ -76,20 +90,8 @@ spec:
 }
 
 TEST_F(SlowStartTest, AStoppedRoundKeepsItsBackoffAcrossAKillOfTheNode) {
-  const std::string pods = data + "/pods";
-  fs::remove_all(pods);
-  write_file(data, "pods", "not a directory\n");
-  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: gang}
-spec:
-  tasks:
-    - name: w
-      replicas: 4
-      template: {spec: {containers: [{name: main, command: [sleep, "60"]}]}}
-)";
-  ASSERT_EQ(node.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
-  auto failures = [&] { return count(node.log(), "failed to create"); };
+  break_node();
+  submit_gang(4);
   ASSERT_TRUE(eventually([&] { return failures() >= 1; })) << node.log();
   const auto first = Clock::now();
 
@@ -102,8 +104,7 @@ spec:
   EXPECT_EQ(failures(), 2u) << node.log();
 
   // Repaired: the next round (2 s after the second stop) creates all four.
-  fs::remove(pods);
-  fs::create_directories(pods);
+  repair_node();
   auto wait = node.cli({"wait", "job", "gang", "--for=phase=Running", "--timeout=30s"});
   ASSERT_EQ(wait.exit_code, 0) << wait.err << node.log();
   const auto listed = get_json({"get", "pods"});
