@@ -237,6 +237,8 @@ struct ObjectRef {
 struct ListFilter {
   namespace @0 :Text;            # empty: every namespace
   jobName @1 :Text;              # for pods: only this job's pods; unused by other kinds
+  limit @2 :UInt32;              # items per page at most; 0: the server's default (500)
+  continue @3 :Text;             # the token of the previous page's Response.continue
 }
 
 struct JobCommand {
@@ -275,6 +277,8 @@ struct Request {
     deleteJobTemplate @18 :ObjectRef;
     deleteJobFlow @19 :ObjectRef;
   }
+  namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
+                                 # a document that names another one is refused. Empty: "default"
 }
 
 struct Error {
@@ -332,4 +336,5 @@ struct Response {
     jobFlow @13 :JobFlow;
     jobFlows @14 :List(JobFlow);
   }
+  continue @15 :Text;            # a list was cut at its page limit: pass this to get the next page
 }
