@@ -7,16 +7,22 @@ $Cxx.namespace("caldera::store");
 using Api = import "api.capnp";
 using Cluster = import "cluster.capnp";
 
-# Column family "jobs", key "namespace/name": a job's spec, status and pod table.
+# Column family "jobs", key "namespace/name": a job's spec, status and the controller's
+# bookkeeping. Its pods are rows of their own (PodRecord), so that a pod event writes one pod.
 struct JobRecord {
   job @0 :Api.Job;
-  pods @1 :List(Api.Pod);
+  pods @1 :List(Api.Pod);      # only in records written before pods had rows: read, never written
   commandIds @2 :List(Text);   # recent client command ids, so a retried command acts once
   seq @3 :UInt64;              # bumped on every write of this record
   delayedActions @4 :List(DelayedAction);
   taskRetries @5 :List(Api.KeyValue);   # task name -> pod restarts, against the task's maxRetry
   retriesExhausted @6 :Bool;   # a restart found no retry left: Restarting ends Failed
   slowStart @7 :SlowStart;
+}
+
+# Column family "pods", key "namespace/job/pod": one pod of a job, as its job controller keeps it.
+struct PodRecord {
+  pod @0 :Api.Pod;
 }
 
 # The job's pods being launched on their nodes batch by batch (1, 2, 4, ...).

@@ -19,12 +19,13 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 5> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 6> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
     {Family::Templates, "templates"},
     {Family::Flows, "flows"},
+    {Family::Pods, "pods"},
 }};
 
 size_t family_index(Family family) {

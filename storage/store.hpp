@@ -13,7 +13,7 @@
 
 namespace caldera {
 
-enum class Family { Jobs, NodePods, Meta, Templates, Flows };
+enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods };
 
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)

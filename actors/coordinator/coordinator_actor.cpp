@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -34,7 +35,7 @@ using namespace std::chrono_literals;
 
 struct JobEntry {
   caf::actor actor;
-  std::string record;  // the latest durable JobRecord; empty until the job is accepted
+  std::string record;  // the latest durable job row (no pods); empty until the job is accepted
   bool deleting = false;
 };
 
@@ -60,6 +61,13 @@ capnp::ReaderOptions client_reader_options() {
   capnp::ReaderOptions o;
   o.traversalLimitInWords = 1u << 20;
   o.nestingLimit = 32;
+  return o;
+}
+
+// Records this process wrote itself (the cached job rows): bounded by what admission allows.
+capnp::ReaderOptions record_reader_options() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = kRecordTraversalWords;
   return o;
 }
 
@@ -228,14 +236,18 @@ caf::result<std::string> delete_flow_object(CoordSelf* self, uint64_t id,
 
 // ---- reads ----
 
-template <class Fn>
-void for_each_record(CoordinatorState& st, const std::string& ns, Fn&& fn) {
-  for (auto& [key, entry] : st.jobs) {
-    if (entry.record.empty()) continue;
-    if (!ns.empty() && key.compare(0, ns.size() + 1, ns + "/") != 0) continue;
-    FlatReader reader(entry.record);
-    fn(key, reader.root<store::JobRecord>());
-  }
+// Lists come in pages (Kubernetes' limit and continue): a client cannot make one answer, or the
+// work behind it, as large as the whole cluster.
+constexpr uint32_t kDefaultPageItems = 500;
+constexpr uint32_t kMaxPageItems = 5000;
+
+uint32_t page_limit(api::ListFilter::Reader f) {
+  auto limit = f.getLimit();
+  return limit == 0 ? kDefaultPageItems : std::min(limit, kMaxPageItems);
+}
+
+bool in_namespace(const std::string& key, const std::string& ns) {
+  return ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0;
 }
 
 // The accepted job `ref` names, or null (a job not yet durable is not visible).
@@ -255,7 +267,7 @@ std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
 std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto* job = find_job(self, ref);
   if (!job) return job_not_found(id, ref);
-  FlatReader reader(job->record);
+  FlatReader reader(job->record, record_reader_options());
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
@@ -264,46 +276,127 @@ std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
 }
 
 std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
-  std::string ns = f.getNamespace();
-  std::vector<std::string> keys;
-  for_each_record(self->state, ns, [&](const std::string& key, auto) { keys.push_back(key); });
-  capnp::MallocMessageBuilder b;
-  auto r = b.initRoot<api::Response>();
-  r.setId(id);
-  auto list = r.initJobs(static_cast<unsigned>(keys.size()));
-  unsigned i = 0;
-  for_each_record(self->state, ns, [&](const std::string&, store::JobRecord::Reader rec) {
-    list.setWithCaveats(i++, rec.getJob());
-  });
-  return to_bytes(b);
-}
-
-bool shown(api::Pod::Reader p) {
-  // Pods the controller killed and that have ended are gone, as in Volcano.
-  return !(p.getOutOfSync() && (p.getPhase() == "Succeeded" || p.getPhase() == "Failed"));
-}
-
-std::string list_pods(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
-  std::string ns = f.getNamespace();
-  std::string job = f.getJobName();
-  capnp::MallocMessageBuilder scratch;
-  std::vector<api::Pod::Reader> pods;
-  std::vector<std::unique_ptr<FlatReader>> readers;
-  for (auto& [key, entry] : self->state.jobs) {
-    if (entry.record.empty()) continue;
-    if (!ns.empty() && key.compare(0, ns.size() + 1, ns + "/") != 0) continue;
-    readers.push_back(std::make_unique<FlatReader>(entry.record));
-    auto rec = readers.back()->root<store::JobRecord>();
-    if (!job.empty() && rec.getJob().getSpec().getName() != job) continue;
-    for (auto p : rec.getPods())
-      if (shown(p)) pods.push_back(p);
+  const std::string ns = f.getNamespace();
+  const uint32_t limit = page_limit(f);
+  auto& jobs = self->state.jobs;
+  std::vector<const std::string*> page;
+  bool more = false;
+  for (auto it = jobs.upper_bound(f.getContinue()); it != jobs.end(); ++it) {
+    if (it->second.record.empty() || !in_namespace(it->first, ns)) continue;
+    if (page.size() == limit) {
+      more = true;
+      break;
+    }
+    page.push_back(&it->second.record);
   }
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  auto list = r.initPods(static_cast<unsigned>(pods.size()));
-  for (unsigned i = 0; i < pods.size(); ++i) list.setWithCaveats(i, pods[i]);
+  auto list = r.initJobs(static_cast<unsigned>(page.size()));
+  std::string last;
+  for (unsigned i = 0; i < page.size(); ++i) {
+    FlatReader reader(*page[i], record_reader_options());
+    auto job = reader.root<store::JobRecord>().getJob();
+    list.setWithCaveats(i, job);
+    if (i + 1 == page.size())
+      last = ns_or_default(job.getSpec().getNamespace()) + "/" +
+             std::string(job.getSpec().getName().cStr());
+  }
+  if (more) r.setContinue(last);
   return to_bytes(b);
+}
+
+// A listPods in progress: its job actors are asked one after another (each owns its pods),
+// until the page is full.
+struct PodListing {
+  uint64_t id = 0;
+  caf::response_promise rp;
+  std::vector<std::pair<std::string, caf::actor>> jobs;  // to visit, in key order
+  size_t next = 0;
+  std::string after;  // in the first job: the pod the previous page ended with
+  uint32_t left = 0;
+  std::vector<std::string> pages;  // Responses from the job actors
+  std::string continue_token;
+};
+
+void finish_listing(const std::shared_ptr<PodListing>& l) {
+  std::vector<std::unique_ptr<FlatReader>> readers;
+  size_t count = 0;
+  for (const auto& page : l->pages) {
+    readers.push_back(std::make_unique<FlatReader>(page, record_reader_options()));
+    count += readers.back()->root<api::Response>().getPods().size();
+  }
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(l->id);
+  auto list = r.initPods(static_cast<unsigned>(count));
+  unsigned i = 0;
+  for (auto& reader : readers)
+    for (auto p : reader->root<api::Response>().getPods()) list.setWithCaveats(i++, p);
+  if (!l->continue_token.empty()) r.setContinue(l->continue_token);
+  l->rp.deliver(to_bytes(b));
+}
+
+void list_next_job(CoordSelf* self, std::shared_ptr<PodListing> l) {
+  if (l->next == l->jobs.size()) return finish_listing(l);
+  if (l->left == 0) {
+    // Full: the next page starts after the last pod of this one.
+    auto& [key, actor] = l->jobs[l->next - 1];
+    FlatReader reader(l->pages.back(), record_reader_options());
+    auto pods = reader.root<api::Response>().getPods();
+    if (pods.size() > 0) l->continue_token = pod_row_key(key, pods[pods.size() - 1].getName());
+    return finish_listing(l);
+  }
+  auto [key, actor] = l->jobs[l->next++];
+  auto after = std::exchange(l->after, std::string());
+  self->request(actor, 10s, list_pods_atom::value, after, l->left)
+      .then(
+          [self, l, key](std::string& page) {
+            FlatReader reader(page, record_reader_options());
+            auto r = reader.root<api::Response>();
+            const auto got = static_cast<uint32_t>(r.getPods().size());
+            l->left -= std::min(got, l->left);
+            std::string more = r.getContinue();
+            l->pages.push_back(std::move(page));
+            if (!more.empty()) {
+              l->continue_token = pod_row_key(key, more);
+              return finish_listing(l);
+            }
+            list_next_job(self, l);
+          },
+          [self, l](caf::error&) {
+            // The job went away meanwhile: it has no pods to show.
+            list_next_job(self, l);
+          });
+}
+
+caf::result<std::string> list_pods(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  const std::string ns = f.getNamespace();
+  const std::string job = f.getJobName();
+  const std::string token = f.getContinue();
+  auto l = std::make_shared<PodListing>();
+  l->id = id;
+  l->left = page_limit(f);
+  std::string from;  // the first job key to visit
+  if (!token.empty()) {
+    from = std::string(job_key_of_pod_row(token));
+    if (from.empty())
+      return error_response(id, Code::INVALID_ARGUMENT, "not a continue token: " + token,
+                            "listPods.continue");
+    l->after = token.substr(from.size() + 1);
+  }
+  for (auto it = self->state.jobs.lower_bound(from); it != self->state.jobs.end(); ++it) {
+    const auto& key = it->first;
+    if (it->second.record.empty() || !in_namespace(key, ns)) continue;
+    if (!job.empty() &&
+        !(key.size() > job.size() && key.ends_with(job) && key[key.size() - job.size() - 1] == '/'))
+      continue;
+    l->jobs.emplace_back(key, it->second.actor);
+  }
+  if (l->jobs.empty() || l->jobs.front().first != from) l->after.clear();
+  l->rp = self->make_response_promise();
+  list_next_job(self, l);
+  return caf::result<std::string>(l->rp);
 }
 
 caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
@@ -334,43 +427,44 @@ caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
   return rp;
 }
 
-caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::Reader req) {
-  auto ns = ns_or_default(req.getPod().getNamespace());
-  std::string name = req.getPod().getName();
-  std::string container = req.getContainer();
-  std::string uid, node;
+// Finds the pod among the jobs its name can belong to ({job}-{task}-{index}), then reads its log
+// on the node that holds it.
+struct PodLogLookup {
+  uint64_t id = 0;
+  caf::response_promise rp;
+  std::string ns, name, container;
+  int64_t offset = 0, max_bytes = 0;
+  std::vector<caf::actor> candidates;
+  size_t next = 0;
+};
+
+void read_pod_log(CoordSelf* self, const std::shared_ptr<PodLogLookup>& l, const Pod& pod) {
+  const auto& name = l->name;
+  const auto& container = l->container;
+  const auto id = l->id;
   std::vector<std::string> containers;
-  for_each_record(self->state, ns, [&](const std::string&, store::JobRecord::Reader rec) {
-    for (auto p : rec.getPods())
-      if (p.getName() == name && uid.empty()) {
-        uid = p.getUid();
-        node = p.getNode();
-        for (auto c : p.getContainers()) containers.emplace_back(c.getName().cStr());
-      }
-  });
-  if (uid.empty())
-    return error_response(id, Code::NOT_FOUND, "pods \"" + name + "\" not found in namespace " + ns,
-                          "pod.name");
+  for (const auto& c : pod.containers) containers.push_back(c.name);
   if (container.empty() && containers.size() > 1) {
     std::string names;
     for (const auto& c : containers) names += (names.empty() ? "" : " ") + c;
-    return error_response(
+    return l->rp.deliver(error_response(
         id, Code::INVALID_ARGUMENT,
         "a container name must be specified for pod " + name + ", choose one of: [" + names + "]",
-        "container");
+        "container"));
   }
   if (!container.empty() && !containers.empty() &&
       std::find(containers.begin(), containers.end(), container) == containers.end())
-    return error_response(id, Code::NOT_FOUND,
-                          "container " + container + " is not valid for pod " + name, "container");
-  auto n = self->state.nodes.find(node);
-  if (node.empty() || n == self->state.nodes.end())
-    return error_response(id, Code::UNAVAILABLE,
-                          node.empty() ? "pod " + name + " has not started on a node yet"
-                                       : "node " + node + " is not connected");
-  auto rp = self->make_response_promise<std::string>();
-  self->request(n->second.actor, 10s, log_atom::value, uid, container, req.getOffset(),
-                req.getMaxBytes())
+    return l->rp.deliver(error_response(id, Code::NOT_FOUND,
+                                        "container " + container + " is not valid for pod " + name,
+                                        "container"));
+  auto n = self->state.nodes.find(pod.node);
+  if (pod.node.empty() || n == self->state.nodes.end())
+    return l->rp.deliver(error_response(id, Code::UNAVAILABLE,
+                                        pod.node.empty()
+                                            ? "pod " + name + " has not started on a node yet"
+                                            : "node " + pod.node + " is not connected"));
+  auto rp = l->rp;
+  self->request(n->second.actor, 10s, log_atom::value, pod.uid, container, l->offset, l->max_bytes)
       .then(
           [rp, id](std::string& data, int64_t next, bool eof) mutable {
             if (data.size() > (1u << 24)) {  // the node bounds chunks; never trust it blindly
@@ -390,7 +484,44 @@ caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::
             rp.deliver(error_response(id, Code::UNAVAILABLE,
                                       "cannot read log: " + self->system().render(err)));
           });
-  return rp;
+}
+
+void find_pod_for_log(CoordSelf* self, std::shared_ptr<PodLogLookup> l) {
+  if (l->next == l->candidates.size())
+    return l->rp.deliver(error_response(l->id, Code::NOT_FOUND,
+                                        "pods \"" + l->name + "\" not found in namespace " + l->ns,
+                                        "pod.name"));
+  self->request(l->candidates[l->next++], 10s, get_pod_atom::value, l->name)
+      .then(
+          [self, l](const std::string& row) {
+            if (row.empty()) return find_pod_for_log(self, l);
+            auto pod = decode_pod_row(row);
+            if (!pod) return find_pod_for_log(self, l);
+            read_pod_log(self, l, *pod);
+          },
+          [self, l](caf::error&) { find_pod_for_log(self, l); });
+}
+
+caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::Reader req) {
+  auto l = std::make_shared<PodLogLookup>();
+  l->id = id;
+  l->ns = ns_or_default(req.getPod().getNamespace());
+  l->name = req.getPod().getName();
+  l->container = req.getContainer();
+  l->offset = req.getOffset();
+  l->max_bytes = req.getMaxBytes();
+  // Jobs whose name the pod's name starts with, followed by "-".
+  for (auto it = self->state.jobs.lower_bound(l->ns + "/"); it != self->state.jobs.end(); ++it) {
+    if (!in_namespace(it->first, l->ns)) break;
+    if (it->second.record.empty()) continue;
+    auto job = std::string_view(it->first).substr(l->ns.size() + 1);
+    if (l->name.size() > job.size() && l->name.compare(0, job.size(), job) == 0 &&
+        l->name[job.size()] == '-')
+      l->candidates.push_back(it->second.actor);
+  }
+  l->rp = self->make_response_promise();
+  find_pod_for_log(self, l);
+  return caf::result<std::string>(l->rp);
 }
 
 // Deletes a job with its pods and logs; `done` gets "" once the record is gone, or the error.
@@ -589,9 +720,17 @@ void on_register(CoordSelf* self, const std::string& bytes, const caf::actor& no
 
 void recover_jobs(CoordSelf* self) {
   auto& st = self->state;
+  // Pod rows first, grouped by their job; then each job row with its pods.
+  std::map<std::string, std::vector<std::string>, std::less<>> pod_rows;
+  st.env.store->scan(Family::Pods, [&](std::string_view key, std::string_view value) {
+    pod_rows[std::string(job_key_of_pod_row(key))].emplace_back(value);
+  });
   size_t count = 0;
   st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
-    auto model = decode_record(value);
+    auto rows = pod_rows.find(key);
+    auto model = load_job(
+        value, rows == pod_rows.end() ? std::vector<std::string>{} : std::move(rows->second));
+    if (rows != pod_rows.end()) pod_rows.erase(rows);
     if (!model) {
       spdlog::error("job={} cannot be recovered: {}", std::string(key), model.error());
       return;
@@ -599,18 +738,21 @@ void recover_jobs(CoordSelf* self) {
     auto k = model->key();
     // Bound pods hold their resources again before any node registers, so that nothing new is
     // placed into their room (messages from one sender arrive in order).
-    for (const auto& [name, p] : model->pods) {
+    for (const auto& [name, p] : std::as_const(model->pods)) {
       if (p.node.empty() || !is_live(p)) continue;
       for (const auto& t : model->job.spec.tasks)
         if (t.name == p.task_name)
           self->send(st.env.scheduler, reserve_atom::value, k, p.uid, p.node,
                      pod_resource_request(t));
     }
+    auto record = encode_job_row(*model);
     auto actor = spawn_job_actor(self->system(), std::move(*model), job_env(self));
-    st.jobs[k] = JobEntry{actor, std::string(value)};
+    st.jobs[k] = JobEntry{actor, std::move(record)};
     self->send(actor, recover_atom::value);
     ++count;
   });
+  for (const auto& [job, rows] : pod_rows)
+    spdlog::warn("job={} has {} pod rows but no job row: ignored", job, rows.size());
   if (count) spdlog::info("coordinator recovered jobs={}", count);
 }
 

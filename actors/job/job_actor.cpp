@@ -3,6 +3,7 @@
 #include <chrono>
 #include <deque>
 #include <set>
+#include <utility>
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -16,6 +17,7 @@
 #include "actors/job/job_record.hpp"
 #include "actors/local_types.hpp"
 #include "actors/uid.hpp"
+#include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
@@ -94,6 +96,28 @@ std::string kill_bytes(const std::string& uid, const std::string& reason) {
   return to_bytes(b);
 }
 
+// Up to `limit` of the pods a user sees (Volcano deletes the ones the controller killed), by
+// name after `after`; `continue` names the last one when more follow.
+std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit) {
+  limit = std::max<uint32_t>(limit, 1);
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  std::vector<const Pod*> page;
+  bool more = false;
+  for (auto it = m.pods.map().upper_bound(after); it != m.pods.end(); ++it) {
+    if (is_discarded(it->second)) continue;
+    if (page.size() == limit) {
+      more = true;
+      break;
+    }
+    page.push_back(&it->second);
+  }
+  auto list = r.initPods(static_cast<unsigned>(page.size()));
+  for (unsigned i = 0; i < page.size(); ++i) encode(*page[i], list[i]);
+  if (more) r.setContinue(page.back()->name);
+  return to_bytes(b);
+}
+
 // One timer at a time, for the earliest thing the controller waits on (a delayed action, the
 // active deadline, the TTL). Due times are absolute, so after a restart they are kept.
 void schedule_tick(JobSelf* self) {
@@ -166,17 +190,12 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, bool er
   in.quit_after = erase;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
-    std::optional<std::string> value;
-    if (!erase) {
-      in.record = encode_record(st.model);
-      value = in.record;
-    }
+    auto writes = erase ? job_erase_writes(st.model) : job_writes(st.model, &in.record);
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
-    st.env.store->commit({Write{Family::Jobs, st.model.key(), std::move(value)}},
-                         [me, seq](std::string error) {
-                           caf::anon_send(me, committed_atom::value, seq, std::move(error));
-                         });
+    st.env.store->commit(std::move(writes), [me, seq](std::string error) {
+      caf::anon_send(me, committed_atom::value, seq, std::move(error));
+    });
   }
   st.inflight.push_back(std::move(in));
   drain(self);
@@ -248,12 +267,21 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         std::set<std::string> present(uids.begin(), uids.end());
         commit(self, on_node_up(self->state.model, node, present, make_clock()));
       },
+      [=](list_pods_atom, const std::string& after, uint32_t limit) {
+        return pod_page(self->state.model, after, limit);
+      },
+      [=](get_pod_atom, const std::string& name) {
+        const auto& pods = self->state.model.pods;
+        auto it = pods.find(name);
+        return it == pods.end() || is_discarded(it->second) ? std::string()
+                                                            : encode_pod_row(it->second);
+      },
       [=](delete_atom) {
         auto rp = self->make_response_promise();
         auto& st = self->state;
         Effects fx;
         std::vector<std::string> held;
-        for (auto& [name, p] : st.model.pods) {
+        for (const auto& [name, p] : std::as_const(st.model.pods)) {
           if (is_live(p)) held.push_back(p.uid);
           if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
         }
@@ -266,8 +294,11 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
         auto& q = self->state.inflight;
-        if (!error.empty())
+        if (!error.empty()) {
           spdlog::error("job={} write failed: {}", self->state.model.key(), error);
+          // Which pod rows made it is unknown: the next write rewrites them all.
+          self->state.model.pods.mark_all_changed();
+        }
         for (auto& in : q)
           if (in.seq == seq) {
             in.seq = 0;

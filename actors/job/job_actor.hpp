@@ -26,6 +26,8 @@ struct JobActorEnv {
 //   (command_atom, action, command id) -> ok_atom, once the command's effect is durable
 //   (tick_atom, due ms)               its own timer: delayed actions, deadline, TTL
 // It sends (expire_atom, key, uid) to the coordinator once ttlSecondsAfterFinished has passed.
+//   (list_pods_atom, after, limit) -> Response bytes: a page of its pods, with `continue`
+//   (get_pod_atom, name) -> PodRecord bytes, or "" when it has no such pod
 //   (delete_atom) -> ok_atom, once the record is gone; the actor then quits
 caf::actor spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env);
 

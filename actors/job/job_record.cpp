@@ -1,6 +1,7 @@
 #include "actors/job/job_record.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -11,13 +12,20 @@
 
 namespace caldera {
 
-std::string encode_record(const JobModel& m) {
+namespace {
+
+capnp::ReaderOptions record_options() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = kRecordTraversalWords;
+  return o;
+}
+
+}  // namespace
+
+std::string encode_job_row(const JobModel& m) {
   capnp::MallocMessageBuilder b;
   auto rec = b.initRoot<store::JobRecord>();
   encode(m.job, rec.initJob());
-  auto pods = rec.initPods(static_cast<unsigned>(m.pods.size()));
-  unsigned i = 0;
-  for (const auto& [name, p] : m.pods) encode(p, pods[i++]);
   auto ids = rec.initCommandIds(static_cast<unsigned>(m.command_ids.size()));
   for (unsigned j = 0; j < m.command_ids.size(); ++j) ids.set(j, m.command_ids[j]);
   auto delayed = rec.initDelayedActions(static_cast<unsigned>(m.delayed.size()));
@@ -49,9 +57,9 @@ std::string encode_record(const JobModel& m) {
   return to_bytes(b);
 }
 
-Result<JobModel> decode_record(std::string_view bytes) {
+Result<JobModel> decode_job_row(std::string_view bytes) {
   try {
-    FlatReader reader(bytes);
+    FlatReader reader(bytes, record_options());
     auto rec = reader.root<store::JobRecord>();
     JobModel m;
     m.job = decode(rec.getJob());
@@ -60,6 +68,8 @@ Result<JobModel> decode_record(std::string_view bytes) {
       auto name = pod.name;
       m.pods.emplace(std::move(name), std::move(pod));
     }
+    m.pods.take_changes();
+    if (rec.hasPods()) m.pods.mark_all_changed();  // legacy: the next commit writes pod rows
     for (auto id : rec.getCommandIds()) m.command_ids.emplace_back(id.cStr());
     for (auto d : rec.getDelayedActions()) {
       auto event = parse_event(d.getEvent().cStr());
@@ -81,7 +91,7 @@ Result<JobModel> decode_record(std::string_view bytes) {
     m.creation.batch_sent_ms = ss.getBatchSentMs();
     if (!rec.hasSlowStart()) {
       // Written before slow start: every placed pod still Pending was sent to its node then.
-      for (const auto& [name, p] : m.pods)
+      for (const auto& [name, p] : std::as_const(m.pods))
         if (!p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync)
           m.creation.in_flight.push_back(name);
     }
@@ -89,6 +99,80 @@ Result<JobModel> decode_record(std::string_view bytes) {
   } catch (const kj::Exception& e) {
     return Failure{std::string("corrupt job record: ") + e.getDescription().cStr()};
   }
+}
+
+std::string pod_row_key(const std::string& job_key, const std::string& pod_name) {
+  return job_key + "/" + pod_name;
+}
+
+std::string_view job_key_of_pod_row(std::string_view key) {
+  auto slash = key.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return {};
+  return key.substr(0, slash);
+}
+
+std::string encode_pod_row(const Pod& p) {
+  capnp::MallocMessageBuilder b;
+  encode(p, b.initRoot<store::PodRecord>().initPod());
+  return to_bytes(b);
+}
+
+Result<Pod> decode_pod_row(std::string_view bytes) {
+  try {
+    FlatReader reader(bytes, record_options());
+    Pod p = decode(reader.root<store::PodRecord>().getPod());
+    if (p.name.empty()) return Failure{"corrupt pod record: no pod name"};
+    return p;
+  } catch (const kj::Exception& e) {
+    return Failure{std::string("corrupt pod record: ") + e.getDescription().cStr()};
+  }
+}
+
+std::vector<Write> job_writes(JobModel& m, std::string* job_row) {
+  std::vector<Write> out;
+  const auto key = m.key();
+  auto row = encode_job_row(m);
+  if (job_row) *job_row = row;
+  out.push_back({Family::Jobs, key, std::move(row)});
+  auto changes = m.pods.take_changes();
+  auto put = [&](const Pod& p) {
+    out.push_back({Family::Pods, pod_row_key(key, p.name), encode_pod_row(p)});
+  };
+  if (changes.all)
+    for (const auto& [name, p] : std::as_const(m.pods)) put(p);
+  for (const auto& name : changes.names) {
+    auto it = std::as_const(m.pods).find(name);
+    if (it == m.pods.cend())
+      out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+    else if (!changes.all)
+      put(it->second);
+  }
+  return out;
+}
+
+std::vector<Write> job_erase_writes(JobModel& m) {
+  const auto key = m.key();
+  std::vector<Write> out{{Family::Jobs, key, std::nullopt}};
+  auto changes = m.pods.take_changes();
+  for (const auto& [name, p] : std::as_const(m.pods)) changes.names.insert(name);
+  for (const auto& name : changes.names)
+    out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+  return out;
+}
+
+Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows) {
+  auto m = decode_job_row(job_row);
+  if (!m) return m;
+  const bool legacy = m->pods.changed();
+  for (const auto& row : pod_rows) {
+    auto p = decode_pod_row(row);
+    if (!p) return Failure{p.error()};
+    auto name = p->name;
+    m->pods.emplace(std::move(name), std::move(*p));
+  }
+  m->pods.take_changes();
+  if (legacy) m->pods.mark_all_changed();
+  return m;
 }
 
 }  // namespace caldera

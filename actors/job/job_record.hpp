@@ -1,16 +1,42 @@
-// A job's durable form: JobModel <-> store.capnp JobRecord bytes (column family "jobs").
+// A job's durable form: one row in "jobs" (the Job and the controller's bookkeeping) and one row
+// per pod in "pods", so that what a pod event writes does not grow with the job.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "actors/job/core/job_model.hpp"
 #include "messages/result.hpp"
+#include "storage/store.hpp"
 
 namespace caldera {
 
-std::string encode_record(const JobModel& m);
-// Fails (never throws) on bytes that are not a JobRecord.
-Result<JobModel> decode_record(std::string_view bytes);
+// Our own records are bounded by admission (request size, replicas), not by a reader default:
+// a record that was written can always be read back.
+inline constexpr uint64_t kRecordTraversalWords = uint64_t{1} << 26;  // 512 MiB
+
+// The "jobs" row: everything but the pods.
+std::string encode_job_row(const JobModel& m);
+// Fails (never throws) on bytes that are not a JobRecord. A record written before pods had rows
+// of their own still carries them: they are loaded and marked changed, so that the next commit
+// moves them into rows.
+Result<JobModel> decode_job_row(std::string_view bytes);
+
+// "namespace/job/pod": a job's pod rows sort together, right after nothing else.
+std::string pod_row_key(const std::string& job_key, const std::string& pod_name);
+// The job key of a pod row key, or "" for a key that is not one.
+std::string_view job_key_of_pod_row(std::string_view key);
+std::string encode_pod_row(const Pod& p);
+Result<Pod> decode_pod_row(std::string_view bytes);
+
+// The writes that bring the store up to `m`: its job row and a put or delete for every pod
+// changed since the last call (the changes are taken from m.pods).
+std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr);
+// The writes that remove the job: its job row and every pod row it has or had.
+std::vector<Write> job_erase_writes(JobModel& m);
+
+// A model from its job row and pod rows (the recovery path; also a test's round trip).
+Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows);
 
 }  // namespace caldera

@@ -3,12 +3,14 @@
 #include <capnp/message.h>
 
 #include "actors/job/job_record.hpp"
+#include "job_test_support.hpp"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {
 namespace {
+using namespace caldera::testing;
 
 Pod make_pod(const std::string& task, int32_t index, PodPhase phase) {
   Pod p;
@@ -102,9 +104,26 @@ void expect_same(const JobModel& a, const JobModel& b) {
   EXPECT_EQ(a.creation, b.creation);
 }
 
+// What the store would hold after these writes, read back as recovery reads it.
+Result<JobModel> round_trip(JobModel& m) {
+  std::string job_row;
+  std::vector<std::string> pod_rows;
+  for (auto& w : job_writes(m)) {
+    if (w.family == Family::Jobs) job_row = *w.value;
+    if (w.family == Family::Pods && w.value) pod_rows.push_back(*w.value);
+  }
+  return load_job(job_row, pod_rows);
+}
+
+size_t count_writes(const std::vector<Write>& writes, Family f, bool puts) {
+  size_t n = 0;
+  for (const auto& w : writes) n += w.family == f && w.value.has_value() == puts;
+  return n;
+}
+
 TEST(JobRecord, RoundTripKeepsEveryField) {
   auto m = rich_model();
-  auto back = decode_record(encode_record(m));
+  auto back = round_trip(m);
   ASSERT_TRUE(back) << back.error();
   expect_same(m, *back);
   EXPECT_EQ(back->job.events.size(), 3u);
@@ -116,12 +135,79 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
   JobModel m;
   m.job.uid = "u";
   m.job.spec.name = "plain";
-  auto back = decode_record(encode_record(m));
+  auto back = round_trip(m);
   ASSERT_TRUE(back) << back.error();
   expect_same(m, *back);
   EXPECT_FALSE(back->retries_exhausted);
   EXPECT_TRUE(back->delayed.empty());
   EXPECT_EQ(back->creation.next_batch, 1);
+}
+
+TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
+  auto m = rich_model();
+  auto writes = job_writes(m);
+  ASSERT_EQ(writes.size(), 4u);
+  EXPECT_EQ(writes[0].family, Family::Jobs);
+  EXPECT_EQ(writes[0].key, "ml/train");
+  EXPECT_EQ(count_writes(writes, Family::Pods, true), 3u);
+  EXPECT_EQ(writes[1].key, "ml/train/train-worker-0");
+  EXPECT_EQ(job_key_of_pod_row(writes[1].key), "ml/train");
+  FlatReader reader(*writes[0].value);
+  EXPECT_FALSE(reader.root<store::JobRecord>().hasPods());
+  // Nothing changed since: the next write is the job row alone.
+  EXPECT_EQ(job_writes(m).size(), 1u);
+}
+
+TEST(JobRecord, APodEventOfABigJobWritesTheJobRowAndThatPodOnly) {
+  auto c = test_clock();
+  auto m = running_job(spec_with({{"w", 2000}}), c);
+  job_writes(m);  // as created
+  report(m, pod_name(m.name(), "w", 7), PodPhase::Succeeded, c);
+  auto writes = job_writes(m);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[1].key, "default/" + m.name() + "/" + pod_name(m.name(), "w", 7));
+  auto back = decode_pod_row(*writes[1].value);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->phase, PodPhase::Succeeded);
+}
+
+TEST(JobRecord, AnErasedPodGetsADeleteAndAnErasedJobDeletesEveryRow) {
+  auto m = rich_model();
+  job_writes(m);
+  m.pods.erase("train-worker-1");
+  auto writes = job_writes(m);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[1].key, "ml/train/train-worker-1");
+  EXPECT_FALSE(writes[1].value);
+  m.pods.erase("train-worker-2");  // erased and never written since: still deleted
+  auto erase = job_erase_writes(m);
+  EXPECT_EQ(count_writes(erase, Family::Jobs, false), 1u);
+  EXPECT_EQ(count_writes(erase, Family::Pods, false), 2u);  // worker-0 and worker-2
+  EXPECT_EQ(count_writes(erase, Family::Pods, true) + count_writes(erase, Family::Jobs, true), 0u);
+}
+
+TEST(JobRecord, ARecordWithItsPodsInsideMovesThemIntoRowsOnTheNextWrite) {
+  JobModel old = rich_model();
+  capnp::MallocMessageBuilder b;
+  auto rec = b.initRoot<store::JobRecord>();
+  encode(old.job, rec.initJob());
+  auto pods = rec.initPods(static_cast<unsigned>(old.pods.size()));
+  unsigned i = 0;
+  for (const auto& [name, p] : std::as_const(old.pods)) encode(p, pods[i++]);
+  auto loaded = load_job(to_bytes(b), {});
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_EQ(loaded->pods, old.pods);
+  auto writes = job_writes(*loaded);
+  EXPECT_EQ(count_writes(writes, Family::Pods, true), 3u);
+  FlatReader reader(*writes[0].value);
+  EXPECT_FALSE(reader.root<store::JobRecord>().hasPods());
+}
+
+TEST(JobRecord, ACorruptPodRowFailsTheLoad) {
+  auto m = rich_model();
+  std::string job_row = encode_job_row(m);
+  EXPECT_FALSE(load_job(job_row, {"not a pod row"}));
+  EXPECT_FALSE(decode_pod_row(std::string(64, '\xff')));
 }
 
 TEST(JobRecord, ARecordWithoutSlowStartTakesItsPlacedPendingPodsAsSent) {
@@ -133,8 +219,8 @@ TEST(JobRecord, ARecordWithoutSlowStartTakesItsPlacedPendingPodsAsSent) {
   encode(old.job, rec.initJob());
   auto pods = rec.initPods(static_cast<unsigned>(old.pods.size()));
   unsigned i = 0;
-  for (const auto& [name, p] : old.pods) encode(p, pods[i++]);
-  auto back = decode_record(to_bytes(b));
+  for (const auto& [name, p] : std::as_const(old.pods)) encode(p, pods[i++]);
+  auto back = decode_job_row(to_bytes(b));
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(back->creation.next_batch, 1);
   EXPECT_EQ(back->creation.in_flight, std::vector<std::string>{"train-worker-2"});
@@ -154,7 +240,7 @@ TEST(JobRecord, ADelayedActionWithAnUnknownWordIsSkipped) {
   delayed[1].setEvent("PodPending");
   delayed[1].setAction("AbortJob");
   delayed[1].setDueMs(7);
-  auto back = decode_record(to_bytes(b));
+  auto back = decode_job_row(to_bytes(b));
   ASSERT_TRUE(back) << back.error();
   ASSERT_EQ(back->delayed.size(), 1u);
   EXPECT_EQ(back->delayed[0].pod_name, "p");
@@ -163,15 +249,15 @@ TEST(JobRecord, ADelayedActionWithAnUnknownWordIsSkipped) {
 }
 
 TEST(JobRecord, GarbageBytesGiveAFailure) {
-  auto text = decode_record("this is not a job record at all, just text");
+  auto text = decode_job_row("this is not a job record at all, just text");
   EXPECT_FALSE(text);
   EXPECT_NE(text.ok() ? std::string() : text.error(), "");
 
   std::string bytes(64, '\xff');
-  EXPECT_FALSE(decode_record(bytes));
+  EXPECT_FALSE(decode_job_row(bytes));
 
-  auto whole = encode_record(rich_model());
-  auto truncated = decode_record(std::string_view(whole).substr(0, whole.size() / 2));
+  auto whole = encode_job_row(rich_model());
+  auto truncated = decode_job_row(std::string_view(whole).substr(0, whole.size() / 2));
   EXPECT_FALSE(truncated);
 }
 

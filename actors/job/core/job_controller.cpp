@@ -3,6 +3,7 @@
 #include "actors/job/core/job_controller.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -21,7 +22,7 @@ bool task_completed(const JobModel& m, const std::string& task) {
   const TaskSpec* t = find_task(m.job.spec, task);
   if (!t) return false;
   int32_t succeeded = 0;
-  for (const auto& [name, p] : m.pods)
+  for (const auto& [name, p] : std::as_const(m.pods))
     if (p.task_name == task && !p.out_of_sync && p.job_version == m.job.status.version &&
         p.phase == PodPhase::Succeeded)
       ++succeeded;
@@ -144,7 +145,7 @@ void update_counts(JobModel& m, int64_t now_ms) {
   s.pending = s.running = s.succeeded = s.failed = s.terminating = s.unknown = 0;
   s.task_status_count.clear();
   s.min_available = m.job.spec.effective_min_available();
-  for (const auto& [name, p] : m.pods) {
+  for (const auto& [name, p] : std::as_const(m.pods)) {
     if (is_discarded(p)) continue;
     if (p.out_of_sync) {
       ++s.terminating;
@@ -264,8 +265,8 @@ Effects on_tick(JobModel& m, const Clock& clock) {
     DelayedAction d = *due;
     m.delayed.erase(due);
     fx.changed = true;
-    auto pod = m.pods.find(d.pod_name);
-    if (!d.pod_uid.empty() && (pod == m.pods.end() || pod->second.uid != d.pod_uid)) continue;
+    auto pod = std::as_const(m.pods).find(d.pod_name);
+    if (!d.pod_uid.empty() && (pod == m.pods.cend() || pod->second.uid != d.pod_uid)) continue;
     cancel_same_level(m.delayed, d);
     Step step;
     step.action = d.action;
@@ -310,15 +311,17 @@ std::optional<int64_t> next_due_ms(const JobModel& m) {
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
                    const Clock& clock) {
   Effects fx;
-  for (auto& [name, p] : m.pods) {
+  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) {
+    const auto& [name, p] = *it;
     if (p.node != node || !is_live(p)) continue;
     bool held = present.count(p.uid) > 0;
     if (held && p.out_of_sync) {
       fx.kill.push_back({p.uid, p.node, "killed by the controller before the node restarted"});
     } else if (!held && p.out_of_sync) {
-      p.phase = PodPhase::Failed;
-      p.reason = "Killed";
-      p.finished_ms = clock.now_ms;
+      Pod& w = m.pods.edit(it);
+      w.phase = PodPhase::Failed;
+      w.reason = "Killed";
+      w.finished_ms = clock.now_ms;
       fx.release.push_back(p.uid);
       fx.changed = true;
     } else if (!held && launched(m, p)) {
@@ -332,20 +335,22 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_placement,
                        const Clock& clock) {
   Effects fx;
-  std::map<std::string, Pod*> by_uid;
-  for (auto& [name, p] : m.pods) by_uid[p.uid] = &p;
+  std::map<std::string, PodTable::const_iterator> by_uid;
+  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) by_uid.emplace(it->second.uid, it);
   const auto phase = m.job.status.state.phase;
   const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
   for (const auto& [uid, placement] : by_placement) {
     auto it = by_uid.find(uid);
-    bool wanted = wants_pods && it != by_uid.end() && it->second->node.empty() &&
-                  !it->second->out_of_sync && it->second->phase == PodPhase::Pending;
+    const Pod* p = it == by_uid.end() ? nullptr : &it->second->second;
+    bool wanted =
+        wants_pods && p && p->node.empty() && !p->out_of_sync && p->phase == PodPhase::Pending;
     if (!wanted) {
       fx.release.push_back(uid);  // the scheduler's reservation is not needed any more
       continue;
     }
-    it->second->node = placement.node;
-    it->second->host_ip = placement.host_ip;
+    Pod& w = m.pods.edit(it->second);
+    w.node = placement.node;
+    w.host_ip = placement.host_ip;
     fx.changed = true;  // the sync below launches it when its batch comes
   }
   fx.merge(sync_job(m, clock));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/job/core/delayed_action.hpp"
+#include "actors/job/core/pod_table.hpp"
 #include "actors/job/core/slow_start.hpp"
 #include "messages/job.hpp"
 #include "messages/pod.hpp"
@@ -16,7 +17,7 @@ namespace caldera {
 
 struct JobModel {
   Job job;
-  std::map<std::string, Pod> pods;              // by pod name: {job}-{task}-{index}
+  PodTable pods;                                // by pod name: {job}-{task}-{index}
   std::vector<std::string> command_ids;         // recent client command ids, newest last
   std::vector<DelayedAction> delayed;           // policy actions waiting for their timeout
   std::map<std::string, int32_t> task_retries;  // pod restarts per task, against task maxRetry

@@ -1,6 +1,7 @@
 // The job's phases, one function each, as seed 000 sections 3.3 and 3.4 draw them: what each
 // phase does with an action, and when SyncJob moves it on.
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -45,7 +46,7 @@ void finish_transient(JobModel& m, JobPhase to, const Clock& clock, Effects& fx)
 
 int32_t live_pod_count(const JobModel& m) {
   int32_t n = 0;
-  for (const auto& [name, p] : m.pods)
+  for (const auto& [name, p] : std::as_const(m.pods))
     if (is_live(p)) ++n;
   return n;
 }
@@ -68,9 +69,10 @@ bool in_target(const Pod& p, const Target& t) {
 // deaths are OutOfSync and not PodEvicted. Ended pods stay visible under Retain::Soft.
 void kill_pods(JobModel& m, const Target& target, Retain retain, const std::string& why,
                const Clock& clock, Effects& fx) {
-  for (auto& [name, p] : m.pods) {
-    if (p.out_of_sync || !in_target(p, target)) continue;
-    if (is_terminal(p.phase) && retain == Retain::Soft) continue;
+  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) {
+    if (it->second.out_of_sync || !in_target(it->second, target)) continue;
+    if (is_terminal(it->second.phase) && retain == Retain::Soft) continue;
+    Pod& p = m.pods.edit(it);
     p.out_of_sync = true;
     fx.changed = true;
     if (is_terminal(p.phase)) continue;
@@ -97,7 +99,7 @@ bool dependencies_met(const JobModel& m, const TaskSpec& task) {
     const TaskSpec* t = find_task(m.job.spec, name);
     if (!t) return true;  // admission refuses unknown names
     int32_t have = 0;
-    for (const auto& [n, p] : m.pods) {
+    for (const auto& [n, p] : std::as_const(m.pods)) {
       if (p.task_name != name || p.out_of_sync || p.job_version != m.job.status.version) continue;
       if (p.phase == PodPhase::Succeeded || (!need_success && p.phase == PodPhase::Running)) ++have;
     }
@@ -117,7 +119,13 @@ void raise_pod_pending(JobModel& m, const Pod& p, const Clock& clock, Effects& f
 // syncJob's create loop: the pods the spec wants at the current version that do not exist yet,
 // for every task whose dependencies are met.
 void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
+  // Pod indices run below replicas, so a task with that many pods has them all: the usual case,
+  // found without making every pod's name.
+  std::map<std::string_view, int32_t> have;
+  for (const auto& [name, p] : std::as_const(m.pods)) ++have[p.task_name];
   for (const auto& task : m.job.spec.tasks) {
+    auto h = have.find(task.name);
+    if (h != have.end() && h->second >= task.replicas) continue;
     if (!dependencies_met(m, task)) continue;
     for (int32_t i = 0; i < task.replicas; ++i) {
       auto name = pod_name(m.name(), task.name, i);
@@ -144,7 +152,7 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
 // Before a restarted job creates its pods again: the ended pods it killed and those of earlier
 // versions leave the table (and their nodes forget them, logs included).
 void drop_replaced_pods(JobModel& m, Effects& fx) {
-  for (auto it = m.pods.begin(); it != m.pods.end();) {
+  for (auto it = m.pods.cbegin(); it != m.pods.cend();) {
     const Pod& p = it->second;
     bool replaced = p.out_of_sync || p.job_version < m.job.status.version;
     if (!is_terminal(p.phase) || !replaced) {
@@ -297,7 +305,7 @@ void running_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) 
 // Restarting ignores actions: it waits until the pods it killed are gone (a RestartPod leaves
 // the other pods running).
 void restarting_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx) {
-  for (const auto& [name, p] : m.pods)
+  for (const auto& [name, p] : std::as_const(m.pods))
     if (p.out_of_sync && is_live(p)) return;
   if (m.retries_exhausted) {
     finish_transient(m, JobPhase::Failed, clock, fx);
@@ -333,7 +341,7 @@ void terminating_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx
 
 // Completed, Terminated, Failed: whatever still runs is stopped; ended pods stay.
 void finished_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx) {
-  for (const auto& [name, p] : m.pods)
+  for (const auto& [name, p] : std::as_const(m.pods))
     if (is_live(p) && !p.out_of_sync) {
       kill_pods(m, {}, Retain::Soft, fmt::format("job {}", to_string(m.job.status.state.phase)),
                 clock, fx);
@@ -381,7 +389,7 @@ void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx) {
   update_counts(m, clock.now_ms);
   launch_next_batch(m, clock, fx);
   if (is_active(m.job.status.state.phase)) {
-    for (const auto& [name, p] : m.pods)
+    for (const auto& [name, p] : std::as_const(m.pods))
       if (p.phase == PodPhase::Pending && p.node.empty() && !p.out_of_sync) {
         fx.request_placement = true;
         break;

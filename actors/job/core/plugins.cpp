@@ -30,7 +30,7 @@ std::string host_of(const Pod& p) {
 
 // The hosts of a task's pods of the current version, in index order.
 std::vector<std::string> task_hosts(const JobSpec& spec, const TaskSpec& task, int32_t version,
-                                    const std::map<std::string, Pod>& pods) {
+                                    const PodTable& pods) {
   std::vector<std::string> hosts;
   for (int32_t i = 0; i < task.replicas; ++i) {
     auto name = fmt::format("{}-{}-{}", spec.name, task.name, i);
@@ -51,8 +51,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return fmt::format("{}", fmt::join(v, sep));
 }
 
-void svc(const JobSpec& spec, const Pod& pod, const std::map<std::string, Pod>& pods,
-         PluginOutput& out) {
+void svc(const JobSpec& spec, const Pod& pod, const PodTable& pods, PluginOutput& out) {
   for (const auto& t : spec.tasks) {
     auto hosts = task_hosts(spec, t, pod.job_version, pods);
     out.env.push_back({"VC_" + env_task(t.name) + "_HOSTS", join(hosts, ",")});
@@ -61,8 +60,8 @@ void svc(const JobSpec& spec, const Pod& pod, const std::map<std::string, Pod>& 
   }
 }
 
-void pytorch(const JobSpec& spec, const Plugin& p, const Pod& pod,
-             const std::map<std::string, Pod>& pods, PluginOutput& out) {
+void pytorch(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
+             PluginOutput& out) {
   auto master = plugin_arg(p, "master", "master");
   auto worker = plugin_arg(p, "worker", "worker");
   auto port = plugin_arg(p, "port", "23456");
@@ -77,8 +76,8 @@ void pytorch(const JobSpec& spec, const Plugin& p, const Pod& pod,
   out.env.push_back({"RANK", std::to_string(rank)});
 }
 
-void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod,
-         const std::map<std::string, Pod>& pods, PluginOutput& out) {
+void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
+         PluginOutput& out) {
   auto worker = plugin_arg(p, "worker", "worker");
   auto port = plugin_arg(p, "port", "22");
   const TaskSpec* w = find(spec, worker);
@@ -95,8 +94,7 @@ void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod,
 
 }  // namespace
 
-PluginOutput plugin_output(const JobSpec& spec, const Pod& pod,
-                           const std::map<std::string, Pod>& pods) {
+PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
   PluginOutput out;
   for (const auto& p : spec.plugins) {
     if (p.name == "svc") svc(spec, pod, pods, out);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/job/core/pod_table.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/pod.hpp"
 
@@ -21,7 +22,6 @@ struct PluginOutput {
 // host is the address of the node it was placed on; a pod not placed yet is named instead.
 // Pods share their node's network, so ports (pytorch --port, mpi --port) must not collide
 // between jobs on one node.
-PluginOutput plugin_output(const JobSpec& spec, const Pod& pod,
-                           const std::map<std::string, Pod>& pods);
+PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods);
 
 }  // namespace caldera

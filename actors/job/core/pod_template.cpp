@@ -32,8 +32,7 @@ ResourceList pod_resource_request(const TaskSpec& task) {
   return r;
 }
 
-std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod,
-                                      const std::map<std::string, Pod>& pods) {
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
   for (const auto& task : spec.tasks) {
     if (task.name != pod.task_name) continue;
     PodRuntime rt;

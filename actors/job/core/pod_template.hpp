@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/job/core/pod_table.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/pod.hpp"
 
@@ -23,7 +24,7 @@ struct PodRuntime {
 // Finds the pod's task in the spec; nullopt when the task is gone. `pods` (the job's pod table)
 // gives the plugins their peers' hosts.
 std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod,
-                                      const std::map<std::string, Pod>& pods = {});
+                                      const PodTable& pods = {});
 
 // What the scheduler must find on a node for one pod of `task`.
 ResourceList pod_resource_request(const TaskSpec& task);

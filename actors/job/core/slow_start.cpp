@@ -1,6 +1,7 @@
 #include "actors/job/core/slow_start.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -42,8 +43,8 @@ void end_round(SlowStart& s) {
 // Pods killed, replaced or reported since they were sent are no longer in flight.
 void purge_in_flight(JobModel& m) {
   std::erase_if(m.creation.in_flight, [&](const std::string& name) {
-    auto it = m.pods.find(name);
-    return it == m.pods.end() || it->second.out_of_sync || it->second.node.empty() ||
+    auto it = std::as_const(m.pods).find(name);
+    return it == m.pods.cend() || it->second.out_of_sync || it->second.node.empty() ||
            it->second.phase != PodPhase::Pending;
   });
 }
