@@ -11,9 +11,11 @@
 namespace caldera {
 namespace {
 
-// Not a Volcano rule: a bound that keeps every replica sum of an admitted job inside int32 and
-// stops one request from asking the cluster for billions of pods.
-constexpr int64_t kMaxTotalReplicas = 1'000'000;
+// Not a Volcano rule: the most pods one job may have, a figure the node is tested at
+// (tests/integration/big_job_test.cpp: accepted within a second, kill -9 and restart, delete,
+// other clients answered throughout). A job's pods live in its actor's memory and each pod event
+// scans them, so the bound keeps one job from monopolising the node.
+constexpr int64_t kMaxTotalReplicas = kMaxJobReplicas;
 constexpr size_t kMaxPodNameLength = 253;
 // The job plugins caldera implements (actors/job/core/plugins.cpp).
 constexpr std::array<std::string_view, 4> kKnownPlugins{"env", "svc", "pytorch", "mpi"};

@@ -11,6 +11,9 @@
 
 namespace caldera {
 
+// The most pods (replicas over all tasks) one job may have; see admission.cpp for why.
+inline constexpr int64_t kMaxJobReplicas = 10'000;
+
 struct AdmissionContext {
   // The largest amount of each resource any single node offers; a pod asking more never fits.
   ResourceList largest_node;

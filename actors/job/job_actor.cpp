@@ -51,6 +51,7 @@ struct JobState {
   std::deque<Inflight> inflight;
   bool deleted = false;
   std::optional<int64_t> timer_at;  // when the scheduled tick fires, if one is scheduled
+  std::string last_request;         // the signature of the pod group request sent last
   static inline const char* name = "job";
 };
 
@@ -94,6 +95,13 @@ std::string kill_bytes(const std::string& uid, const std::string& reason) {
   k.setGraceMs(10000);
   k.setReason(reason);
   return to_bytes(b);
+}
+
+std::string request_signature(const GangRequest& r) {
+  std::string out = std::to_string(r.min_count);
+  for (const auto& [task, n] : r.task_min) out += ";" + task + "=" + std::to_string(n);
+  for (const auto& a : r.pods) out += "," + a.uid;
+  return out;
 }
 
 // Up to `limit` of the pods a user sees (Volcano deletes the ones the controller killed), by
@@ -153,8 +161,18 @@ void apply_effects(JobSelf* self, Inflight& in) {
   for (const auto& r : in.fx.remove)
     self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
-  if (in.fx.request_placement)
-    self->send(st.env.scheduler, place_atom::value, pod_group_request(m));
+  if (in.fx.request_placement) {
+    // The scheduler keeps a request until it is bound or replaced: the same one again would only
+    // cost it a session.
+    auto request = pod_group_request(m);
+    auto signature = request_signature(request);
+    if (signature != st.last_request) {
+      st.last_request = std::move(signature);
+      self->send(st.env.scheduler, place_atom::value, std::move(request));
+    }
+  } else {
+    st.last_request.clear();
+  }
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
   if (in.fx.expired) {

@@ -126,7 +126,13 @@ TEST(Admission, NeedsTasksWithUniqueNamesAndReplicas) {
   auto negative = admit_yaml(job("  tasks:\n" + task("a", 2) + task("b", -1)));
   EXPECT_TRUE(has(negative.errors, "spec.tasks[1].replicas", "replicas must be >= 0"));
   auto huge = admit_yaml(job("  tasks:\n" + task("a", 2000000000) + task("b", 2000000000)));
-  EXPECT_TRUE(has(huge.errors, "spec.tasks", "at most 1000000"));
+  EXPECT_TRUE(has(huge.errors, "spec.tasks", "at most 10000"));
+}
+
+TEST(Admission, AJobMayHaveTheReplicaLimitAndNotOneMore) {
+  EXPECT_TRUE(admit_yaml(job("  tasks:\n" + task("a", kMaxJobReplicas - 1) + task("b", 1))).ok());
+  auto over = admit_yaml(job("  tasks:\n" + task("a", kMaxJobReplicas) + task("b", 1)));
+  EXPECT_TRUE(has(over.errors, "spec.tasks", "job has 10001 replicas; at most 10000"));
 }
 
 TEST(Admission, MinAvailableMinSuccessAndMaxRetryRanges) {

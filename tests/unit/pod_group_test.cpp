@@ -44,5 +44,38 @@ TEST(PodGroup, BoundPodsCountAgainstTheJobAndTheirTask) {
   EXPECT_EQ(r.task_min, (std::map<std::string, int32_t>{{"worker", 1}}));
 }
 
+TEST(PodGroup, AManyReplicaJobAsksForItsNextPodsOnly) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3 * kMaxPodAsks}});
+  spec.min_available = 1;
+  auto r = pod_group_request(pending_job(spec, c));
+  EXPECT_EQ(r.pods.size(), static_cast<size_t>(kMaxPodAsks));
+  EXPECT_EQ(r.min_count, 1);
+}
+
+TEST(PodGroup, AGangLargerThanTheCapAsksForAllItNeedsAtOnce) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2 * kMaxPodAsks}});
+  spec.min_available = kMaxPodAsks + 10;
+  auto r = pod_group_request(pending_job(spec, c));
+  EXPECT_EQ(r.pods.size(), static_cast<size_t>(kMaxPodAsks + 10));
+  EXPECT_EQ(r.min_count, kMaxPodAsks + 10);
+}
+
+TEST(PodGroup, EachTaskMinimumIsAskedForEvenPastTheCap) {
+  auto c = test_clock();
+  // "a" sorts first and would fill the cap alone; "b" still gets its minimum in.
+  auto spec = spec_with({{"a", 2 * kMaxPodAsks}, {"b", 10}});
+  spec.tasks[0].min_available = 1;
+  spec.tasks[1].min_available = 5;
+  spec.min_available = 6;
+  auto r = pod_group_request(pending_job(spec, c));
+  EXPECT_EQ(r.pods.size(), static_cast<size_t>(kMaxPodAsks));
+  size_t of_b = 0;
+  for (const auto& a : r.pods) of_b += a.task == "b";
+  EXPECT_GE(of_b, 5u);
+  EXPECT_EQ(r.task_min, (std::map<std::string, int32_t>{{"a", 1}, {"b", 5}}));
+}
+
 }  // namespace
 }  // namespace caldera

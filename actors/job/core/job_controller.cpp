@@ -145,13 +145,20 @@ void update_counts(JobModel& m, int64_t now_ms) {
   s.pending = s.running = s.succeeded = s.failed = s.terminating = s.unknown = 0;
   s.task_status_count.clear();
   s.min_available = m.job.spec.effective_min_available();
+  // Pods sort by name, so a task's pods come in runs: one map lookup per run, not per pod.
+  TaskStatusCount* t_ptr = nullptr;
+  const std::string* t_name = nullptr;
   for (const auto& [name, p] : std::as_const(m.pods)) {
     if (is_discarded(p)) continue;
     if (p.out_of_sync) {
       ++s.terminating;
       continue;
     }
-    auto& t = s.task_status_count[p.task_name];
+    if (!t_name || *t_name != p.task_name) {
+      t_name = &p.task_name;
+      t_ptr = &s.task_status_count[p.task_name];
+    }
+    auto& t = *t_ptr;
     switch (p.phase) {
       case PodPhase::Pending:
         ++s.pending, ++t.pending;
@@ -335,8 +342,10 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_placement,
                        const Clock& clock) {
   Effects fx;
+  // The placements are few, the pods may be many: one pass over the pods, no index of them.
   std::map<std::string, PodTable::const_iterator> by_uid;
-  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) by_uid.emplace(it->second.uid, it);
+  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it)
+    if (by_placement.count(it->second.uid)) by_uid.emplace(it->second.uid, it);
   const auto phase = m.job.status.state.phase;
   const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
   for (const auto& [uid, placement] : by_placement) {

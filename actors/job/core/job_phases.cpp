@@ -122,7 +122,15 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
   // Pod indices run below replicas, so a task with that many pods has them all: the usual case,
   // found without making every pod's name.
   std::map<std::string_view, int32_t> have;
-  for (const auto& [name, p] : std::as_const(m.pods)) ++have[p.task_name];
+  int32_t* run = nullptr;
+  const std::string* run_task = nullptr;
+  for (const auto& [name, p] : std::as_const(m.pods)) {
+    if (!run_task || *run_task != p.task_name) {  // pods sort by name: a task's come in runs
+      run_task = &p.task_name;
+      run = &have[p.task_name];
+    }
+    ++*run;
+  }
   for (const auto& task : m.job.spec.tasks) {
     auto h = have.find(task.name);
     if (h != have.end() && h->second >= task.replicas) continue;
