@@ -213,8 +213,14 @@ Result<std::unique_ptr<FlatReader>> Client::call(
     if (!frame) {
       if (closed) return Failure{"connection closed by server"};
       if (frame.error().rfind("timed out", 0) == 0) {
-        return Failure{"timed out after " + std::to_string(timeout.count()) +
-                       " ms waiting for the response"};
+        // The request was sent: the server may carry it out after all, so a blind retry of a
+        // submit or delete can act twice.
+        std::string waited = timeout.count() % 1000 == 0
+                                 ? std::to_string(timeout.count() / 1000) + " s"
+                                 : std::to_string(timeout.count()) + " ms";
+        return Failure{"timed out after " + waited +
+                       " waiting for the response; the request may still take effect on the "
+                       "server (check with get before sending it again)"};
       }
       return Failure{frame.error()};
     }

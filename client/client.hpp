@@ -22,7 +22,8 @@ class Client {
 
   // Fills a Request (the id is set by the client), sends it and waits for the Response with the
   // same id. A failure is a transport problem (cannot connect, closed, timed out, malformed reply);
-  // an error answered by the server is a Response whose union holds `errors`.
+  // an error answered by the server is a Response whose union holds `errors`. A timeout says
+  // that the request may still take effect.
   Result<std::unique_ptr<FlatReader>> call(
       const std::function<void(api::Request::Builder)>& fill,
       std::chrono::milliseconds timeout = std::chrono::seconds(30));

@@ -554,26 +554,24 @@ std::string to_yaml(const nlohmann::json& j) {
   return out;
 }
 
-std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms) {
+std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms, bool namespaces) {
   if (jobs.empty()) return "No resources found.";
   std::vector<Row> rows;
   Row header{"NAME", "STATUS", "MINAVAILABLE", "RUNNINGS", "AGE"};
-  if (wide) {
-    header.insert(header.begin(), "NAMESPACE");
+  if (wide || namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide)
     header.insert(header.end(), {"PENDING", "SUCCEEDED", "FAILED", "RETRYCOUNT", "VERSION"});
-  }
   rows.push_back(std::move(header));
   for (const auto& job : jobs) {
     const auto& st = job.status;
     Row row{job.spec.name, std::string(to_string(st.state.phase)),
             std::to_string(shown_min_available(job)), std::to_string(st.running),
             age_since(job.created_ms, now_ms)};
-    if (wide) {
-      row.insert(row.begin(), job.spec.namespace_);
+    if (wide || namespaces) row.insert(row.begin(), job.spec.namespace_);
+    if (wide)
       row.insert(row.end(), {std::to_string(st.pending), std::to_string(st.succeeded),
                              std::to_string(st.failed), std::to_string(st.retry_count),
                              std::to_string(st.version)});
-    }
     rows.push_back(std::move(row));
   }
   return format_table(rows);
@@ -610,7 +608,7 @@ std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t no
   return format_table(rows);
 }
 
-std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) {
+std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms, bool namespaces) {
   if (pods.empty()) return "No resources found.";
   std::vector<Row> rows;
   const bool partitions =
@@ -618,6 +616,7 @@ std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) 
   Row header{"NAME", "READY", "STATUS", "RESTARTS", "AGE"};
   if (partitions) header.push_back("PARTITION");
   if (wide) header.insert(header.end(), {"IP", "NODE", "EXIT"});
+  if (namespaces) header.insert(header.begin(), "NAMESPACE");
   rows.push_back(std::move(header));
   for (const auto& pod : pods) {
     auto running = std::count_if(pod.containers.begin(), pod.containers.end(),
@@ -629,6 +628,7 @@ std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms) 
     if (wide)
       row.insert(row.end(), {pod.host_ip.empty() ? "<none>" : pod.host_ip,
                              pod.node.empty() ? "<none>" : pod.node, pod_exit_codes(pod)});
+    if (namespaces) row.insert(row.begin(), pod.namespace_);
     rows.push_back(std::move(row));
   }
   return format_table(rows);
@@ -736,6 +736,67 @@ std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t n
     for (const auto& e : job.events)
       rows.push_back({e.type, e.reason, age_since(e.time_ms, now_ms), e.message});
     out += format_table(rows, 2);
+  }
+  return out;
+}
+
+std::string last_lines(std::string_view text, int64_t n) {
+  if (n <= 0) return "";
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;  // the last line's own newline
+  size_t start = end;
+  for (int64_t lines = 0; start > 0; --start) {
+    if (text[start - 1] == '\n' && ++lines == n) break;
+  }
+  return std::string(text.substr(start));
+}
+
+std::string describe_pod(const Pod& pod, int64_t now_ms) {
+  auto when = [&](int64_t ms) {
+    return ms > 0 ? fmt::format("{} ({} ago)", format_timestamp(ms), format_age(now_ms - ms))
+                  : std::string("<none>");
+  };
+  std::string node = pod.node.empty() ? "<none>" : pod.node;
+  if (!pod.node.empty() && !pod.host_ip.empty()) node += "/" + pod.host_ip;
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"Name", pod.name},
+      {"Namespace", pod.namespace_},
+      {"UID", pod.uid},
+      {"Node", node},
+      {"Created", when(pod.created_ms)},
+      {"Start Time", when(pod.started_ms)},
+      {"Labels", "volcano.sh/job-name=" + pod.job_name},
+      {"", "volcano.sh/task-spec=" + pod.task_name},
+      {"", "volcano.sh/task-index=" + std::to_string(pod.index)}};
+  if (pod.partition >= 0)
+    fields.emplace_back("", "volcano.sh/task-partition-id=" + std::to_string(pod.partition));
+  fields.emplace_back("Annotations", "volcano.sh/job-version=" + std::to_string(pod.job_version));
+  fields.emplace_back("Status", pod_status_word(pod));
+  if (!pod.reason.empty()) fields.emplace_back("Reason", pod.reason);
+  if (!pod.message.empty()) fields.emplace_back("Message", pod.message);
+  fields.emplace_back("IP", pod.host_ip.empty() ? "<none>" : pod.host_ip);
+  fields.emplace_back("Controlled By", "Job/" + pod.job_name);
+  if (pod.finished_ms > 0) fields.emplace_back("Finished", when(pod.finished_ms));
+  size_t width = 0;
+  for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
+  std::string out;
+  for (const auto& [label, value] : fields)
+    out += fmt::format("{:<{}}{}\n", label.empty() ? "" : label + ":", width, value);
+
+  out += "Containers:\n";
+  if (pod.containers.empty()) out += "  <none>\n";
+  for (const auto& c : pod.containers) {
+    out += "  " + c.name + ":\n";
+    std::vector<Row> rows{{"State:", std::string(to_string(c.state))}};
+    if (!c.reason.empty()) rows.push_back({"  Reason:", c.reason});
+    if (c.state == ContainerState::Terminated) {
+      rows.push_back({"  Exit Code:", std::to_string(c.exit_code)});
+      if (c.signal != 0) rows.push_back({"  Signal:", std::to_string(c.signal)});
+    }
+    if (c.started_ms > 0) rows.push_back({"  Started:", when(c.started_ms)});
+    if (c.finished_ms > 0) rows.push_back({"  Finished:", when(c.finished_ms)});
+    rows.push_back({"Ready:", c.state == ContainerState::Running ? "True" : "False"});
+    out += format_table(rows, 4);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,16 +30,22 @@ nlohmann::json flow_to_json(const JobFlow& f);
 std::string to_yaml(const nlohmann::json& j);
 
 // kubectl-aligned tables (header in caps, columns 3 spaces apart); "No resources found." when
-// empty.
-std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms);
-std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms);
+// empty. `namespaces` (get -A) puts a NAMESPACE column first, as -o wide does for jobs.
+std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms,
+                       bool namespaces = false);
+std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms,
+                       bool namespaces = false);
 std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide);
 // NAME AGE (wide: TASKS REPLICAS) and NAME STATUS AGE (wide: FLOWS RETAIN).
 std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms);
 std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t now_ms);
 
-// `kubectl describe`-style text of a job and its pods.
+// `kubectl describe`-style text of a job and its pods, and of one pod.
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms);
+std::string describe_pod(const Pod& pod, int64_t now_ms);
+
+// The last `n` lines of `text` (kubectl logs --tail): a final line without its newline counts.
+std::string last_lines(std::string_view text, int64_t n);
 
 // kubectl's human age: 5s, 119s, 3m12s, 15m, 2h30m, 20h, 4d3h, 30d, 2y100d.
 std::string format_age(int64_t ms);

@@ -1,6 +1,11 @@
 #include "messages/job_yaml.hpp"
 
 #include <exception>
+#include <sstream>
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "messages/job_template.hpp"
 #include "messages/yaml_flow.hpp"
@@ -110,8 +115,26 @@ void check_api_version(YamlContext& ctx, const std::string& api_version, const c
     ctx.warn("apiVersion", "apiVersion " + api_version + " is read as " + expected);
 }
 
+// Reads the metadata with kubectl's rule for -n: a document that names no namespace gets
+// `default_namespace` ("default" when empty), and one naming another is refused.
+template <class Spec>
+void read_object_metadata(YamlContext& ctx, MapReader& root, std::string_view default_namespace,
+                          Spec& obj) {
+  obj.namespace_.clear();
+  if (auto n = root.get("metadata")) read_metadata(ctx, *n, obj);
+  if (obj.namespace_.empty()) {
+    obj.namespace_ = default_namespace.empty() ? "default" : default_namespace;
+  } else if (!default_namespace.empty() && obj.namespace_ != default_namespace) {
+    const std::string& named = obj.namespace_;
+    ctx.error("metadata.namespace",
+              "the namespace from the provided object \"" + named +
+                  "\" does not match the namespace \"" + std::string(default_namespace) +
+                  "\". You must pass '--namespace=" + named + "' to perform this operation.");
+  }
+}
+
 void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& prefix, size_t index,
-                   ParsedDocuments& out) {
+                   std::string_view default_namespace, ParsedDocuments& out) {
   MapReader root(ctx, doc, "");
   if (!root.valid()) return;
   std::string api_version;
@@ -131,7 +154,7 @@ void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& p
   check_api_version(ctx, api_version, *kind == "Job" ? kJobApiVersion : kFlowApiVersion);
   if (*kind == "JobFlow") {
     JobFlowSpec flow;
-    if (auto n = root.get("metadata")) read_metadata(ctx, *n, flow);
+    read_object_metadata(ctx, root, default_namespace, flow);
     if (auto n = root.get("spec")) read_flow_spec(ctx, *n, flow);
     root.ignore({"status"});
     root.warn_unknown();
@@ -139,23 +162,81 @@ void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& p
     return;
   }
   JobSpec job;  // a JobTemplate's spec is a Job's spec, read by the same code
-  if (auto n = root.get("metadata")) read_metadata(ctx, *n, job);
+  read_object_metadata(ctx, root, default_namespace, job);
   if (auto n = root.get("spec")) read_spec(ctx, *n, job);
   root.ignore({"status"});
   root.warn_unknown();
   (*kind == "Job" ? out.jobs : out.templates).push_back({std::move(job), prefix, index});
 }
 
+// Thrown by DepthCheck where a mapping or list opens one level too deep.
+struct TooDeep {
+  YAML::Mark mark;
+};
+
+// yaml-cpp's events, only to measure nesting before the text is loaded into nodes: loading
+// recurses once per level, and yaml-cpp's own guard only says "bad file".
+class DepthCheck : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override { depth_ = 0; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    open(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    open(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void open(const YAML::Mark& mark) {
+    if (++depth_ > kMaxYamlDepth) throw TooDeep{mark};
+  }
+  int depth_ = 0;
+};
+
+std::string line_of(const YAML::Mark& mark) {
+  return mark.is_null() ? "" : "line " + std::to_string(mark.line + 1);
+}
+
+const std::string kTooDeep = "the YAML nests mappings and lists deeper than the limit of " +
+                             std::to_string(kMaxYamlDepth) + " levels";
+
 }  // namespace
 
-ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags) {
+ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags,
+                           std::string_view default_namespace) {
   ParsedDocuments out;
+  // yaml-cpp stops reading at a NUL byte, which would silently drop the documents after it.
+  if (auto nul = text.find('\0'); nul != std::string_view::npos) {
+    diags.error("", "the YAML contains a NUL byte at byte offset " + std::to_string(nul) +
+                        " (is it a binary file?); YAML text cannot contain NUL bytes");
+    return out;
+  }
   std::vector<YAML::Node> docs;
   try {
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    DepthCheck depth;
+    while (parser.HandleNextDocument(depth)) {
+    }
     for (const auto& doc : YAML::LoadAll(std::string(text)))
       if (doc.IsDefined() && !doc.IsNull()) docs.push_back(doc);
+  } catch (const TooDeep& e) {
+    diags.error(line_of(e.mark), kTooDeep);
+    return out;
+  } catch (const YAML::DeepRecursion& e) {
+    diags.error(line_of(e.mark), kTooDeep);
+    return out;
   } catch (const YAML::Exception& e) {
-    diags.error(e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1), e.msg);
+    diags.error(line_of(e.mark), e.msg);
     return out;
   } catch (const std::exception& e) {
     diags.error("", std::string("cannot read the YAML: ") + e.what());
@@ -166,7 +247,7 @@ ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags) {
     std::string prefix = docs.size() > 1 ? "documents[" + std::to_string(i) + "]." : "";
     ctx.set_prefix(prefix);
     try {
-      read_document(ctx, docs[i], prefix, i, out);
+      read_document(ctx, docs[i], prefix, i, default_namespace, out);
     } catch (const std::exception& e) {  // YAML::Exception included: yaml-cpp throws on misuse
       ctx.error("", std::string("cannot read the document: ") + e.what());
     }

@@ -29,9 +29,15 @@ struct ParsedDocuments {
   bool empty() const { return jobs.empty() && templates.empty() && flows.empty(); }
 };
 
+// Mappings and lists nested deeper than this are refused before the text is loaded.
+inline constexpr int kMaxYamlDepth = 100;
+
 // Parses every document. Problems land in `diags` with field paths ("spec.tasks[1].replicas"; when
 // the text holds several documents, prefixed "documents[N]."). Unknown fields are warnings.
-// Never throws.
-ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags);
+// A NUL byte anywhere, or nesting deeper than kMaxYamlDepth, rejects the whole text.
+// `default_namespace` (kubectl -n), when not empty, is the namespace of documents that name none,
+// and a document naming another one is an error at its metadata.namespace. Never throws.
+ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags,
+                           std::string_view default_namespace = {});
 
 }  // namespace caldera

@@ -202,9 +202,13 @@ caf::result<std::string> submit(CoordSelf* self, uint64_t id, ParsedDocuments do
   return pending->rp;
 }
 
-caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, const std::string& text) {
+// `ns`: Request.namespace, the namespace of documents that name none (empty: as they say).
+caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, capnp::Text::Reader text,
+                                     capnp::Text::Reader ns) {
   Diagnostics diags;
-  auto parsed = parse_yaml(text, diags);
+  // Every byte, NULs included: the parser refuses a NUL rather than stopping there.
+  auto parsed = parse_yaml(std::string_view(text.begin(), text.size()), diags,
+                           std::string_view(ns.begin(), ns.size()));
   // Admission runs even when parsing found problems, so that one answer lists them all.
   if (parsed.empty()) {
     if (diags.ok()) diags.error("", "no Job, JobTemplate or JobFlow documents found");
@@ -565,8 +569,11 @@ bool is_command_action(const std::string& a) {
 }
 
 caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
+  // Everything is read before the response promise exists: a malformed field throws, and
+  // handle_api's "malformed" answer is lost once a promise has taken over the reply.
   auto ref = cmd.getJob();
   std::string action = cmd.getAction();
+  std::string command_id = cmd.getCommandId();
   if (!is_command_action(action))
     return error_response(id, Code::INVALID_ARGUMENT,
                           "unknown action \"" + action +
@@ -578,7 +585,7 @@ caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::
   if (job->deleting)
     return error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command");
   auto rp = self->make_response_promise<std::string>();
-  self->request(job->actor, 30s, command_atom::value, action, std::string(cmd.getCommandId()))
+  self->request(job->actor, 30s, command_atom::value, action, std::move(command_id))
       .then([rp, id](caf::ok_atom) mutable { rp.deliver(ok_response(id)); },
             [self, rp, id](caf::error& err) mutable {
               rp.deliver(error_response(id, Code::INTERNAL,
@@ -604,7 +611,7 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
         return to_bytes(b);
       }
       case api::Request::SUBMIT_YAML:
-        return submit_yaml(self, id, req.getSubmitYaml());
+        return submit_yaml(self, id, req.getSubmitYaml(), req.getNamespace());
       case api::Request::SUBMIT_JOB:
       case api::Request::SUBMIT_JOB_TEMPLATE:
       case api::Request::SUBMIT_JOB_FLOW: {

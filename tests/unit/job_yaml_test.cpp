@@ -467,5 +467,85 @@ TEST(JobYaml, AliasExpansionIsBounded) {
   EXPECT_TRUE(has(diags.errors, "", "too many nodes"));
 }
 
+TEST(JobYaml, NulByteRejectsTheWholeTextWithItsOffset) {
+  const std::string first =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a}\n";
+  const std::string text = first + std::string(1, '\0') + "\n---\n" + first;
+  Diagnostics diags;
+  auto parsed = parse_yaml(text, diags);
+  EXPECT_TRUE(parsed.empty());
+  EXPECT_TRUE(has(diags.errors, "", "NUL byte at byte offset " + std::to_string(first.size())));
+}
+
+TEST(JobYaml, NestingDeeperThanTheLimitIsRefusedWithoutLoading) {
+  const std::string head = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nx: ";
+  for (const auto& [open, close] : {std::pair{"[", "]"}, std::pair{"{a: ", "}"}}) {
+    std::string deep = head;
+    for (int i = 0; i < 10000; ++i) deep += open;
+    for (int i = 0; i < 10000; ++i) deep += close;
+    Diagnostics diags;
+    EXPECT_TRUE(parse_yaml(deep + "\n", diags).empty());
+    EXPECT_TRUE(has(diags.errors, "line 3", "deeper than the limit of 100 levels"));
+  }
+  std::string block = head + "\n";
+  for (int i = 1; i <= 150; ++i) block += std::string(i, ' ') + "a:\n";
+  Diagnostics diags;
+  parse_yaml(block, diags);
+  // The document's own mapping is level 1, x's value level 2: level 101 is a: number 100.
+  EXPECT_TRUE(has(diags.errors, "line 103", "deeper than the limit of 100 levels"));
+
+  // The limit itself is fine.
+  std::string at_limit = head;
+  for (int i = 0; i < kMaxYamlDepth - 1; ++i) at_limit += "[";
+  for (int i = 0; i < kMaxYamlDepth - 1; ++i) at_limit += "]";
+  Diagnostics fine;
+  parse_yaml(at_limit + "\nmetadata: {name: a}\n", fine);
+  EXPECT_FALSE(has(fine.errors, "line 3", "deeper"));
+}
+
+TEST(JobYaml, DefaultNamespaceFillsDocumentsThatNameNone) {
+  const std::string text = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: a}
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: t, namespace: team-a}
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec: {flows: [{name: t}]}
+)";
+  Diagnostics diags;
+  auto parsed = parse_yaml(text, diags, "team-a");
+  ASSERT_TRUE(diags.ok()) << dump(diags.errors);
+  EXPECT_EQ(parsed.jobs.at(0).value.namespace_, "team-a");
+  EXPECT_EQ(parsed.templates.at(0).value.namespace_, "team-a");
+  EXPECT_EQ(parsed.flows.at(0).value.namespace_, "team-a");
+
+  Diagnostics none;
+  auto plain = parse_yaml(text, none);
+  EXPECT_EQ(plain.jobs.at(0).value.namespace_, "default");
+  EXPECT_EQ(plain.templates.at(0).value.namespace_, "team-a");
+}
+
+TEST(JobYaml, DefaultNamespaceRefusesADocumentNamingAnother) {
+  Diagnostics diags;
+  parse_yaml(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: a, namespace: b}
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f, namespace: c}
+)",
+             diags, "a");
+  EXPECT_TRUE(has(diags.errors, "documents[0].metadata.namespace",
+                  "the namespace from the provided object \"b\" does not match the namespace "
+                  "\"a\". You must pass '--namespace=b' to perform this operation."));
+  EXPECT_TRUE(has(diags.errors, "documents[1].metadata.namespace", "'--namespace=c'"));
+}
+
 }  // namespace
 }  // namespace caldera

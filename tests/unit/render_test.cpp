@@ -390,5 +390,57 @@ TEST(Render, DurationsAndTimestamps) {
   EXPECT_EQ(format_timestamp(kCreated + 999), "2023-11-14T22:13:20Z");
 }
 
+TEST(Render, AllNamespacesTablesStartWithTheNamespace) {
+  Job a = sample_job();
+  Job b = sample_job();
+  b.spec.name = "other";
+  b.spec.namespace_ = "team-b";
+  EXPECT_EQ(jobs_table({a, b}, false, kNow, true),
+            "NAMESPACE   NAME    STATUS    MINAVAILABLE   RUNNINGS   AGE\n"
+            "ml          train   Running   3              2          10m\n"
+            "team-b      other   Running   3              2          10m\n");
+  // -o wide already has it: once.
+  expect_aligned(jobs_table({a}, true, kNow, true),
+                 {"NAMESPACE", "NAME", "STATUS", "MINAVAILABLE", "RUNNINGS", "AGE", "PENDING",
+                  "SUCCEEDED", "FAILED", "RETRYCOUNT", "VERSION"});
+  Pod p = sample_pod("train-worker-0", PodPhase::Pending);
+  Pod q = sample_pod("other-main-0", PodPhase::Pending);
+  q.namespace_ = "team-b";
+  EXPECT_EQ(pods_table({p, q}, false, kNow, true),
+            "NAMESPACE   NAME             READY   STATUS    RESTARTS   AGE\n"
+            "ml          train-worker-0   0/0     Pending   0          10m\n"
+            "team-b      other-main-0     0/0     Pending   0          10m\n");
+  expect_aligned(pods_table({p}, true, kNow, true),
+                 {"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "EXIT"});
+}
+
+TEST(Render, DescribePod) {
+  Pod p = sample_pod("train-worker-0", PodPhase::Failed);
+  p.host_ip = "10.0.0.7";
+  p.started_ms = kCreated;
+  p.containers = {{"main", ContainerState::Terminated, 2, 0, "Error", kCreated, kNow}};
+  std::string d = describe_pod(p, kNow);
+  for (const char* expected :
+       {"Name:          train-worker-0\n", "Namespace:     ml\n",
+        "Node:          node-a/10.0.0.7\n", "Start Time:    2023-11-14T22:13:20Z (10m ago)\n",
+        "Labels:        volcano.sh/job-name=train\n"
+        "               volcano.sh/task-spec=worker\n",
+        "Status:        Error\n", "IP:            10.0.0.7\n", "Controlled By: Job/train\n",
+        "Containers:\n  main:\n    State:         Terminated\n      Reason:      Error\n"
+        "      Exit Code:   2\n"})
+    EXPECT_NE(d.find(expected), std::string::npos) << "missing:\n" << expected << "\nin:\n" << d;
+  EXPECT_NE(describe_pod(Pod{}, kNow).find("Containers:\n  <none>\n"), std::string::npos);
+}
+
+TEST(Render, LastLines) {
+  EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc\n");
+  EXPECT_EQ(last_lines("a\nb\nc", 2), "b\nc");
+  EXPECT_EQ(last_lines("a\nb\nc\n", 3), "a\nb\nc\n");
+  EXPECT_EQ(last_lines("a\nb\nc\n", 10), "a\nb\nc\n");
+  EXPECT_EQ(last_lines("a\nb\n", 0), "");
+  EXPECT_EQ(last_lines("", 5), "");
+  EXPECT_EQ(last_lines("\n\n\n", 1), "\n");
+}
+
 }  // namespace
 }  // namespace caldera

@@ -1,0 +1,47 @@
+// The caldera CLI's commands; each returns the process exit code. main.cpp maps arguments to them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "client/cli/common.hpp"
+
+namespace caldera::cli {
+
+// ---- read.cpp: get, describe, version ----
+
+// `get jobs|pods|jobtemplates|jobflows [NAME]` and `get nodes`; lists are read page by page.
+int get_jobs(const Globals& g, const std::string& name, bool all_ns);
+int get_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns);
+int get_templates(const Globals& g, const std::string& name, bool all_ns);
+int get_flows(const Globals& g, const std::string& name, bool all_ns);
+int get_nodes(const Globals& g);
+int describe_job(const Globals& g, const std::string& name);
+int describe_pod(const Globals& g, const std::string& name);
+// The client's version and, unless client_only, the server's (ping's Pong.version).
+int version(const Globals& g, bool client_only);
+
+// ---- write.cpp: submit, delete, job commands ----
+
+int submit(const Globals& g, const std::string& file);
+// Prints what kubectl prints: job.batch.volcano.sh "NAME" deleted.
+enum class Deletable { Job, JobTemplate, JobFlow };
+int delete_object(const Globals& g, Deletable kind, const std::string& name);
+// `action`: AbortJob, ResumeJob, RestartJob, TerminateJob or CompleteJob.
+int command(const Globals& g, const std::string& action, const std::string& name);
+
+// ---- follow.cpp: wait, logs ----
+
+// kubectl wait: 0 once the job is in the phase; non-zero on timeout (never before it) or when
+// the job ends in another phase it cannot leave.
+int wait_job(const Globals& g, const std::string& name, const std::string& condition,
+             const std::string& timeout_text);
+
+struct LogOptions {
+  std::string container;
+  int64_t tail = -1;    // the last N lines only; -1: everything
+  bool follow = false;  // keep reading until the pod's containers have ended
+};
+int logs(const Globals& g, const std::string& pod, const LogOptions& options);
+
+}  // namespace caldera::cli

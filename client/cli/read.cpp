@@ -1,0 +1,265 @@
+// get, describe and version: requests that only read.
+#include <iostream>
+#include <optional>
+
+#include "client/cli/commands.hpp"
+#include "client/render.hpp"
+#include "messages/codec.hpp"
+
+#ifndef CALDERA_VERSION
+#define CALDERA_VERSION "unknown"
+#endif
+
+namespace caldera::cli {
+namespace {
+
+// Items per page of a list (kubectl's --chunk-size default).
+constexpr uint32_t kPageSize = 500;
+
+using InitList = std::function<api::ListFilter::Builder(api::Request::Builder)>;
+
+// Reads a list page by page: each page's response goes to on_page, and the next page is asked
+// for with the previous one's Response.continue until it is empty (at once from a server that
+// does not page). Returns the exit code.
+int list_pages(const Globals& g, const InitList& init, const std::string& ns,
+               const std::string& job, const std::function<void(api::Response::Reader)>& on_page) {
+  std::string token;
+  for (;;) {
+    int rc = 0;
+    auto r = call(
+        g,
+        [&](api::Request::Builder b) {
+          auto f = init(b);
+          f.setNamespace(ns);
+          f.setJobName(job);
+          f.setLimit(kPageSize);
+          f.setContinue(token);
+        },
+        &rc);
+    if (!r) return rc;
+    auto resp = r->root<api::Response>();
+    on_page(resp);
+    std::string next = resp.getContinue();
+    if (next.empty()) return 0;
+    if (next == token) return fail("the server returned the same continue token twice: " + next);
+    token = std::move(next);
+  }
+}
+
+std::string list_namespace(const Globals& g, bool all_ns) {
+  return all_ns ? "" : g.ns;
+}
+
+// The job `name` in the current namespace, or nullopt (the error is printed, rc set).
+std::optional<Job> fetch_job(const Globals& g, const std::string& name, int* rc) {
+  auto r = call(
+      g,
+      [&](api::Request::Builder b) {
+        auto ref = b.initGetJob();
+        ref.setNamespace(g.ns);
+        ref.setName(name);
+      },
+      rc);
+  if (!r) return std::nullopt;
+  return decode(r->root<api::Response>().getJob());
+}
+
+// Every pod (of `job` when not empty) in the current namespace, or every namespace.
+std::optional<std::vector<Pod>> fetch_pods(const Globals& g, const std::string& job, bool all_ns,
+                                           int* rc) {
+  std::vector<Pod> pods;
+  *rc = list_pages(
+      g, [](api::Request::Builder b) { return b.initListPods(); }, list_namespace(g, all_ns), job,
+      [&](api::Response::Reader resp) {
+        for (auto p : resp.getPods()) pods.push_back(decode(p));
+      });
+  if (*rc) return std::nullopt;
+  return pods;
+}
+
+// Prints one object (name set) or a list of them in the -o format.
+template <class T>
+void print_objects(const Globals& g, const std::vector<T>& items, bool one, const char* resource,
+                   nlohmann::json (*to_json)(const T&),
+                   const std::function<std::string(const std::vector<T>&, bool)>& table,
+                   const std::function<std::string(const T&)>& name_of) {
+  if (g.output == "json" || g.output == "yaml") {
+    auto list = nlohmann::json::array();
+    for (const auto& item : items) list.push_back(to_json(item));
+    print_json(one && !list.empty() ? list[0] : list_of(list), g.output);
+  } else if (g.output == "name") {
+    for (const auto& item : items) print_name(resource, name_of(item));
+  } else {
+    print_table(table(items, g.output == "wide"));
+  }
+}
+
+// `get` of a JobTemplate or JobFlow kind: how to ask for one or all, and how to show them.
+template <class T>
+struct GetKind {
+  std::function<api::ObjectRef::Builder(api::Request::Builder)> init_get;
+  InitList init_list;
+  std::function<T(api::Response::Reader)> read_one;
+  std::function<void(api::Response::Reader, std::vector<T>&)> read_list;
+  nlohmann::json (*to_json)(const T&);
+  std::string (*table)(const std::vector<T>&, bool, int64_t);
+  const char* resource;
+};
+
+template <class T>
+int get_objects(const Globals& g, const std::string& name, bool all_ns, const GetKind<T>& kind) {
+  int rc = 0;
+  std::vector<T> items;
+  if (!name.empty()) {
+    // Named: the call depends on T, and its type must not.
+    std::unique_ptr<FlatReader> r = call(
+        g,
+        [&](api::Request::Builder b) {
+          auto ref = kind.init_get(b);
+          ref.setNamespace(g.ns);
+          ref.setName(name);
+        },
+        &rc);
+    if (!r) return rc;
+    items.push_back(kind.read_one(r->root<api::Response>()));
+  } else {
+    rc = list_pages(g, kind.init_list, list_namespace(g, all_ns), "",
+                    [&](api::Response::Reader resp) { kind.read_list(resp, items); });
+    if (rc) return rc;
+  }
+  print_objects<T>(
+      g, items, !name.empty(), kind.resource, kind.to_json,
+      [&](const std::vector<T>& v, bool wide) { return kind.table(v, wide, now_ms()); },
+      [](const T& t) { return t.spec.name; });
+  return 0;
+}
+
+template <class T, class List>
+void decode_into(List list, std::vector<T>& out) {
+  for (auto item : list) out.push_back(decode(item));
+}
+
+const GetKind<JobTemplate> kTemplates{
+    [](api::Request::Builder b) { return b.initGetJobTemplate(); },
+    [](api::Request::Builder b) { return b.initListJobTemplates(); },
+    [](api::Response::Reader r) { return decode(r.getJobTemplate()); },
+    [](api::Response::Reader r, std::vector<JobTemplate>& out) {
+      decode_into(r.getJobTemplates(), out);
+    },
+    template_to_json,
+    templates_table,
+    kTemplateResource};
+
+const GetKind<JobFlow> kFlows{
+    [](api::Request::Builder b) { return b.initGetJobFlow(); },
+    [](api::Request::Builder b) { return b.initListJobFlows(); },
+    [](api::Response::Reader r) { return decode(r.getJobFlow()); },
+    [](api::Response::Reader r, std::vector<JobFlow>& out) { decode_into(r.getJobFlows(), out); },
+    flow_to_json,
+    flows_table,
+    kFlowResource};
+
+}  // namespace
+
+int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
+  int rc = 0;
+  std::vector<Job> jobs;
+  if (!name.empty()) {
+    auto job = fetch_job(g, name, &rc);
+    if (!job) return rc;
+    jobs.push_back(std::move(*job));
+  } else {
+    rc = list_pages(
+        g, [](api::Request::Builder b) { return b.initListJobs(); }, list_namespace(g, all_ns), "",
+        [&](api::Response::Reader resp) { decode_into(resp.getJobs(), jobs); });
+    if (rc) return rc;
+  }
+  print_objects<Job>(
+      g, jobs, !name.empty(), kJobResource, job_to_json,
+      [&](const std::vector<Job>& v, bool wide) { return jobs_table(v, wide, now_ms(), all_ns); },
+      [](const Job& j) { return j.spec.name; });
+  return 0;
+}
+
+int get_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns) {
+  int rc = 0;
+  auto pods = fetch_pods(g, job, all_ns, &rc);
+  if (!pods) return rc;
+  if (!name.empty()) {
+    std::erase_if(*pods, [&](const Pod& p) { return p.name != name; });
+    if (pods->empty()) return fail("pods \"" + name + "\" not found in namespace " + g.ns);
+  }
+  print_objects<Pod>(
+      g, *pods, !name.empty(), kPodResource, pod_to_json,
+      [&](const std::vector<Pod>& v, bool wide) { return pods_table(v, wide, now_ms(), all_ns); },
+      [](const Pod& p) { return p.name; });
+  return 0;
+}
+
+int get_templates(const Globals& g, const std::string& name, bool all_ns) {
+  return get_objects(g, name, all_ns, kTemplates);
+}
+
+int get_flows(const Globals& g, const std::string& name, bool all_ns) {
+  return get_objects(g, name, all_ns, kFlows);
+}
+
+int get_nodes(const Globals& g) {
+  int rc = 0;
+  auto r = call(
+      g, [&](api::Request::Builder b) { b.setListNodes(); }, &rc);
+  if (!r) return rc;
+  std::vector<NodeInfo> nodes;
+  decode_into(r->root<api::Response>().getNodes(), nodes);
+  print_objects<NodeInfo>(
+      g, nodes, false, kNodeResource, node_to_json,
+      [](const std::vector<NodeInfo>& v, bool wide) { return nodes_table(v, wide); },
+      [](const NodeInfo& n) { return n.name; });
+  return 0;
+}
+
+int describe_job(const Globals& g, const std::string& name) {
+  int rc = 0;
+  auto job = fetch_job(g, name, &rc);
+  if (!job) return rc;
+  auto pods = fetch_pods(g, name, false, &rc);
+  if (!pods) return rc;
+  std::cout << caldera::describe_job(*job, *pods, now_ms());
+  return 0;
+}
+
+int describe_pod(const Globals& g, const std::string& name) {
+  int rc = 0;
+  auto pods = fetch_pods(g, "", false, &rc);
+  if (!pods) return rc;
+  for (const auto& p : *pods) {
+    if (p.name != name) continue;
+    std::cout << caldera::describe_pod(p, now_ms());
+    return 0;
+  }
+  return fail("pods \"" + name + "\" not found in namespace " + g.ns);
+}
+
+int version(const Globals& g, bool client_only) {
+  nlohmann::json j{{"clientVersion", {{"gitVersion", CALDERA_VERSION}}}};
+  std::optional<std::string> server;
+  int rc = 0;
+  if (!client_only) {
+    auto r = call(
+        g, [](api::Request::Builder b) { b.setPing(); }, &rc);
+    if (r) {
+      auto pong = r->root<api::Response>().getPong();
+      server = pong.getVersion();
+      j["serverVersion"] = {{"gitVersion", *server}, {"node", pong.getNode().cStr()}};
+    }
+  }
+  if (g.output == "json" || g.output == "yaml") {
+    print_json(j, g.output);
+  } else {
+    std::cout << "Client Version: " << CALDERA_VERSION << "\n";
+    if (server) std::cout << "Server Version: " << *server << "\n";
+  }
+  return rc;
+}
+
+}  // namespace caldera::cli
