@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include "messages/yaml_duration.hpp"
+
 namespace caldera {
 namespace {
 
@@ -26,6 +28,36 @@ bool read_port(const YAML::Node& n, const std::string& path, uint16_t& out, Diag
     diags.error(path, "must be a port number");
     return false;
   }
+}
+
+const std::set<std::string> kGatewayFields{"maxConnections", "idleTimeout", "frameTimeout"};
+
+void read_count(const YAML::Node& n, const std::string& path, std::optional<uint32_t>& out,
+                Diagnostics& diags) {
+  if (!n) return;
+  try {
+    auto v = n.as<int64_t>();
+    if (v < 1 || v > 1'000'000) {
+      diags.error(path, fmt::format("{} is outside 1..1000000", v));
+      return;
+    }
+    out = static_cast<uint32_t>(v);
+  } catch (const YAML::Exception&) {
+    diags.error(path, "must be a whole number");
+  }
+}
+
+void read_timeout(const YAML::Node& n, const std::string& path,
+                  std::optional<std::chrono::milliseconds>& out, Diagnostics& diags) {
+  if (!n) return;
+  std::string text = n.IsScalar() ? n.as<std::string>() : std::string{};
+  auto ms = parse_go_duration_ms(text);
+  if (!ms || *ms < 0) {
+    diags.error(path,
+                fmt::format("'{}' is not a duration (examples: 10s, 5m, 1h30m; 0: never)", text));
+    return;
+  }
+  out = std::chrono::milliseconds(*ms);
 }
 
 std::string scalar(const YAML::Node& n, const std::string& path, Diagnostics& diags) {
@@ -48,7 +80,8 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
                                            "clientPort", "dataDir", "resources"};
   for (const auto& kv : n) {
     auto key = kv.first.as<std::string>();
-    if (!known.count(key)) diags.warn(path + "." + key, "unknown field, ignored");
+    if (!known.count(key) && !kGatewayFields.count(key))
+      diags.warn(path + "." + key, "unknown field, ignored");
   }
   node.name = scalar(n["name"], path + ".name", diags);
   if (node.name.empty()) diags.error(path + ".name", "every node needs a name");
@@ -73,6 +106,9 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
       }
     }
   }
+  read_count(n["maxConnections"], path + ".maxConnections", node.max_connections, diags);
+  read_timeout(n["idleTimeout"], path + ".idleTimeout", node.idle_timeout, diags);
+  read_timeout(n["frameTimeout"], path + ".frameTimeout", node.frame_timeout, diags);
   cfg.nodes.push_back(std::move(node));
 }
 

@@ -1,7 +1,9 @@
 // The cluster config file: the cluster's name, its coordinator, auth token and every node.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,10 @@ struct NodeConfig {
   uint16_t client_port = 7070;   // the Cap'n Proto gateway
   std::string data_dir;
   ResourceList resources;  // capacity offered to pods
+  // Client gateway limits. Unset: calderad's flags, else its defaults; a timeout of 0: never.
+  std::optional<uint32_t> max_connections;
+  std::optional<std::chrono::milliseconds> idle_timeout;
+  std::optional<std::chrono::milliseconds> frame_timeout;
 };
 
 struct ClusterConfig {

@@ -1,9 +1,14 @@
 #include "node/gateway.hpp"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <uv.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -11,6 +16,7 @@
 #include <unordered_map>
 
 #include <capnp/message.h>
+#include <spdlog/spdlog.h>
 
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"
@@ -23,10 +29,32 @@ namespace {
 // response (say, a tooLarge error) before the peer reads it.
 constexpr uint64_t kLingerMs = 1000;
 constexpr size_t kReadChunk = 64 * 1024;
+// The kernel caps it at net.core.somaxconn. libuv's usual 128 overflows when hundreds of clients
+// connect at once, and each dropped SYN costs its client a 1 s retransmission.
+constexpr int kBacklog = 1024;
+// Refused connections linger like any graceful close and hold a descriptor meanwhile; beyond this
+// many at once a flood of them is closed without the explanation.
+constexpr size_t kMaxRefusing = 128;
+constexpr uint64_t kRefusalLogEveryMs = 10'000;
 
 uint32_t read_le32(const char* p) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);
   return uint32_t(u[0]) | uint32_t(u[1]) << 8 | uint32_t(u[2]) << 16 | uint32_t(u[3]) << 24;
+}
+
+std::string error_frame(api::Error::Code code, const std::string& message) {
+  capnp::MallocMessageBuilder builder;
+  auto response = builder.initRoot<api::Response>();
+  response.setId(0);
+  auto error = response.initErrors(1)[0];
+  error.setCode(code);
+  error.setMessage(message);
+  error.setPath("");
+  return to_bytes(builder);
+}
+
+uint64_t to_ms(std::chrono::milliseconds d) {
+  return d.count() > 0 ? static_cast<uint64_t>(d.count()) : 0;
 }
 
 class UvGateway;
@@ -39,6 +67,18 @@ struct Connection {
   bool linger_started = false;
   int open_handles = 0;
   bool closing = false;  // no more frames in or out; reads are drained and discarded
+  bool refused = false;  // over max_connections: gets the refusal, then closes
+  bool paused = false;   // reads stopped for backpressure
+  // Set when queued_bytes passes the limit, cleared when it drains to half: without the gap a
+  // client reading slowly would flip reads on and off for every response.
+  bool over_limit = false;
+  size_t queued_bytes = 0;  // handed to uv_write, its callback not yet run
+  size_t in_flight = 0;     // frames handed to on_frame, not yet answered
+  // Loop times (uv_now, ms).
+  uint64_t last_activity = 0;  // accepted, a complete frame, a reply, a finished write
+  uint64_t frame_started = 0;  // the first byte of the incomplete frame in `buffer` arrived
+  uint64_t over_since = 0;
+  uint64_t closing_since = 0;
   std::string buffer;
 };
 
@@ -64,6 +104,9 @@ class UvGateway final : public Gateway {
     server_.data = this;
     uv_async_init(&loop_, &async_, &UvGateway::on_async);
     async_.data = this;
+    uv_timer_init(&loop_, &sweep_);
+    sweep_.data = this;
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
 
   ~UvGateway() override {
@@ -87,6 +130,7 @@ class UvGateway final : public Gateway {
         nullptr);
     uv_run(&loop_, UV_RUN_DEFAULT);
     uv_loop_close(&loop_);
+    if (spare_fd_ >= 0) ::close(spare_fd_);
   }
 
   // Returns a libuv error code (0 on success).
@@ -103,7 +147,7 @@ class UvGateway final : public Gateway {
     ::freeaddrinfo(found);
     if (rc != 0) return rc;
     // libuv may defer a bind error (address in use) until listen.
-    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&server_), 128, &UvGateway::on_connection);
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&server_), kBacklog, &UvGateway::on_connection);
     if (rc != 0) return rc;
     sockaddr_storage addr{};
     int len = sizeof(addr);
@@ -118,6 +162,12 @@ class UvGateway final : public Gateway {
   }
 
   void run() {
+    // Housekeeping only (timeouts); a fraction of the shortest timeout keeps them close to exact.
+    uint64_t shortest = 1000;
+    for (auto t : {limits_.frame_timeout, limits_.idle_timeout, limits_.slow_reader_timeout})
+      if (to_ms(t) > 0) shortest = std::min(shortest, to_ms(t) / 4);
+    uint64_t every = std::max<uint64_t>(shortest, 10);
+    uv_timer_start(&sweep_, &UvGateway::on_sweep, every, every);
     thread_ = std::thread([this] { uv_run(&loop_, UV_RUN_DEFAULT); });
   }
 
@@ -129,6 +179,19 @@ class UvGateway final : public Gateway {
 
   void close(uint64_t connection, std::string last_frame) override {
     enqueue(Command{connection, std::move(last_frame), true});
+  }
+
+  GatewayStats stats() const override {
+    GatewayStats s;
+    s.connections = stat_connections_.load(std::memory_order_relaxed);
+    s.queued_bytes = stat_queued_.load(std::memory_order_relaxed);
+    s.paused_connections = stat_paused_.load(std::memory_order_relaxed);
+    s.requests_in_flight = stat_in_flight_.load(std::memory_order_relaxed);
+    s.refused = stat_refused_.load(std::memory_order_relaxed);
+    s.closed_idle = stat_idle_.load(std::memory_order_relaxed);
+    s.closed_frame_timeout = stat_frame_timeout_.load(std::memory_order_relaxed);
+    s.closed_slow_reader = stat_slow_reader_.load(std::memory_order_relaxed);
+    return s;
   }
 
  private:
@@ -156,51 +219,122 @@ class UvGateway final : public Gateway {
     for (auto& command : commands) self->execute(command);
   }
 
+  // On the loop thread, so in_flight and queued_bytes need no lock.
   void execute(Command& command) {
     auto it = connections_.find(command.connection);
     if (it == connections_.end() || it->second->closing) return;
     Connection* c = it->second.get();
+    if (c->in_flight > 0) {
+      --c->in_flight;
+      stat_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    c->last_activity = uv_now(&loop_);
     if (!command.frame.empty()) write(c, std::move(command.frame));
-    if (command.close) close_gracefully(c);
+    if (command.close) {
+      close_gracefully(c);
+    } else {
+      update_flow(c);
+    }
   }
 
   void close_everything() {
     for (auto& [id, c] : connections_) close_hard(c.get());
-    if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&server_))) {
-      uv_close(reinterpret_cast<uv_handle_t*>(&server_), nullptr);
-    }
-    if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&async_))) {
-      uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+    for (auto* h :
+         {reinterpret_cast<uv_handle_t*>(&server_), reinterpret_cast<uv_handle_t*>(&async_),
+          reinterpret_cast<uv_handle_t*>(&sweep_)}) {
+      if (!uv_is_closing(h)) uv_close(h, nullptr);
     }
   }
 
   static void on_connection(uv_stream_t* server, int status) {
     auto* self = static_cast<UvGateway*>(server->data);
+    if (status == UV_EMFILE || status == UV_ENFILE) {
+      self->shed_pending();
+      return;
+    }
     if (status < 0) return;
-    if (self->connections_.size() >= self->limits_.max_connections) {
-      // Accept and drop at once, so the peer sees a closed connection instead of hanging.
+    bool over = self->admitted_ >= self->limits_.max_connections;
+    if (over && self->refusing_ >= kMaxRefusing) {
       auto* tcp = new uv_tcp_t;
       uv_tcp_init(&self->loop_, tcp);
       uv_accept(server, reinterpret_cast<uv_stream_t*>(tcp));
       uv_close(reinterpret_cast<uv_handle_t*>(tcp),
                [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
+      self->note_refusal();
       return;
     }
     auto owned = std::make_unique<Connection>();
     Connection* c = owned.get();
     c->gateway = self;
     c->id = self->next_connection_++;
+    c->refused = over;
+    c->last_activity = uv_now(&self->loop_);
     uv_tcp_init(&self->loop_, &c->tcp);
     c->tcp.data = c;
     c->open_handles = 1;
     self->connections_.emplace(c->id, std::move(owned));
+    ++(over ? self->refusing_ : self->admitted_);
+    self->stat_connections_.fetch_add(1, std::memory_order_relaxed);
     auto* stream = reinterpret_cast<uv_stream_t*>(&c->tcp);
     if (uv_accept(server, stream) != 0) {
       self->close_hard(c);
       return;
     }
     uv_tcp_nodelay(&c->tcp, 1);
-    if (uv_read_start(stream, &UvGateway::on_alloc, &UvGateway::on_read) != 0) self->close_hard(c);
+    // A refused connection reads too: the graceful close drains what its client sends.
+    if (uv_read_start(stream, &UvGateway::on_alloc, &UvGateway::on_read) != 0) {
+      self->close_hard(c);
+      return;
+    }
+    if (over) {
+      self->note_refusal();
+      self->write(c, unavailable_response("too many connections (limit " +
+                                          std::to_string(self->limits_.max_connections) +
+                                          "); try again later"));
+      self->close_gracefully(c);
+    }
+  }
+
+  // libuv sheds connections itself when accept fails for lack of descriptors (it keeps a spare
+  // one), and only calls us when it could not: another thread took the descriptor it freed.
+  // Left pending, the connection would make libuv retry accept at once, forever; so free our own
+  // spare, accept and drop what is pending, and take the spare back.
+  void shed_pending() {
+    uv_os_fd_t fd = -1;
+    if (uv_fileno(reinterpret_cast<uv_handle_t*>(&server_), &fd) != 0) return;
+    if (spare_fd_ >= 0) {
+      ::close(spare_fd_);
+      spare_fd_ = -1;
+    }
+    uint64_t shed = 0;
+    for (;;) {
+      int s = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (s >= 0) {
+        ::close(s);
+        ++shed;
+      } else if (errno != EINTR) {
+        break;
+      }
+    }
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    stat_refused_.fetch_add(shed, std::memory_order_relaxed);
+    uint64_t now = uv_now(&loop_);
+    if (now - last_emfile_log_ >= kRefusalLogEveryMs || last_emfile_log_ == 0) {
+      last_emfile_log_ = now;
+      spdlog::error("gateway out of file descriptors: dropped {} new connection(s)", shed);
+    }
+  }
+
+  void note_refusal() {
+    stat_refused_.fetch_add(1, std::memory_order_relaxed);
+    ++refusals_unlogged_;
+    uint64_t now = uv_now(&loop_);
+    if (last_refusal_log_ == 0 || now - last_refusal_log_ >= kRefusalLogEveryMs) {
+      spdlog::warn("gateway refused {} connection(s): {} open, the limit is {}", refusals_unlogged_,
+                   admitted_, limits_.max_connections);
+      last_refusal_log_ = now;
+      refusals_unlogged_ = 0;
+    }
   }
 
   static void on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
@@ -217,20 +351,30 @@ class UvGateway final : public Gateway {
       return;
     }
     if (nread == 0 || c->closing) return;
+    bool was_empty = c->buffer.empty();
     c->buffer.append(buf->base, static_cast<size_t>(nread));
-    self->extract_frames(c);
+    bool consumed = self->extract_frames(c);
+    if (c->closing) return;
+    if (was_empty || consumed) c->frame_started = uv_now(&self->loop_);
+    self->update_flow(c);
   }
 
-  void extract_frames(Connection* c) {
+  bool blocked(const Connection* c) const {
+    return c->over_limit || c->in_flight >= limits_.max_in_flight;
+  }
+
+  // Hands every complete frame to on_frame_ until the connection is blocked; the rest stays in
+  // the buffer. True if any frame was taken.
+  bool extract_frames(Connection* c) {
     std::string& b = c->buffer;
     size_t offset = 0;
-    while (!c->closing && b.size() - offset >= 4) {
+    while (!c->closing && !blocked(c) && b.size() - offset >= 4) {
       const char* p = b.data() + offset;
       uint64_t segments = uint64_t(read_le32(p)) + 1;
       if (segments > limits_.max_segments) {
         reject(c, "frame has " + std::to_string(segments) + " segments; the limit is " +
                       std::to_string(limits_.max_segments));
-        return;
+        return offset > 0;
       }
       size_t header = (4 + 4 * segments + 7) & ~size_t(7);
       if (b.size() - offset < header) break;
@@ -240,14 +384,47 @@ class UvGateway final : public Gateway {
       if (total > limits_.max_frame_bytes) {
         reject(c, "frame of " + std::to_string(total) + " bytes is larger than the limit of " +
                       std::to_string(limits_.max_frame_bytes) + " bytes");
-        return;
+        return offset > 0;
       }
       if (b.size() - offset < total) break;
       std::string frame = b.substr(offset, total);
       offset += total;
+      ++c->in_flight;
+      stat_in_flight_.fetch_add(1, std::memory_order_relaxed);
+      c->last_activity = uv_now(&loop_);
       on_frame_(c->id, std::move(frame));
     }
     b.erase(0, offset);
+    return offset > 0;
+  }
+
+  // Stops or resumes reading from `c` by its queued bytes and requests in flight.
+  void update_flow(Connection* c) {
+    if (c->closing) return;
+    uint64_t now = uv_now(&loop_);
+    if (c->over_limit && c->queued_bytes <= limits_.max_queued_bytes / 2) {
+      c->over_limit = false;
+    } else if (!c->over_limit && c->queued_bytes > limits_.max_queued_bytes) {
+      c->over_limit = true;
+      c->over_since = now;
+    }
+    if (c->paused && !blocked(c) && !c->buffer.empty()) {
+      // Frames that arrived before the pause go first; they may block the connection again.
+      extract_frames(c);
+      if (c->closing) return;
+    }
+    auto* stream = reinterpret_cast<uv_stream_t*>(&c->tcp);
+    if (blocked(c) && !c->paused) {
+      uv_read_stop(stream);
+      c->paused = true;
+      stat_paused_.fetch_add(1, std::memory_order_relaxed);
+    } else if (!blocked(c) && c->paused) {
+      c->paused = false;
+      stat_paused_.fetch_sub(1, std::memory_order_relaxed);
+      // The pause was ours: the client's rest of a frame gets a full frame_timeout again.
+      c->frame_started = now;
+      if (uv_read_start(stream, &UvGateway::on_alloc, &UvGateway::on_read) != 0) close_hard(c);
+    }
   }
 
   void reject(Connection* c, const std::string& message) {
@@ -261,20 +438,77 @@ class UvGateway final : public Gateway {
     w->data = std::move(data);
     w->connection = c;
     w->req.data = w;
-    uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
+    size_t size = w->data.size();
+    uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(size));
     int rc =
         uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&c->tcp), &buf, 1, &UvGateway::on_written);
     if (rc != 0) {
       delete w;
       close_hard(c);
+      return;
     }
+    c->queued_bytes += size;
+    stat_queued_.fetch_add(size, std::memory_order_relaxed);
   }
 
+  // Also runs, with UV_ECANCELED, for writes still queued when the handle closes (before the close
+  // callback frees the connection).
   static void on_written(uv_write_t* req, int status) {
     auto* w = static_cast<WriteRequest*>(req->data);
     Connection* c = w->connection;
+    UvGateway* self = c->gateway;
+    size_t size = w->data.size();
     delete w;
-    if (status < 0) c->gateway->close_hard(c);
+    c->queued_bytes -= size;
+    self->stat_queued_.fetch_sub(size, std::memory_order_relaxed);
+    if (status < 0) {
+      self->close_hard(c);
+      return;
+    }
+    c->last_activity = uv_now(&self->loop_);
+    self->update_flow(c);
+  }
+
+  static void on_sweep(uv_timer_t* timer) { static_cast<UvGateway*>(timer->data)->sweep(); }
+
+  void sweep() {
+    uint64_t now = uv_now(&loop_);
+    uint64_t frame_ms = to_ms(limits_.frame_timeout), idle_ms = to_ms(limits_.idle_timeout),
+             slow_ms = to_ms(limits_.slow_reader_timeout);
+    auto expired = [now](uint64_t since, uint64_t limit) {
+      return limit > 0 && now - since >= limit;
+    };
+    // Closing never erases from connections_ at once (that waits for the close callbacks).
+    for (auto& [id, owned] : connections_) {
+      Connection* c = owned.get();
+      if (c->closing) {
+        // uv_shutdown waits for the queued writes, which a peer that does not read never takes.
+        if (!c->linger_started && expired(c->closing_since, slow_ms)) close_hard(c);
+        continue;
+      }
+      if (c->over_limit && expired(c->over_since, slow_ms)) {
+        stat_slow_reader_.fetch_add(1, std::memory_order_relaxed);
+        spdlog::info("gateway closes connection {}: {} response bytes unread for {} ms", c->id,
+                     c->queued_bytes, now - c->over_since);
+        close_hard(c);
+      } else if (!c->paused && !c->buffer.empty() && expired(c->frame_started, frame_ms)) {
+        stat_frame_timeout_.fetch_add(1, std::memory_order_relaxed);
+        spdlog::debug("gateway closes connection {}: incomplete frame for {} ms", c->id,
+                      now - c->frame_started);
+        std::string message = "incomplete frame: " + std::to_string(c->buffer.size()) +
+                              " bytes of it arrived and no more within " +
+                              std::to_string(frame_ms) + " ms";
+        c->buffer.clear();
+        write(c, framing_error_response(false, message));
+        close_gracefully(c);
+      } else if (c->in_flight == 0 && c->queued_bytes == 0 && c->buffer.empty() &&
+                 expired(c->last_activity, idle_ms)) {
+        stat_idle_.fetch_add(1, std::memory_order_relaxed);
+        spdlog::debug("gateway closes connection {}: idle for {} ms", c->id,
+                      now - c->last_activity);
+        close_gracefully(c);
+      }
+    }
   }
 
   // Our FIN goes out after the queued writes (uv_shutdown waits for them); then drain until the
@@ -282,8 +516,19 @@ class UvGateway final : public Gateway {
   void close_gracefully(Connection* c) {
     if (c->closing) return;
     c->closing = true;
+    c->closing_since = uv_now(&loop_);
     c->buffer.clear();
     c->buffer.shrink_to_fit();
+    if (c->paused) {
+      // Draining needs reads on: unread input at close would reset the connection.
+      c->paused = false;
+      stat_paused_.fetch_sub(1, std::memory_order_relaxed);
+      if (uv_read_start(reinterpret_cast<uv_stream_t*>(&c->tcp), &UvGateway::on_alloc,
+                        &UvGateway::on_read) != 0) {
+        close_hard(c);
+        return;
+      }
+    }
     auto* req = new uv_shutdown_t;
     req->data = c;
     int rc =
@@ -317,10 +562,15 @@ class UvGateway final : public Gateway {
   }
 
   void close_hard(Connection* c) {
+    if (!c->closing) c->closing_since = uv_now(&loop_);
     c->closing = true;
+    if (c->paused) {
+      c->paused = false;
+      stat_paused_.fetch_sub(1, std::memory_order_relaxed);
+    }
     auto closed = [](uv_handle_t* h) {
       auto* conn = static_cast<Connection*>(h->data);
-      if (--conn->open_handles == 0) conn->gateway->connections_.erase(conn->id);
+      if (--conn->open_handles == 0) conn->gateway->forget(conn);
     };
     auto* tcp = reinterpret_cast<uv_handle_t*>(&c->tcp);
     if (!uv_is_closing(tcp)) uv_close(tcp, closed);
@@ -328,11 +578,19 @@ class UvGateway final : public Gateway {
     if (c->linger_started && !uv_is_closing(timer)) uv_close(timer, closed);
   }
 
+  void forget(Connection* c) {
+    stat_in_flight_.fetch_sub(c->in_flight, std::memory_order_relaxed);
+    stat_connections_.fetch_sub(1, std::memory_order_relaxed);
+    --(c->refused ? refusing_ : admitted_);
+    connections_.erase(c->id);
+  }
+
   GatewayLimits limits_;
   OnFrame on_frame_;
   uv_loop_t loop_{};
   uv_tcp_t server_{};
   uv_async_t async_{};
+  uv_timer_t sweep_{};
   std::thread thread_;
   uint16_t port_ = 0;
   std::string read_chunk_;
@@ -341,9 +599,18 @@ class UvGateway final : public Gateway {
   bool stop_ = false;
   std::deque<Command> commands_;
 
+  // Written on the loop thread only; read by stats() from any thread.
+  std::atomic<size_t> stat_connections_{0}, stat_queued_{0}, stat_paused_{0}, stat_in_flight_{0};
+  std::atomic<uint64_t> stat_refused_{0}, stat_idle_{0}, stat_frame_timeout_{0},
+      stat_slow_reader_{0};
+
   // Loop thread only.
   uint64_t next_connection_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections_;
+  size_t admitted_ = 0;  // connections in the table that count against max_connections
+  size_t refusing_ = 0;  // refused ones still sending their refusal or lingering
+  int spare_fd_ = -1;    // given up to accept-and-drop when descriptors run out
+  uint64_t last_refusal_log_ = 0, refusals_unlogged_ = 0, last_emfile_log_ = 0;
 };
 
 }  // namespace
@@ -361,14 +628,12 @@ Result<std::unique_ptr<Gateway>> Gateway::start(const std::string& host, uint16_
 }
 
 std::string framing_error_response(bool too_large, const std::string& message) {
-  capnp::MallocMessageBuilder builder;
-  auto response = builder.initRoot<api::Response>();
-  response.setId(0);
-  auto error = response.initErrors(1)[0];
-  error.setCode(too_large ? api::Error::Code::TOO_LARGE : api::Error::Code::MALFORMED);
-  error.setMessage(message);
-  error.setPath("");
-  return to_bytes(builder);
+  return error_frame(too_large ? api::Error::Code::TOO_LARGE : api::Error::Code::MALFORMED,
+                     message);
+}
+
+std::string unavailable_response(const std::string& message) {
+  return error_frame(api::Error::Code::UNAVAILABLE, message);
 }
 
 }  // namespace caldera

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
@@ -14,6 +15,7 @@
 #include "actors/coordinator/coordinator_actor.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
+#include "messages/yaml_duration.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
 #include "node/gateway.hpp"
@@ -35,6 +37,38 @@ int fail(const std::string& message) {
   return 1;
 }
 
+// Descriptors kept for everything but admitted client connections: RocksDB files, CAF sockets,
+// pod pipes, and the refused connections the gateway is still explaining itself to.
+constexpr size_t kReservedDescriptors = 512;
+
+// Every client connection holds a descriptor, and the usual soft limit of 1024 would run out
+// (failing RocksDB and pods as well) long before the connection limit. Returns the limit now in
+// force, 0 if unknown.
+size_t raise_open_files_limit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  rlim_t target = rl.rlim_max;
+  if (target == RLIM_INFINITY) {
+    // Linux refuses an unlimited NOFILE; fs.nr_open is the most it takes.
+    unsigned long nr_open = 1u << 20;
+    std::ifstream("/proc/sys/fs/nr_open") >> nr_open;
+    target = nr_open;
+  }
+  if (rl.rlim_cur < target) {
+    rlimit raised{target, rl.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? 0 : static_cast<size_t>(rl.rlim_cur);
+}
+
+// A Go duration ("10s", "5m"; "0": never) from a flag, into `out`; false when malformed.
+bool duration_flag(const std::string& text, std::chrono::milliseconds& out) {
+  auto ms = parse_go_duration_ms(text);
+  if (!ms || *ms < 0) return false;
+  out = std::chrono::milliseconds(*ms);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +79,8 @@ int main(int argc, char** argv) {
   std::string log_level = "info", port_file, shim_path = sibling_executable("caldera-shim");
   int port = 7070, cluster_port = 7170;
   bool no_fsync = false;
+  size_t max_connections = 0;
+  std::string idle_timeout, frame_timeout;
   app.add_option("--config", config_path, "cluster config file (cluster-config/*.yaml)");
   app.add_option("--node", node_name, "this node's name in the cluster config");
   app.add_option("--data-dir", data_dir, "data directory of the embedded default node");
@@ -54,6 +90,16 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "error, warn, info or debug");
   app.add_option("--shim", shim_path, "the caldera-shim executable");
   app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
+  auto* max_connections_opt =
+      app.add_option("--max-connections", max_connections,
+                     "client connections at once; more are refused (default 4096, or the node's "
+                     "maxConnections)")
+          ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  app.add_option("--idle-timeout", idle_timeout,
+                 "close client connections idle this long, e.g. 5m (default; 0: never)");
+  app.add_option("--frame-timeout", frame_timeout,
+                 "close client connections stuck in the middle of a request this long, e.g. 10s "
+                 "(default; 0: never)");
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
@@ -89,6 +135,27 @@ int main(int argc, char** argv) {
   if (access(shim_path.c_str(), X_OK) != 0)
     return fail("cannot run the pod supervisor '" + shim_path + "' (use --shim PATH)");
 
+  // Flags override the node's config, which overrides the defaults.
+  GatewayLimits limits;
+  if (node->max_connections) limits.max_connections = *node->max_connections;
+  if (node->idle_timeout) limits.idle_timeout = *node->idle_timeout;
+  if (node->frame_timeout) limits.frame_timeout = *node->frame_timeout;
+  if (*max_connections_opt) limits.max_connections = max_connections;
+  if (!idle_timeout.empty() && !duration_flag(idle_timeout, limits.idle_timeout))
+    return fail("--idle-timeout: '" + idle_timeout + "' is not a duration (examples: 30s, 5m, 0)");
+  if (!frame_timeout.empty() && !duration_flag(frame_timeout, limits.frame_timeout))
+    return fail("--frame-timeout: '" + frame_timeout +
+                "' is not a duration (examples: 10s, 500ms, 0)");
+  if (size_t open_files = raise_open_files_limit(); open_files > 0) {
+    size_t fits =
+        open_files > 2 * kReservedDescriptors ? open_files - kReservedDescriptors : open_files / 2;
+    if (limits.max_connections > fits) {
+      spdlog::warn("calderad max-connections {} lowered to {}: the open files limit is {}",
+                   limits.max_connections, fits, open_files);
+      limits.max_connections = fits;
+    }
+  }
+
   StoreOptions store_options;
   store_options.sync = !no_fsync;
   auto opened = Store::open(node->data_dir + "/db", store_options);
@@ -122,11 +189,10 @@ int main(int argc, char** argv) {
 
   auto sink = std::make_shared<ReplySink>();
   auto bridge = spawn_client_bridge(sys, sink, coordinator, cluster.token);
-  auto gateway =
-      Gateway::start(node->host, node->client_port, GatewayLimits{},
-                     [bridge](uint64_t connection, std::string frame) {
-                       caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
-                     });
+  auto gateway = Gateway::start(
+      node->host, node->client_port, limits, [bridge](uint64_t connection, std::string frame) {
+        caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
+      });
   int status = 0;
   if (!gateway) {
     status = fail(gateway.error());

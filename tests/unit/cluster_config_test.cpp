@@ -63,5 +63,44 @@ TEST(ClusterConfig, EmbeddedDefaultUsesThisMachine) {
   EXPECT_GT(cfg.nodes[0].resources.get("memory"), 0);
 }
 
+TEST(ClusterConfig, GatewayLimitsPerNode) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+nodes:
+  - {name: a, maxConnections: 2000, idleTimeout: 90s, frameTimeout: 500ms}
+  - {name: b, idleTimeout: 0}
+  - {name: c}
+)",
+                                  diags);
+  ASSERT_TRUE(cfg) << cfg.error();
+  EXPECT_TRUE(diags.warnings.empty());
+  const auto& a = cfg->nodes[0];
+  EXPECT_EQ(a.max_connections, 2000u);
+  EXPECT_EQ(a.idle_timeout, std::chrono::seconds(90));
+  EXPECT_EQ(a.frame_timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(cfg->nodes[1].idle_timeout, std::chrono::milliseconds(0));  // never
+  EXPECT_FALSE(cfg->nodes[1].frame_timeout);
+  EXPECT_FALSE(cfg->nodes[2].max_connections);
+  EXPECT_FALSE(cfg->nodes[2].idle_timeout);
+}
+
+TEST(ClusterConfig, BadGatewayLimitsNameTheirField) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+nodes:
+  - {name: a, maxConnections: 0, idleTimeout: 5 minutes}
+  - {name: b, maxConnections: many, frameTimeout: -1s}
+  - {name: c, frameTimeout: [10s]}
+)",
+                                  diags);
+  EXPECT_FALSE(cfg);
+  EXPECT_TRUE(has_error(diags, "nodes[0].maxConnections"));
+  EXPECT_TRUE(has_error(diags, "nodes[0].idleTimeout"));
+  EXPECT_TRUE(has_error(diags, "nodes[1].maxConnections"));
+  EXPECT_TRUE(has_error(diags, "nodes[1].frameTimeout"));
+  EXPECT_TRUE(has_error(diags, "nodes[2].frameTimeout"));
+  EXPECT_EQ(diags.errors.size(), 5u);
+}
+
 }  // namespace
 }  // namespace caldera

@@ -1,5 +1,8 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -7,6 +10,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -49,12 +53,31 @@ std::string ping_request(uint64_t id) {
   return to_bytes(builder);
 }
 
+std::string list_jobs_request(uint64_t id) {
+  capnp::MallocMessageBuilder builder;
+  auto request = builder.initRoot<api::Request>();
+  request.setId(id);
+  request.initListJobs();
+  return to_bytes(builder);
+}
+
+bool eventually(const std::function<bool()>& fn, std::chrono::milliseconds timeout = 10s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fn()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return fn();
+}
+
 // A gateway whose handler decodes requests and replies from a separate worker thread, as the
 // real request handler does: ping -> Pong{node="test"}; listNodes -> ok, then the connection is
-// closed; anything else -> unimplemented; undecodable -> malformed with id 0.
+// closed; listJobs -> ok with a warning of `large_reply` bytes; anything else -> unimplemented;
+// undecodable -> malformed with id 0.
 class Server {
  public:
-  explicit Server(GatewayLimits limits = {}) {
+  explicit Server(GatewayLimits limits = {}, size_t large_reply = 1024)
+      : large_reply_(large_reply) {
     auto started = Gateway::start(
         "127.0.0.1", 0, limits,
         [this](uint64_t connection, std::string frame) { handle(connection, std::move(frame)); });
@@ -109,6 +132,10 @@ class Server {
           response.setOk();
           reply.close = true;
           break;
+        case api::Request::LIST_JOBS:
+          response.initWarnings(1).set(0, std::string(large_reply_, 'w'));
+          response.setOk();
+          break;
         default: {
           auto error = response.initErrors(1)[0];
           error.setCode(api::Error::Code::UNIMPLEMENTED);
@@ -142,6 +169,7 @@ class Server {
     }
   }
 
+  size_t large_reply_;
   std::unique_ptr<Gateway> gateway_;
   std::thread worker_;
   std::mutex mutex_;
@@ -408,7 +436,7 @@ TEST(Gateway, CloseSendsLastFrameThenCloses) {
   EXPECT_EQ(again.error(), "connection closed by server");
 }
 
-TEST(Gateway, ConnectionsBeyondTheLimitAreClosed) {
+TEST(Gateway, ConnectionsBeyondTheLimitGetARefusalAndOthersKeepWorking) {
   GatewayLimits limits;
   limits.max_connections = 2;
   Server server(limits);
@@ -419,7 +447,18 @@ TEST(Gateway, ConnectionsBeyondTheLimitAreClosed) {
   EXPECT_EQ(ping(*b), "");
   auto c = connect_to(server);
   ASSERT_TRUE(c);
-  EXPECT_EQ(ping(*c), "connection closed by server");
+  auto refusal = c->call([](api::Request::Builder r) { r.setPing(); }, 5s);
+  ASSERT_TRUE(refusal) << refusal.error();
+  auto root = (*refusal)->root<api::Response>();
+  EXPECT_EQ(root.getId(), 0u);
+  ASSERT_TRUE(root.isErrors());
+  EXPECT_EQ(root.getErrors()[0].getCode(), api::Error::Code::UNAVAILABLE);
+  EXPECT_EQ(std::string(root.getErrors()[0].getMessage()),
+            "too many connections (limit 2); try again later");
+  expect_closed(*c);
+  EXPECT_EQ(ping(*a), "");
+  EXPECT_EQ(ping(*b), "");
+  EXPECT_EQ(server.gateway().stats().refused, 1u);
   b.reset();
   // The slot frees once the gateway has seen b go; poll for it with a deadline.
   auto deadline = std::chrono::steady_clock::now() + 5s;
@@ -430,6 +469,245 @@ TEST(Gateway, ConnectionsBeyondTheLimitAreClosed) {
     result = ping(*d);
   } while (!result.empty() && std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(result, "");
+}
+
+// A loopback socket to the gateway; a small receive buffer keeps what the kernel holds for a
+// client that does not read small, so the gateway's own queue is what grows.
+int raw_connect(uint16_t port, int receive_buffer = 0) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (receive_buffer > 0)
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends what the peer takes without blocking, waiting at most `patience` for room each time.
+size_t send_what_fits(int fd, const std::string& data, std::chrono::milliseconds patience) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) break;
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, static_cast<int>(patience.count())) <= 0) break;
+  }
+  return sent;
+}
+
+TEST(Gateway, ClientThatDoesNotReadIsPausedWithABoundedQueue) {
+  GatewayLimits limits;
+  limits.max_queued_bytes = 1 << 20;
+  limits.max_in_flight = 16;
+  constexpr size_t kReply = 256 << 10;
+  constexpr uint64_t kRequests = 1000;  // 250 MiB of replies if all were queued
+  Server server(limits, kReply);
+  int fd = raw_connect(server.gateway().port(), 16 << 10);
+  ASSERT_GE(fd, 0);
+  std::string flood;
+  for (uint64_t id = 1; id <= kRequests; ++id) flood += list_jobs_request(id);
+  send_what_fits(fd, flood, 500ms);
+  // Paused with nothing left in flight: the gateway waits for the client and computes no more.
+  auto settled = [&] {
+    auto s = server.gateway().stats();
+    return s.paused_connections == 1 && s.requests_in_flight == 0;
+  };
+  ASSERT_TRUE(eventually(settled)) << server.gateway().stats().queued_bytes;
+  auto s = server.gateway().stats();
+  EXPECT_GT(s.queued_bytes, limits.max_queued_bytes);
+  // Over the limit by at most the replies that were in flight when it was reached.
+  EXPECT_LE(s.queued_bytes, limits.max_queued_bytes + limits.max_in_flight * (kReply + 4096));
+  size_t handled = server.frames();
+  EXPECT_LT(handled, kRequests / 4);
+
+  auto other = connect_to(server);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(ping(*other), "");
+  EXPECT_EQ(server.frames(), handled + 1);  // nothing more was taken from the paused client
+  EXPECT_TRUE(settled());
+
+  ::close(fd);  // unread data: the kernel resets, and the queued replies are dropped
+  EXPECT_TRUE(eventually([&] {
+    auto now = server.gateway().stats();
+    return now.queued_bytes == 0 && now.paused_connections == 0 && now.connections == 1;
+  }));
+  EXPECT_EQ(ping(*other), "");
+}
+
+TEST(Gateway, PipelinerThatReadsGetsEveryReplyInOrderThroughPauses) {
+  GatewayLimits limits;
+  limits.max_queued_bytes = 64 << 10;
+  limits.max_in_flight = 4;
+  Server server(limits, 16 << 10);
+  auto client = connect_to(server);
+  ASSERT_TRUE(client);
+  constexpr uint64_t kRequests = 300;
+  std::string requests;
+  for (uint64_t id = 1; id <= kRequests; ++id) requests += list_jobs_request(id);
+  ASSERT_TRUE(client->send_raw(requests));
+  for (uint64_t id = 1; id <= kRequests; ++id) {
+    auto frame = client->read_frame(5s);
+    ASSERT_TRUE(frame) << "reply " << id << ": " << frame.error();
+    ASSERT_EQ(decode(*frame).id, id);
+  }
+  EXPECT_EQ(server.frames(), kRequests);
+  EXPECT_TRUE(eventually([&] {
+    auto s = server.gateway().stats();
+    return s.queued_bytes == 0 && s.paused_connections == 0 && s.requests_in_flight == 0;
+  }));
+}
+
+TEST(Gateway, ClientThatNeverReadsIsClosedAfterTheSlowReaderTimeout) {
+  GatewayLimits limits;
+  limits.max_queued_bytes = 256 << 10;
+  limits.slow_reader_timeout = 300ms;
+  Server server(limits, 64 << 10);
+  int fd = raw_connect(server.gateway().port(), 16 << 10);
+  ASSERT_GE(fd, 0);
+  std::string flood;
+  for (uint64_t id = 1; id <= 200; ++id) flood += list_jobs_request(id);
+  send_what_fits(fd, flood, 500ms);
+  ASSERT_TRUE(eventually([&] { return server.gateway().stats().closed_slow_reader == 1; }, 5s));
+  EXPECT_TRUE(eventually([&] {
+    auto s = server.gateway().stats();
+    return s.connections == 0 && s.queued_bytes == 0;
+  }));
+  ::close(fd);
+}
+
+TEST(Gateway, IncompleteFrameIsClosedAfterTheFrameTimeout) {
+  GatewayLimits limits;
+  limits.frame_timeout = 200ms;
+  Server server(limits);
+  auto good = connect_to(server);
+  auto stuck = connect_to(server);
+  ASSERT_TRUE(good && stuck);
+  // Announces 100 words and sends one of them.
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(stuck->send_raw(header_claiming(0, {100}) + std::string(8, '\0')));
+  auto reply = stuck->read_frame(5s);
+  auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(reply) << reply.error();
+  auto d = decode(*reply);
+  EXPECT_EQ(d.code, api::Error::Code::MALFORMED);
+  EXPECT_NE(d.message.find("incomplete frame: 16 bytes"), std::string::npos) << d.message;
+  expect_closed(*stuck);
+  EXPECT_GE(waited, 200ms);
+  EXPECT_LT(waited, 3s);
+
+  // Sending a byte at a time does not keep a frame alive either.
+  auto dribbler = connect_to(server);
+  ASSERT_TRUE(dribbler);
+  std::string frame = ping_request(1);
+  start = std::chrono::steady_clock::now();
+  for (char byte : frame) {
+    if (!dribbler->send_raw(std::string(1, byte))) break;
+    std::this_thread::sleep_for(50ms);
+    if (server.gateway().stats().closed_frame_timeout == 2) break;
+  }
+  EXPECT_EQ(server.gateway().stats().closed_frame_timeout, 2u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+
+  EXPECT_EQ(ping(*good), "");  // idle, never mid-frame: untouched
+  EXPECT_EQ(server.frames(), 1u);
+}
+
+TEST(Gateway, IdleConnectionIsClosedAfterTheIdleTimeout) {
+  GatewayLimits limits;
+  limits.idle_timeout = 300ms;
+  Server server(limits);
+  auto idle = connect_to(server);
+  auto busy = connect_to(server);
+  ASSERT_TRUE(idle && busy);
+  EXPECT_EQ(ping(*idle), "");
+  auto last_request = std::chrono::steady_clock::now();
+  std::string outcome;
+  while (std::chrono::steady_clock::now() - last_request < 5s) {
+    ASSERT_EQ(ping(*busy), "");  // a request every 50 ms keeps a connection open
+    auto frame = idle->read_frame(50ms);
+    ASSERT_FALSE(frame);
+    outcome = frame.error();
+    if (outcome.rfind("timed out", 0) != 0) break;
+  }
+  auto waited = std::chrono::steady_clock::now() - last_request;
+  EXPECT_EQ(outcome, "connection closed by server");
+  // The gateway's clock (the loop's, in whole ms) starts a little before the pong reaches us.
+  EXPECT_GE(waited, 280ms);
+  EXPECT_EQ(server.gateway().stats().closed_idle, 1u);
+  EXPECT_EQ(ping(*busy), "");
+}
+
+TEST(Gateway, OutOfDescriptorsShedsNewClientsWithoutSpinning) {
+  Server server;
+  auto a = connect_to(server);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(ping(*a), "");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  int highest = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(highest, 0);
+  for (int fd = highest + 1; fd < highest + 256; ++fd)
+    if (::fcntl(fd, F_GETFD) != -1) highest = fd;
+  rlimit low = saved;
+  low.rlim_cur = static_cast<rlim_t>(highest) + 16;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> fillers;
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers.push_back(fd);
+  ::close(fillers.back());  // one free descriptor: the client's socket, none left to accept it
+  fillers.pop_back();
+  auto restore = [&] {
+    for (int fd : fillers) ::close(fd);
+    fillers.clear();
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+  };
+
+  auto shed = Client::connect(server.address(), 2s);
+  if (!shed) restore();
+  ASSERT_TRUE(shed) << shed.error();
+  auto frame = (*shed)->read_frame(3s);
+  ASSERT_FALSE(frame);
+  EXPECT_EQ(frame.error(), "connection closed by server");
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_SELF, &before);
+  std::this_thread::sleep_for(300ms);
+  ::getrusage(RUSAGE_SELF, &after);
+  auto cpu_us = [](const rusage& r) {
+    return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1'000'000L + r.ru_utime.tv_usec +
+           r.ru_stime.tv_usec;
+  };
+  restore();
+  EXPECT_LT(cpu_us(after) - cpu_us(before), 100'000L);  // not retrying accept in a loop
+  EXPECT_EQ(ping(*a), "");
+  auto b = connect_to(server);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(ping(*b), "");
+}
+
+TEST(Gateway, StatsCountConnections) {
+  Server server;
+  EXPECT_EQ(server.gateway().stats().connections, 0u);
+  auto a = connect_to(server);
+  auto b = connect_to(server);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(ping(*a), "");
+  EXPECT_EQ(ping(*b), "");
+  EXPECT_EQ(server.gateway().stats().connections, 2u);
+  a.reset();
+  EXPECT_TRUE(eventually([&] { return server.gateway().stats().connections == 1; }));
+  auto s = server.gateway().stats();
+  EXPECT_EQ(s.queued_bytes, 0u);
+  EXPECT_EQ(s.paused_connections, 0u);
+  EXPECT_EQ(s.requests_in_flight, 0u);
 }
 
 TEST(Gateway, HundredConcurrentClientsFiftyPingsEach) {
