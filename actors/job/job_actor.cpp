@@ -150,6 +150,12 @@ void apply_effects(JobSelf* self, Inflight& in) {
   for (const auto& c : in.fx.phase_changes)
     spdlog::info("job={} phase={} from={} reason={}", m.key(), to_string(c.to), to_string(c.from),
                  c.reason);
+  // Effects of states from before a delete: the delete has removed the job's pods from their
+  // nodes and cancelled its pod group, so nothing may be launched or asked for again.
+  if (st.deleted) {
+    in.fx.launch.clear();
+    in.fx.request_placement = false;
+  }
   for (const auto& name : in.fx.launch) {
     auto it = m.pods.find(name);
     if (it == m.pods.end() || it->second.node.empty()) continue;
@@ -161,7 +167,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
   for (const auto& r : in.fx.remove)
     self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
-  if (in.fx.request_placement) {
+  if (in.fx.request_placement && !st.deleted) {
     // The scheduler keeps a request until it is bound or replaced: the same one again would only
     // cost it a session.
     auto request = pod_group_request(m);
@@ -195,7 +201,11 @@ void drain(JobSelf* self) {
       self->quit();
       return;
     }
-    if (in.quit_after) self->state.deleted = false;  // the record is still there: so is the job
+    if (in.quit_after) {
+      // The record is still there: so is the job, whose pod group the delete cancelled.
+      self->state.deleted = false;
+      self->state.last_request.clear();
+    }
   }
 }
 
