@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Resident memory per live job actor with N running simulated jobs, and job state transitions per
-# second (abort then resume every job; storage on, fsync on). Prints every run and the medians.
+# Resident memory per live and per finished job with N simulated jobs, job state transitions per
+# second (abort then resume every job; storage on, fsync on), and calderad CPU per pod of one-pod
+# jobs next to one job of up to 10,000 pods. Prints every run and the medians.
 # Usage: scripts/bench/job-actors.sh [N=10000] [RUNS=3]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +22,7 @@ trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-mem=(); rate=()
+mem=(); rate=(); done_mem=(); small=(); bigpod=()
 for r in $(seq "$runs"); do
   dir="$work/run-$r"
   mkdir -p "$dir"
@@ -31,7 +32,7 @@ for r in $(seq "$runs"); do
 cluster: {name: bench, coordinator: n1}
 nodes:
   - {name: n1, host: 127.0.0.1, clusterPort: $cport, clientPort: $port, dataDir: $dir/data,
-     resources: {cpu: 64, memory: 256Gi, pods: $((n + 100))}}
+     resources: {cpu: 64, memory: 256Gi, pods: $((2 * n + 10100))}}
 YAML
   build-release/node/calderad --config "$dir/cluster.yaml" --node n1 --log-level warn \
     >"$dir/log" 2>&1 &
@@ -44,8 +45,14 @@ YAML
     --pid "$pid" --prefix "r$r")
   echo "$out"
   mem+=("$(sed -E 's/.*bytes_per_live_job=([0-9.]+).*/\1/' <<<"$out")")
+  done_mem+=("$(sed -E 's/.*bytes_per_finished_job=([-0-9.]+).*/\1/' <<<"$out")")
+  small+=("$(sed -E 's/.*cpu_us_per_pod_of_1pod_jobs=([0-9.]+).*/\1/' <<<"$out")")
+  bigpod+=("$(sed -E 's/.*cpu_us_per_pod_of_[0-9]+pod_job=([0-9.]+).*/\1/' <<<"$out")")
   rate+=("$(sed -E 's/.*transitions_per_s=([0-9.]+).*/\1/' <<<"$out")")
   kill "$pid"; wait "$pid" || true
 done
 echo "median jobs=$n runs=$runs bytes_per_live_job=$(printf '%s\n' "${mem[@]}" | median)" \
-  "transitions_per_s=$(printf '%s\n' "${rate[@]}" | median)"
+  "bytes_per_finished_job=$(printf '%s\n' "${done_mem[@]}" | median)" \
+  "transitions_per_s=$(printf '%s\n' "${rate[@]}" | median)" \
+  "cpu_us_per_pod_of_1pod_jobs=$(printf '%s\n' "${small[@]}" | median)" \
+  "cpu_us_per_pod_of_big_job=$(printf '%s\n' "${bigpod[@]}" | median)"

@@ -4,6 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <unistd.h>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -14,6 +18,7 @@
 
 #include "client/client.hpp"
 #include "messages/flat.hpp"
+#include "scripts/bench/list_jobs.hpp"
 
 using namespace caldera;
 using namespace std::chrono;
@@ -34,11 +39,32 @@ long rss_kb(int pid) {
   return -1;
 }
 
-std::string job_yaml(const std::string& name) {
+std::string job_yaml(const std::string& name, int replicas = 1,
+                     const std::string& sim_ms = "86400000") {
   return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
-         "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n"
-         "        metadata: {annotations: {caldera.io/sim-duration-ms: '86400000'}}\n"
+         "}\nspec:\n  minAvailable: 1\n  tasks:\n    - name: main\n      replicas: " +
+         std::to_string(replicas) +
+         "\n      template:\n"
+         "        metadata: {annotations: {caldera.io/sim-duration-ms: '" +
+         sim_ms +
+         "'}}\n"
          "        spec: {containers: [{name: main, command: [/bin/true]}]}\n";
+}
+
+// calderad's CPU time so far (user + system), in seconds.
+double cpu_s(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  unsigned long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoul(field);
+    if (i == 15) stime = std::stoul(field);
+  }
+  return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
 // Sends one request per job, `window` in flight, and reads every answer. Counts errors.
@@ -72,13 +98,11 @@ struct Census {
 
 Census census(Client& c, const std::string& prefix, const std::string& phase) {
   Census out;
-  auto r = c.call([](api::Request::Builder b) { b.initListJobs().setNamespace("default"); });
-  if (!r) return out;
-  for (auto j : r.value()->root<api::Response>().getJobs()) {
-    if (std::string(j.getSpec().getName()).rfind(prefix, 0) != 0) continue;
+  bench::for_each_job(c, "default", [&](api::Job::Reader j) {
+    if (std::string(j.getSpec().getName()).rfind(prefix, 0) != 0) return;
     if (j.getStatus().getState().getPhase() == phase) ++out.in_phase;
     out.conditions += j.getStatus().getConditions().size();
-  }
+  });
   return out;
 }
 
@@ -141,10 +165,36 @@ int main(int argc, char** argv) {
   if (!resumed) return 1;
   double seconds_taken = duration<double>(steady_clock::now() - start).count();
   long transitions = resumed->conditions - running->conditions;
+
+  // Finished jobs: as many again, each done at once; what they keep once Completed.
+  const long rss_live = rss_kb(pid);
+  const double cpu_small = cpu_s(pid);
+  if (pipeline(c, jobs, window, [&](api::Request::Builder r, int i) {
+        r.setSubmitYaml(job_yaml(prefix + "-done-" + std::to_string(i), 1, "0"));
+      }) != 0)
+    return 1;
+  if (!wait_all(c, prefix + "-done-", "Completed", jobs)) return 1;
+  const double cpu_per_small_pod = (cpu_s(pid) - cpu_small) / jobs;
+  std::this_thread::sleep_for(seconds(1));
+  const long rss_done = rss_kb(pid);
+
+  // One job with `jobs` pods (at most the replica limit), each done at once: what one pod event
+  // costs in a big job, next to a one-pod job's whole life above.
+  const int big = std::min(jobs, 10000);
+  const double cpu_big = cpu_s(pid);
+  if (pipeline(c, 1, 1, [&](api::Request::Builder r, int) {
+        r.setSubmitYaml(job_yaml(prefix + "-big", big, "0"));
+      }) != 0)
+    return 1;
+  if (!wait_all(c, prefix + "-big", "Completed", 1)) return 1;
+  const double cpu_per_big_pod = (cpu_s(pid) - cpu_big) / big;
+
   std::printf(
-      "jobs=%d rss_before_kb=%ld rss_after_kb=%ld bytes_per_live_job=%.0f transitions=%ld "
-      "transitions_s=%.3f transitions_per_s=%.0f\n",
-      jobs, rss_before, rss_after, (rss_after - rss_before) * 1024.0 / jobs, transitions,
-      seconds_taken, transitions / seconds_taken);
+      "jobs=%d rss_before_kb=%ld rss_after_kb=%ld bytes_per_live_job=%.0f "
+      "bytes_per_finished_job=%.0f transitions=%ld transitions_s=%.3f transitions_per_s=%.0f "
+      "cpu_us_per_pod_of_1pod_jobs=%.0f cpu_us_per_pod_of_%dpod_job=%.0f\n",
+      jobs, rss_before, rss_after, (rss_after - rss_before) * 1024.0 / jobs,
+      (rss_done - rss_live) * 1024.0 / jobs, transitions, seconds_taken,
+      transitions / seconds_taken, cpu_per_small_pod * 1e6, big, cpu_per_big_pod * 1e6);
   return 0;
 }

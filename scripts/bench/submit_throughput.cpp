@@ -13,6 +13,7 @@
 
 #include "client/client.hpp"
 #include "messages/flat.hpp"
+#include "scripts/bench/list_jobs.hpp"
 
 using namespace caldera;
 using namespace std::chrono;
@@ -84,17 +85,16 @@ int main(int argc, char** argv) {
   int done = 0;
   auto deadline = steady_clock::now() + minutes(5);
   while (steady_clock::now() < deadline) {
-    auto r = c.call([](api::Request::Builder b) { b.initListJobs().setNamespace("default"); });
-    if (!r) {
-      std::cerr << r.error() << "\n";
-      return 1;
-    }
     done = 0;
-    for (auto j : r.value()->root<api::Response>().getJobs()) {
+    bool ok = bench::for_each_job(c, "default", [&](api::Job::Reader j) {
       std::string name = j.getSpec().getName();
-      if (name.rfind(prefix + "-", 0) != 0) continue;
+      if (name.rfind(prefix + "-", 0) != 0) return;
       std::string phase = j.getStatus().getState().getPhase();
       if (phase == "Completed" || phase == "Failed") ++done;
+    });
+    if (!ok) {
+      std::cerr << "cannot list jobs\n";
+      return 1;
     }
     if (done >= jobs - failed) break;
     std::this_thread::sleep_for(milliseconds(poll_ms));
