@@ -1,12 +1,19 @@
-// Store on RocksDB: opening every column family, group commit by one writer thread, direct reads.
+// Store on RocksDB: opening every column family, group commit by one writer thread, direct reads,
+// and resuming after write errors (a full disk) without a restart.
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <mutex>
@@ -32,13 +39,108 @@ size_t family_index(Family family) {
   return static_cast<size_t>(family);
 }
 
-rocksdb::DBOptions db_options() {
+int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// RocksDB's own LOG file lives on the data disk, and Debian builds RocksDB with assertions on:
+// once an append to it fails (disk full), the next line logged to it aborts the process in
+// WritableFileWriter (`sync_without_flush_called_`), typically the warning DB::Close logs. So
+// RocksDB logs into calderad's log instead, which is not on the data disk.
+class SpdLogger final : public rocksdb::Logger {
+ public:
+  SpdLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL) {}
+
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    Logv(rocksdb::InfoLogLevel::INFO_LEVEL, format, ap);
+  }
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    if (level < GetInfoLogLevel()) return;
+    char line[1024];
+    int n = std::vsnprintf(line, sizeof line, format, ap);
+    if (n < 0) return;
+    // Its warnings repeat for every resume attempt while the disk is full; the store says once.
+    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL)
+      spdlog::error("rocksdb: {}", line);
+    else
+      spdlog::debug("rocksdb: {}", line);
+  }
+};
+
+// Shared by the store and the RocksDB listener, which may call in before the store exists and
+// from RocksDB's threads.
+class HealthState {
+ public:
+  // Returns true when this error is the one that stopped writes (the caller logs it).
+  bool fail(const std::string& error) {
+    std::lock_guard lock(mu_);
+    if (!health_.writable) return false;
+    health_ = StoreHealth{false, error, wall_ms(), 0};
+    return true;
+  }
+  void resume_failed() {
+    std::lock_guard lock(mu_);
+    ++health_.resume_attempts;
+  }
+  // Returns what the health was, for the recovery log line.
+  StoreHealth recovered() {
+    std::lock_guard lock(mu_);
+    StoreHealth was = health_;
+    health_ = StoreHealth{};
+    return was;
+  }
+  StoreHealth get() const {
+    std::lock_guard lock(mu_);
+    return health_;
+  }
+  bool writable() const {
+    std::lock_guard lock(mu_);
+    return health_.writable;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  StoreHealth health_;
+};
+
+// Sees RocksDB enter its background-error state (a failed WAL append, flush or compaction), which
+// stops all writes, and keeps RocksDB from recovering on its own: its SstFileManager waits for
+// write_buffer_size (64 MiB) of free space before it even tries, forever on a small disk, and
+// meanwhile DB::Resume() answers Busy. The store's writer resumes instead.
+class ErrorListener final : public rocksdb::EventListener {
+ public:
+  explicit ErrorListener(std::shared_ptr<HealthState> health) : health_(std::move(health)) {}
+
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    using Severity = rocksdb::Status::Severity;
+    // Soft errors (most failed compactions) leave writes going.
+    if (error->ok() || error->severity() == Severity::kSoftError) return;
+    if (reason == rocksdb::BackgroundErrorReason::kCompaction &&
+        error->severity() < Severity::kHardError)
+      return;
+    if (health_->fail(error->ToString()))
+      spdlog::error("store: writes stopped by a background error: {}", error->ToString());
+  }
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason /*reason*/, rocksdb::Status /*error*/,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
+  }
+
+ private:
+  std::shared_ptr<HealthState> health_;
+};
+
+rocksdb::DBOptions db_options(const std::shared_ptr<HealthState>& health) {
   rocksdb::DBOptions o;
   o.create_if_missing = true;
   o.create_missing_column_families = true;
-  o.keep_log_file_num = 3;
-  o.max_log_file_size = 1 << 20;
+  o.info_log = std::make_shared<SpdLogger>();
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  o.listeners.push_back(std::make_shared<ErrorListener>(health));
+  // Nor its own retries of other IO errors: while they run, DB::Resume() answers Busy.
+  o.max_bgerror_resume_count = 0;
   return o;
 }
 
@@ -63,8 +165,12 @@ class RocksDbStore final : public Store {
  public:
   RocksDbStore(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
                std::array<rocksdb::ColumnFamilyHandle*, kFamilyNames.size()> families,
-               StoreOptions options)
-      : db_(db), handles_(std::move(handles)), families_(families), options_(options) {
+               StoreOptions options, std::shared_ptr<HealthState> health)
+      : db_(db),
+        handles_(std::move(handles)),
+        families_(families),
+        options_(options),
+        health_(std::move(health)) {
     writer_ = std::thread([this] { run_writer(); });
   }
 
@@ -76,6 +182,9 @@ class RocksDbStore final : public Store {
     work_cv_.notify_one();
     writer_.join();
     for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+    // Closing after a write error is fine: what was synced is in the WAL, replayed on open.
+    auto s = db_->Close();
+    if (!s.ok()) spdlog::warn("store: close: {}", s.ToString());
     delete db_;
   }
 
@@ -118,7 +227,12 @@ class RocksDbStore final : public Store {
     return StoreStats{commits_.load(), batches_.load(), writes_.load()};
   }
 
+  bool writable() const override { return health_->writable(); }
+  StoreHealth health() const override { return health_->get(); }
+
  private:
+  using SteadyClock = std::chrono::steady_clock;
+
   rocksdb::ColumnFamilyHandle* handle(Family family) const {
     return families_[family_index(family)];
   }
@@ -140,25 +254,63 @@ class RocksDbStore final : public Store {
 
   void run_writer() {
     std::unique_lock lock(mu_);
+    auto next_resume = SteadyClock::time_point::min();
     for (;;) {
-      work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
+      auto ready = [&] { return stopping_ || !queue_.empty(); };
+      if (health_->writable()) {
+        // A background error arriving meanwhile shows up at the next write; a second's wait
+        // bounds how late health() starts retrying without one.
+        work_cv_.wait_for(lock, options_.resume_interval, ready);
+      } else {
+        work_cv_.wait_until(lock, next_resume, ready);
+      }
+      if (!health_->writable() && SteadyClock::now() >= next_resume) {
+        lock.unlock();
+        try_resume();
+        lock.lock();
+        next_resume = SteadyClock::now() + options_.resume_interval;
+      }
+      if (queue_.empty()) {
+        if (stopping_) return;  // drained
+        continue;
+      }
       std::vector<Pending> batch = take_batch();
       // Unlocked while writing and syncing, so that new commits pile up into the next batch.
       lock.unlock();
+      bool was_writable = health_->writable();
       write_batch(batch);
       lock.lock();
+      // The first retry waits a full interval: right after the error the disk is still full.
+      if (was_writable && !health_->writable())
+        next_resume = SteadyClock::now() + options_.resume_interval;
       completed_ += batch.size();
       done_cv_.notify_all();
     }
   }
 
+  void try_resume() {
+    auto s = db_->Resume();
+    if (!s.ok()) {
+      health_->resume_failed();
+      return;
+    }
+    auto was = health_->recovered();
+    spdlog::info("store: writable again after {} ms and {} failed resume attempts",
+                 wall_ms() - was.unwritable_ms, was.resume_attempts);
+  }
+
   void write_batch(std::vector<Pending>& batch) {
-    rocksdb::WriteBatch wb;
     std::string error;
+    if (auto h = health_->get(); !h.writable) {
+      // RocksDB would refuse it too; say why, and that it is temporary.
+      error = "store is not writable since a write error (resumed every " +
+              std::to_string(options_.resume_interval.count()) + " ms until it works): " + h.error;
+    }
+    rocksdb::WriteBatch wb;
     size_t count = 0;
     for (const auto& p : batch) {
       for (const auto& w : p.writes) {
+        if (!error.empty()) break;
         auto s = w.value ? wb.Put(handle(w.family), w.key, *w.value)
                          : wb.Delete(handle(w.family), w.key);
         if (!s.ok() && error.empty()) error = s.ToString();
@@ -174,6 +326,9 @@ class RocksDbStore final : public Store {
         writes_.fetch_add(count);
       } else {
         error = s.ToString();
+        // The listener has normally seen it already; an IO error stops RocksDB's writes anyway.
+        if (s.IsIOError() && health_->fail(error))
+          spdlog::error("store: a write failed, writes stopped: {}", error);
       }
     }
     commits_.fetch_add(batch.size());
@@ -186,6 +341,7 @@ class RocksDbStore final : public Store {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // every open family, for destruction
   std::array<rocksdb::ColumnFamilyHandle*, kFamilyNames.size()> families_;
   StoreOptions options_;
+  std::shared_ptr<HealthState> health_;
 
   std::mutex mu_;
   std::condition_variable work_cv_;
@@ -209,7 +365,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
   std::filesystem::create_directories(dir, ec);
   if (ec) return Failure{"cannot create data dir '" + dir + "': " + ec.message()};
 
-  rocksdb::DBOptions dbo = db_options();
+  auto health = std::make_shared<HealthState>();
+  rocksdb::DBOptions dbo = db_options(health);
   // Families a newer binary added must be opened too, or RocksDB refuses the whole database.
   std::vector<std::string> names{rocksdb::kDefaultColumnFamilyName};
   for (const auto& [family, name] : kFamilyNames) names.emplace_back(name);
@@ -234,7 +391,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
   for (size_t i = 0; i < kFamilyNames.size(); ++i) {
     families[family_index(kFamilyNames[i].first)] = handles[i + 1];
   }
-  return std::unique_ptr<Store>(new RocksDbStore(db, std::move(handles), families, options));
+  return std::unique_ptr<Store>(
+      new RocksDbStore(db, std::move(handles), families, options, std::move(health)));
 }
 
 }  // namespace caldera

@@ -1,6 +1,7 @@
 // RocksDB store with one column family per kind of record and group commit of synced writes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +19,8 @@ enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods };
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)
   size_t max_batch_writes = 4096;  // writes folded into one WriteBatch at most
+  // After a write error (a full disk), how often the writer asks RocksDB to resume.
+  std::chrono::milliseconds resume_interval{1000};
 };
 
 // One change: a put when value is set, a delete otherwise.
@@ -25,6 +28,15 @@ struct Write {
   Family family;
   std::string key;
   std::optional<std::string> value;
+};
+
+// Whether commits can succeed now. After a write error RocksDB refuses every write until it is
+// resumed; the store retries that every resume_interval and meanwhile fails commits at once.
+struct StoreHealth {
+  bool writable = true;
+  std::string error;             // while not writable: the error that stopped writes
+  int64_t unwritable_ms = 0;     // while not writable: since when (ms since the epoch)
+  uint64_t resume_attempts = 0;  // while not writable: failed resumes so far
 };
 
 struct StoreStats {
@@ -42,6 +54,8 @@ class Store {
   // Queues writes from any thread. A writer thread folds everything queued into one WriteBatch,
   // writes it (synced), then calls each `done` in submission order on the writer thread with an
   // empty string, or with the error text if the write failed. `done` must be quick (e.g. a send).
+  // A failed write is not durable, but after a crash it may still show up: a failed fsync or a
+  // torn write leaves its outcome unknown, so callers must not act as if it surely did not happen.
   virtual void commit(std::vector<Write> writes, std::function<void(std::string error)> done) = 0;
 
   // Reads what is durable or in RocksDB's memtable (not what is still queued).
@@ -53,6 +67,10 @@ class Store {
   // Blocks until everything queued so far is committed.
   virtual void flush() = 0;
   virtual StoreStats stats() const = 0;
+
+  // For refusing new work up front with a clear error while commits would fail. Thread-safe.
+  virtual bool writable() const = 0;
+  virtual StoreHealth health() const = 0;
 };
 
 }  // namespace caldera

@@ -15,10 +15,14 @@ namespace caldera {
 
 struct PodProcessSpec {
   std::string uid;
-  std::string pod_dir;                // created by the runner; logs are <pod_dir>/<container>.log
+  std::string pod_dir;                // created by the runner; logs: <pod_dir>/<container>.log*
   std::vector<Container> containers;  // command+args is argv; env is the complete extra env
   int64_t grace_ms = 10000;           // SIGTERM -> SIGKILL
   std::map<std::string, std::string> files;  // written into pod_dir first (relative paths)
+  // The shim rotates <container>.log past this size into .log.1, .log.2, ..., keeping this many
+  // files in all (the kubelet's containerLogMaxSize and containerLogMaxFiles, same defaults).
+  int64_t log_max_bytes = 10 * 1024 * 1024;
+  int32_t log_max_files = 5;
 };
 
 // What the runner knows about one pod's processes: one status per container, in spec order.

@@ -2,7 +2,7 @@
  * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
- * Usage: caldera-shim POD_DIR GRACE_MS
+ * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES]
  *
  * Files in POD_DIR (all written by the shim are replaced atomically: tmp + rename):
  *   spec      in:  NUL-terminated fields: "caldera-spec-1", container count, then per container:
@@ -11,7 +11,13 @@
  *   started   out: one line per container: "name started_ms"
  *   status    out: one line per container: "name Terminated exit_code signal reason started_ms
  *                  finished_ms"; reason is Completed, Error, Signaled or StartError
- *   NAME.log  out: the container's stdout and stderr, interleaved
+ *   NAME.log  out: the container's stdout and stderr, interleaved. The shim copies them from a
+ *                  pipe and rotates like the kubelet (containerLogMaxSize, containerLogMaxFiles):
+ *                  a write that would take NAME.log past LOG_MAX_BYTES (default 10 MiB) renames
+ *                  it to NAME.log.1 (.1 to .2, ...; beyond LOG_MAX_FILES - 1 the oldest goes,
+ *                  default 5 files in all) and continues in a new NAME.log, cutting at a line
+ *                  end when there is one. Output it cannot write (disk full) is dropped, and a
+ *                  line says how much once it can write again: a container never blocks on it.
  *   shim      out: "<pid> <start ticks>" of this supervisor, written once when it claims the pod
  *   lock      flock held for the shim's lifetime; exit 3 when another shim has (or had) the pod
  *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record)
@@ -20,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,6 +47,23 @@ extern char** environ;
 #define MAX_CONTAINERS 4096
 #define MAX_NAME 200
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define DEFAULT_LOG_MAX_BYTES (10LL * 1024 * 1024)
+#define DEFAULT_LOG_MAX_FILES 5
+#define MAX_LOG_FILES 1000
+/* After a pod's main processes ended, how long the shim waits for the end of their output: only
+   a process that left the container's process group (setsid) can hold its pipe open longer. */
+#define DRAIN_MS 1000
+
+/* One container's log: NAME.log and its rotated predecessors NAME.log.1, NAME.log.2, ... */
+struct logfile {
+  int dirfd;
+  const char* name; /* the container's */
+  int fd;           /* NAME.log, or -1 until it can be opened */
+  long long size;
+  int at_line_start;          /* the file is empty or ends with a newline */
+  unsigned long long dropped; /* bytes lost since the last write that worked */
+  int drop_errno;
+};
 
 enum cstate { NOT_STARTED, RUNNING, ENDED };
 
@@ -55,7 +79,12 @@ struct container {
   int wait_status;
   long long started_ms;
   long long finished_ms;
+  int out_fd; /* read end of the pipe that is the container's stdout and stderr; -1 once closed */
+  struct logfile log;
 };
+
+static long long g_log_max_bytes = DEFAULT_LOG_MAX_BYTES;
+static long g_log_max_files = DEFAULT_LOG_MAX_FILES;
 
 /* Set by signal handlers only; the main loop does the work. */
 static volatile sig_atomic_t g_term;
@@ -108,6 +137,129 @@ static int write_atomic(int dirfd, const char* name, const char* buf, size_t len
   if (rc == 0) rc = renameat(dirfd, tmp, dirfd, name);
   if (rc != 0) unlinkat(dirfd, tmp, 0);
   return rc;
+}
+
+/* ---- logs ---- */
+
+static void log_name(const struct logfile* lf, long index, char* out, size_t len) {
+  if (index == 0)
+    snprintf(out, len, "%s.log", lf->name);
+  else
+    snprintf(out, len, "%s.log.%ld", lf->name, index);
+}
+
+static int log_open(struct logfile* lf) {
+  char name[MAX_NAME + 32];
+  log_name(lf, 0, name, sizeof name);
+  lf->fd = openat(lf->dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (lf->fd < 0) return -1;
+  struct stat st;
+  lf->size = fstat(lf->fd, &st) == 0 ? (long long)st.st_size : 0;
+  lf->at_line_start = 1;
+  return 0;
+}
+
+/* Readers that have a file open keep reading it; `caldera logs` opens NAME.log anew each time. */
+static void log_rotate(struct logfile* lf) {
+  char from[MAX_NAME + 32], to[MAX_NAME + 32];
+  if (lf->fd >= 0) close(lf->fd);
+  lf->fd = -1;
+  log_name(lf, g_log_max_files - 1, to, sizeof to);
+  unlinkat(lf->dirfd, to, 0);
+  for (long i = g_log_max_files - 2; i >= 0; --i) {
+    log_name(lf, i, from, sizeof from);
+    log_name(lf, i + 1, to, sizeof to);
+    renameat(lf->dirfd, from, lf->dirfd, to); /* ENOENT: fewer files so far */
+  }
+  log_open(lf); /* on failure the next write tries again */
+}
+
+static void log_drop(struct logfile* lf, size_t len, int err) {
+  lf->dropped += len;
+  lf->drop_errno = err;
+}
+
+static ssize_t log_write_some(struct logfile* lf, const char* buf, size_t len) {
+  ssize_t n;
+  do n = write(lf->fd, buf, len);
+  while (n < 0 && errno == EINTR);
+  if (n > 0) {
+    lf->size += n;
+    lf->at_line_start = buf[n - 1] == '\n';
+  }
+  return n;
+}
+
+/* Says how much output was lost, once the log can be written again. Returns 0 when said. */
+static int log_note_dropped(struct logfile* lf) {
+  if (lf->dropped == 0) return 0;
+  if (lf->fd < 0 && log_open(lf) != 0) return -1;
+  char note[160];
+  int m = snprintf(note, sizeof note, "caldera: %llu bytes of output were lost: %s\n", lf->dropped,
+                   strerror(lf->drop_errno));
+  if (log_write_some(lf, note, (size_t)m) != m) return -1;
+  lf->dropped = 0;
+  return 0;
+}
+
+/* Appends a container's output: rotated so that no file exceeds g_log_max_bytes, and cut after
+   the last whole line that still fits. A line longer than the room left is split only when it
+   cannot be kept whole anyway: it is longer than a file, or its start is in this file already. */
+static void log_append(struct logfile* lf, const char* buf, size_t len) {
+  while (len > 0) {
+    if ((lf->fd < 0 && log_open(lf) != 0) || log_note_dropped(lf) != 0) {
+      log_drop(lf, len, errno);
+      return;
+    }
+    long long room = g_log_max_bytes - lf->size;
+    size_t n = len;
+    if ((long long)len > room) {
+      const char* nl = room > 0 ? memrchr(buf, '\n', (size_t)room) : NULL;
+      if (nl != NULL)
+        n = (size_t)(nl - buf) + 1;
+      else if (lf->size == 0 || !lf->at_line_start)
+        n = room > 0 ? (size_t)room : 0;
+      else
+        n = 0;
+    }
+    if (n == 0) {
+      log_rotate(lf);
+      continue;
+    }
+    ssize_t w = log_write_some(lf, buf, n);
+    if (w <= 0) {
+      log_drop(lf, len, w < 0 ? errno : EIO);
+      return;
+    }
+    buf += w;
+    len -= (size_t)w;
+  }
+}
+
+static void log_printf(struct logfile* lf, const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (n > 0) log_append(lf, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+/* Copies what the container wrote so far. Returns 0 once its pipe is closed (EOF). */
+static int pump(struct container* c) {
+  static char buf[64 * 1024];
+  for (int reads = 0; reads < 16; ++reads) { /* then the other containers get their turn */
+    ssize_t n = read(c->out_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return 1;
+    if (n <= 0) {
+      close(c->out_fd);
+      c->out_fd = -1;
+      return 0;
+    }
+    log_append(&c->log, buf, (size_t)n);
+  }
+  return 1;
 }
 
 __attribute__((noreturn)) static void give_up(int dirfd, int code, const char* fmt, ...) {
@@ -178,6 +330,8 @@ static const char* parse_spec(char* buf, size_t len, const char* path_entry, str
   for (long i = 0; i < n; ++i) {
     struct container* c = &cs[i];
     c->exec_fd = -1;
+    c->out_fd = -1;
+    c->log.fd = -1;
     c->name = next_field(&cur);
     c->workdir = next_field(&cur);
     if (c->name == NULL || c->workdir == NULL) return "spec: truncated";
@@ -248,18 +402,14 @@ __attribute__((noreturn)) static void child_fail(int errfd, const struct contain
 }
 
 /* In the forked child: never returns. */
-__attribute__((noreturn)) static void run_child(const struct container* c, int dirfd, int devnull,
+__attribute__((noreturn)) static void run_child(const struct container* c, int outfd, int devnull,
                                                 int errfd, const sigset_t* orig_mask) {
   setpgid(0, 0); /* its own group, so that signals reach the container's whole tree */
   static const int reset[] = {SIGHUP, SIGPIPE, SIGTERM, SIGCHLD, SIGALRM};
   for (size_t i = 0; i < sizeof reset / sizeof reset[0]; ++i) signal(reset[i], SIG_DFL);
   sigprocmask(SIG_SETMASK, orig_mask, NULL);
 
-  char logname[MAX_NAME + 8];
-  snprintf(logname, sizeof logname, "%s.log", c->name);
-  int log = openat(dirfd, logname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) child_fail(errfd, c, errno, "cannot open log");
-  if (dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0)
+  if (dup2(outfd, STDOUT_FILENO) < 0 || dup2(outfd, STDERR_FILENO) < 0)
     child_fail(errfd, c, errno, "dup2");
   if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0)
     child_fail(errfd, c, devnull < 0 ? ENOENT : errno, "/dev/null");
@@ -275,42 +425,54 @@ __attribute__((noreturn)) static void run_child(const struct container* c, int d
   child_fail(errfd, c, errno, NULL);
 }
 
+static void start_failed(struct container* c, int err) {
+  c->start_errno = err;
+  c->state = ENDED;
+  c->finished_ms = now_ms();
+}
+
 static void start_container(struct container* c, int dirfd, int devnull,
                             const sigset_t* orig_mask) {
   c->started_ms = now_ms();
-  if (c->argv[0] == NULL) {
-    char logname[MAX_NAME + 8];
-    snprintf(logname, sizeof logname, "%s.log", c->name);
-    int log = openat(dirfd, logname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log >= 0) {
-      dprintf(log, "caldera: cannot run container %s: no command\n", c->name);
-      close(log);
-    }
-    c->start_errno = ENOENT;
-    c->state = ENDED;
-    c->finished_ms = now_ms();
+  c->log.dirfd = dirfd;
+  c->log.name = c->name;
+  /* As before the shim copied the output: a container whose log cannot be had does not run. */
+  if (log_open(&c->log) != 0) {
+    start_failed(c, errno);
     return;
   }
-  int p[2];
+  if (c->argv[0] == NULL) {
+    log_printf(&c->log, "caldera: cannot run container %s: no command\n", c->name);
+    start_failed(c, ENOENT);
+    return;
+  }
+  int p[2], out[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
-    c->start_errno = errno;
-    c->state = ENDED;
-    c->finished_ms = now_ms();
+    start_failed(c, errno);
+    return;
+  }
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    start_failed(c, errno);
+    close(p[0]);
+    close(p[1]);
     return;
   }
   pid_t pid = fork();
   if (pid == 0) {
     close(p[0]);
-    run_child(c, dirfd, devnull, p[1], orig_mask);
+    close(out[0]);
+    run_child(c, out[1], devnull, p[1], orig_mask);
   }
   close(p[1]);
+  close(out[1]); /* EOF on out[0] once the container and its children are gone */
   if (pid < 0) {
-    c->start_errno = errno;
-    c->state = ENDED;
-    c->finished_ms = now_ms();
+    start_failed(c, errno);
     close(p[0]);
+    close(out[0]);
     return;
   }
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  c->out_fd = out[0];
   setpgid(pid, pid); /* also here: a signal must find the group even before the child ran */
   c->pid = pid;
   c->exec_fd = p[0];
@@ -492,8 +654,8 @@ int main(int argc, char** argv) {
   if (fd > STDERR_FILENO) close(fd);
   if (getsid(0) != getpid()) setsid();
 
-  if (argc != 3) {
-    fprintf(stderr, "usage: caldera-shim POD_DIR GRACE_MS\n");
+  if (argc != 3 && argc != 5) {
+    fprintf(stderr, "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES]\n");
     return 2;
   }
   int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -507,6 +669,17 @@ int main(int argc, char** argv) {
   long long grace = strtoll(argv[2], &endp, 10);
   if (errno != 0 || *endp != '\0' || endp == argv[2] || grace < 0)
     give_up(dirfd, 2, "caldera-shim: bad GRACE_MS '%s'", argv[2]);
+  if (argc == 5) {
+    errno = 0;
+    g_log_max_bytes = strtoll(argv[3], &endp, 10);
+    if (errno != 0 || *endp != '\0' || endp == argv[3] || g_log_max_bytes <= 0)
+      give_up(dirfd, 2, "caldera-shim: bad LOG_MAX_BYTES '%s'", argv[3]);
+    errno = 0;
+    g_log_max_files = strtol(argv[4], &endp, 10);
+    if (errno != 0 || *endp != '\0' || endp == argv[4] || g_log_max_files < 1 ||
+        g_log_max_files > MAX_LOG_FILES)
+      give_up(dirfd, 2, "caldera-shim: bad LOG_MAX_FILES '%s' (1..%d)", argv[4], MAX_LOG_FILES);
+  }
 
   size_t spec_len = 0;
   char* spec = read_spec(dirfd, &spec_len);
@@ -529,13 +702,31 @@ int main(int argc, char** argv) {
   record_failed |= write_started(dirfd, cs, n) != 0;
   tell_node_started();
 
-  size_t running = 0;
-  for (size_t i = 0; i < n; ++i) running += cs[i].state == RUNNING;
+  size_t running = 0, open_pipes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    running += cs[i].state == RUNNING;
+    open_pipes += cs[i].out_fd >= 0;
+  }
+  struct pollfd* fds = calloc(n + 1, sizeof *fds);
+  size_t* fd_owner = calloc(n + 1, sizeof *fd_owner);
+  if (fds == NULL || fd_owner == NULL) give_up(dirfd, 1, "caldera-shim: out of memory");
   int forwarded = 0, escalated = 0;
-  while (running > 0) {
+  long long drain_until = -1;
+  /* Until every container ended and its output is in its log: the status comes after the logs,
+     so a pod reported finished has its whole output to show. */
+  for (;;) {
     running -= reap(cs, n);
-    if (running == 0) break;
-    if (g_term && !forwarded) {
+    if (running == 0 && open_pipes == 0) break;
+    struct timespec drain_left, *timeout = NULL;
+    if (running == 0) {
+      if (drain_until < 0) drain_until = now_ms() + DRAIN_MS;
+      long long left = drain_until - now_ms();
+      if (left <= 0) break;
+      drain_left.tv_sec = (time_t)(left / 1000);
+      drain_left.tv_nsec = (long)(left % 1000) * 1000000;
+      timeout = &drain_left;
+    }
+    if (running > 0 && g_term && !forwarded) {
       forwarded = 1;
       g_alarm = 0;
       signal_running(cs, n, SIGTERM);
@@ -550,11 +741,30 @@ int main(int argc, char** argv) {
         setitimer(ITIMER_REAL, &it, NULL);
       }
     }
-    if (g_alarm && forwarded && !escalated) {
+    if (running > 0 && g_alarm && forwarded && !escalated) {
       escalated = 1;
       signal_running(cs, n, SIGKILL);
     }
-    sigsuspend(&wait_mask);
+    nfds_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (cs[i].out_fd < 0) continue;
+      fds[k].fd = cs[i].out_fd;
+      fds[k].events = POLLIN;
+      fds[k].revents = 0;
+      fd_owner[k++] = i;
+    }
+    /* Signals are blocked except inside ppoll: none slips between a check and the wait. */
+    if (ppoll(fds, k, timeout, &wait_mask) <= 0) continue;
+    for (nfds_t j = 0; j < k; ++j)
+      if (fds[j].revents != 0 && pump(&cs[fd_owner[j]]) == 0) --open_pipes;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (cs[i].out_fd >= 0) {
+      pump(&cs[i]); /* what is there already; a straggler's later output is not waited for */
+      if (cs[i].out_fd >= 0) close(cs[i].out_fd);
+    }
+    log_note_dropped(&cs[i].log);
+    if (cs[i].log.fd >= 0) close(cs[i].log.fd);
   }
 
   if (write_status(dirfd, cs, n) != 0)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -464,6 +465,100 @@ TEST_F(ProcessRunnerTest, ASecondShimForThePodRunsNothing) {
   EXPECT_EQ(pid, running->shim_pid);
   EXPECT_EQ(ticks, running->shim_start_ticks);
   EXPECT_EQ(slurp(root_ / "count"), "ran\n");
+}
+
+// Like the kubelet's containerLogMaxSize/containerLogMaxFiles: no file beyond the size, the newest
+// output in <container>.log, older files shifted to .1, .2 and dropped beyond the count.
+TEST_F(ProcessRunnerTest, LogRotatesAtMaxSizeAndKeepsMaxFiles) {
+  auto s = spec("rotate", {shell("main",
+                                 "i=1000; while [ $i -lt 4000 ]; do echo line-$i; "
+                                 "[ $((i % 500)) -eq 0 ] && echo err-$i >&2; i=$((i+1)); done")});
+  s.log_max_bytes = 4096;
+  s.log_max_files = 3;
+  runner_->launch(s);
+  auto done = collector_.wait_final("rotate");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+
+  fs::path dir = root_ / "rotate";
+  EXPECT_FALSE(fs::exists(dir / "main.log.3"));
+  std::string all;
+  for (const char* name : {"main.log.2", "main.log.1", "main.log"}) {
+    ASSERT_TRUE(fs::exists(dir / name)) << name;
+    std::string text = slurp(dir / name);
+    EXPECT_LE(text.size(), 4096u) << name;
+    // A rotated file was cut at the last whole line that fit.
+    if (std::string(name) != "main.log") {
+      EXPECT_GT(text.size(), 4096u - 16) << name;
+    }
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(text.back(), '\n') << name;
+    all += text;
+  }
+  // The newest output is in main.log, complete when the pod is reported, with no gap before it.
+  EXPECT_EQ(all.substr(all.size() - 10), "line-3999\n");
+  std::istringstream lines(all);
+  std::string line;
+  int expect = -1;
+  while (std::getline(lines, line)) {
+    if (line.rfind("err-", 0) == 0) continue;
+    int n = std::stoi(line.substr(5));
+    if (expect >= 0) {
+      EXPECT_EQ(n, expect) << "a line is missing before " << line;
+    }
+    expect = n + 1;
+  }
+  EXPECT_NE(all.find("err-3500\n"), std::string::npos);
+}
+
+TEST_F(ProcessRunnerTest, ALineLongerThanTheMaxSizeIsSplit) {
+  auto s = spec("long", {shell("main", "head -c 10000 /dev/zero | tr '\\000' x; echo; echo end")});
+  s.log_max_bytes = 4096;
+  s.log_max_files = 4;
+  runner_->launch(s);
+  ASSERT_TRUE(collector_.wait_final("long"));
+  fs::path dir = root_ / "long";
+  EXPECT_FALSE(fs::exists(dir / "main.log.3"));
+  EXPECT_TRUE(slurp(dir / "main.log.2") == std::string(4096, 'x'));
+  EXPECT_TRUE(slurp(dir / "main.log.1") == std::string(4096, 'x'));
+  EXPECT_TRUE(slurp(dir / "main.log") == std::string(1808, 'x') + "\nend\n");
+}
+
+// Output the shim cannot write is dropped: the container neither blocks nor sees a write error
+// (it used to get ENOSPC itself), and once it can, the log says how much was lost.
+TEST_F(ProcessRunnerTest, AFullDiskNeitherBlocksNorFailsTheContainer) {
+  fs::path mnt = root_ / "small";
+  fs::create_directories(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << strerror(errno);
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  { std::ofstream(mnt / "filler") << std::string(256 << 10, 'f'); }
+
+  fs::path written = root_ / "written", go = root_ / "go";
+  PodProcessSpec s;
+  s.uid = "full";
+  s.pod_dir = (mnt / "full").string();
+  s.containers = {shell("main",
+                        "head -c 3000000 /dev/zero | tr '\\000' z || exit 7; echo || exit 8; "
+                        "touch " +
+                            written.string() + "; while [ ! -e " + go.string() +
+                            " ]; do sleep 0.01; done; echo after")};
+  s.log_max_files = 2;  // the default 10 MiB per file: more than this disk holds
+  runner_->launch(s);
+  ASSERT_TRUE(eventually([&] { return fs::exists(written); }, 10s));
+  fs::remove(mnt / "filler");  // space comes back
+  { std::ofstream(go) << "go"; }
+  auto done = collector_.wait_final("full", 10s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].exit_code, 0);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  std::string log = slurp(mnt / "full" / "main.log");
+  EXPECT_NE(log.find("bytes of output were lost: No space left on device\n"), std::string::npos)
+      << log.substr(log.size() > 200 ? log.size() - 200 : 0);
+  EXPECT_EQ(log.substr(log.size() - 6), "after\n");
 }
 
 }  // namespace

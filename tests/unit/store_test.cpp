@@ -1,6 +1,8 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,11 +21,29 @@
 namespace caldera::store_test {
 namespace {
 
+template <class Pred>
+bool eventually_true(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 Write put(Family f, std::string key, std::string value) {
   return Write{f, std::move(key), std::move(value)};
 }
 Write del(Family f, std::string key) {
   return Write{f, std::move(key), std::nullopt};
+}
+
+// Commits and waits for the outcome, so a test can check it.
+std::string commit_sync(caldera::Store& s, std::vector<Write> writes) {
+  std::string result = "done not called";
+  s.commit(std::move(writes), [&](std::string e) { result = std::move(e); });
+  s.flush();
+  return result;
 }
 
 class Store : public ::testing::Test {
@@ -41,14 +61,6 @@ class Store : public ::testing::Test {
     auto r = caldera::Store::open(dir_, options);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
     return r.ok() ? std::move(r.value()) : nullptr;
-  }
-
-  // Commits and waits for the outcome, so a test can check it.
-  static std::string commit_sync(caldera::Store& s, std::vector<Write> writes) {
-    std::string result = "done not called";
-    s.commit(std::move(writes), [&](std::string e) { result = std::move(e); });
-    s.flush();
-    return result;
   }
 
   std::string dir_;
@@ -408,6 +420,131 @@ TEST_F(Store, ReportedCommitsSurviveKillDashNine) {
   s->scan(Family::NodePods, [&](std::string_view k, std::string_view) { pods.emplace(k); });
   EXPECT_EQ(jobs, pods);
   EXPECT_GE(jobs.size(), reported.size());
+}
+
+// A store on its own small tmpfs, which a filler file fills up: the real ENOSPC path of RocksDB.
+class StoreOnSmallDisk : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/caldera-store-full-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    mnt_ = tmpl;
+    if (::mount("tmpfs", mnt_.c_str(), "tmpfs", 0, "size=4m") != 0) {
+      std::filesystem::remove(mnt_);
+      mnt_.clear();
+      GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << strerror(errno);
+    }
+    dir_ = mnt_ + "/db";
+  }
+  void TearDown() override {
+    if (mnt_.empty()) return;
+    ::umount2(mnt_.c_str(), MNT_DETACH);
+    std::filesystem::remove(mnt_);
+  }
+
+  // Writes the filler until the filesystem has no page left.
+  void fill_disk() {
+    int fd = ::open((mnt_ + "/filler").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    std::string chunk(64 << 10, 'f');
+    for (size_t size = chunk.size(); size > 0; size /= 2)
+      while (::write(fd, chunk.data(), size) == ssize_t(size)) {
+      }
+    ::close(fd);
+  }
+  void free_disk() { std::filesystem::remove(mnt_ + "/filler"); }
+
+  // Commits 4 KiB values until one fails (the first to need a page that is not there).
+  static std::string commit_until_error(caldera::Store& s, int* committed) {
+    for (int i = 0; i < 1000; ++i) {
+      auto e =
+          commit_sync(s, {put(Family::Jobs, "full" + std::to_string(i), std::string(4096, 'v'))});
+      if (!e.empty()) return e;
+      ++*committed;
+    }
+    return "";
+  }
+
+  std::string mnt_;
+  std::string dir_;
+};
+
+TEST_F(StoreOnSmallDisk, ResumesWritesOnceSpaceIsFreed) {
+  auto opened = caldera::Store::open(
+      dir_, StoreOptions{.sync = true, .resume_interval = std::chrono::milliseconds(50)});
+  ASSERT_TRUE(opened.ok()) << opened.error();
+  auto& s = *opened.value();
+  EXPECT_EQ(commit_sync(s, {put(Family::Jobs, "before", "1")}), "");
+  EXPECT_TRUE(s.writable());
+
+  fill_disk();
+  int committed = 0;
+  auto error = commit_until_error(s, &committed);
+  ASSERT_NE(error.find("No space left"), std::string::npos) << error;
+  EXPECT_FALSE(s.writable());
+  auto h = s.health();
+  EXPECT_FALSE(h.writable);
+  EXPECT_NE(h.error.find("No space left"), std::string::npos) << h.error;
+  EXPECT_GT(h.unwritable_ms, 0);
+
+  // Meanwhile every commit fails at once, saying why and that it is retried.
+  error = commit_sync(s, {put(Family::Jobs, "refused", "x")});
+  EXPECT_NE(error.find("not writable"), std::string::npos) << error;
+  EXPECT_NE(error.find("No space left"), std::string::npos) << error;
+  EXPECT_TRUE(eventually_true([&] { return s.health().resume_attempts >= 2; }));
+  EXPECT_FALSE(s.writable());
+
+  free_disk();
+  ASSERT_TRUE(eventually_true([&] { return s.writable(); })) << s.health().error;
+  EXPECT_EQ(s.health().resume_attempts, 0u);
+  EXPECT_EQ(commit_sync(s, {put(Family::Jobs, "after", "2")}), "");
+  EXPECT_EQ(s.get(Family::Jobs, "before"), "1");
+  EXPECT_EQ(s.get(Family::Jobs, "after"), "2");
+  EXPECT_EQ(s.get(Family::Jobs, "refused"), std::nullopt);
+  EXPECT_EQ(s.get(Family::Jobs, "full" + std::to_string(committed)), std::nullopt);
+  if (committed > 0) {
+    EXPECT_TRUE(s.get(Family::Jobs, "full" + std::to_string(committed - 1)));
+  }
+}
+
+// RocksDB as Debian builds it has assertions on: a second line to its LOG file after a failed
+// append aborted the process, typically in DB::Close (SIGTERM of calderad ended in exit 134).
+TEST_F(StoreOnSmallDisk, ClosingAfterAWriteErrorDoesNotAbortAndKeepsWhatWasCommitted) {
+  std::filesystem::create_directories(dir_);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto r = caldera::Store::open(dir_);
+    if (!r.ok()) _exit(2);
+    if (!commit_sync(*r.value(), {put(Family::Jobs, "kept", "1")}).empty()) _exit(3);
+    fill_disk();
+    int committed = 0;
+    if (commit_until_error(*r.value(), &committed).empty()) _exit(4);
+    // Time for more of RocksDB's logging while it cannot write.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    r.value().reset();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+
+  free_disk();
+  auto s = caldera::Store::open(dir_);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(s.value()->get(Family::Jobs, "kept"), "1");
+  EXPECT_TRUE(s.value()->writable());
+}
+
+TEST_F(Store, IsWritableWhenHealthy) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->writable());
+  auto h = s->health();
+  EXPECT_TRUE(h.writable);
+  EXPECT_EQ(h.error, "");
+  EXPECT_EQ(h.unwritable_ms, 0);
 }
 
 }  // namespace
