@@ -41,6 +41,8 @@ using reserve_atom = caf::atom_constant<caf::atom("reserve")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
 using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
+// scheduler -> job actor: (unsched_atom, why its gang was not placed), sent when the why changes
+using unsched_atom = caf::atom_constant<caf::atom("unsched")>;
 
 // store writer thread -> an actor: a group commit finished
 using committed_atom = caf::atom_constant<caf::atom("committed")>;

@@ -15,6 +15,7 @@
 #include "actors/coordinator/responses.hpp"
 #include "actors/coordinator/submission.hpp"
 #include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_actor.hpp"
 #include "actors/job/job_record.hpp"
@@ -88,6 +89,18 @@ ResourceList largest_node(const CoordinatorState& st) {
   ResourceList out;
   for (const auto& [name, n] : st.nodes)
     for (const auto& [k, v] : n.info.capacity.values) out.values[k] = std::max(out.get(k), v);
+  return out;
+}
+
+// The ready nodes' capacity in all; nullopt before any node is ready (as admission's fit check,
+// which has nothing to compare with then).
+std::optional<ResourceList> ready_capacity(const CoordinatorState& st) {
+  std::optional<ResourceList> out;
+  for (const auto& [name, n] : st.nodes) {
+    if (!n.info.ready) continue;
+    if (!out) out.emplace();
+    out->add(n.info.capacity);
+  }
   return out;
 }
 
@@ -171,6 +184,13 @@ caf::result<std::string> submit(CoordSelf* self, uint64_t id, ParsedDocuments do
                    "are not created");
     flows.push_back(JobFlow{random_uid(), now, std::move(f.value), {}});
     pending->created.push_back({f.document, "JobFlow", flows.back().spec.key(), flows.back().uid});
+  }
+  // Accepted all the same, as Volcano does (nodes may join), but the user learns now why the job
+  // would otherwise sit Pending.
+  if (auto cluster = ready_capacity(st)) {
+    for (const auto& j : docs.jobs)
+      if (auto warning = cluster_fit_warning(j.value, *cluster))
+        diags.warn(prefixed(j.prefix, ""), *warning);
   }
   pending->warnings = warning_lines(diags);
   const bool stores_flows = !templates.empty() || !flows.empty();
@@ -586,11 +606,16 @@ caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::
     return error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command");
   auto rp = self->make_response_promise<std::string>();
   self->request(job->actor, 30s, command_atom::value, action, std::move(command_id))
-      .then([rp, id](caf::ok_atom) mutable { rp.deliver(ok_response(id)); },
-            [self, rp, id](caf::error& err) mutable {
-              rp.deliver(error_response(id, Code::INTERNAL,
-                                        "command failed: " + self->system().render(err)));
-            });
+      .then(
+          [rp, id](std::string& refused) mutable {
+            // A command the job's phase ignores did nothing: the client must not think otherwise.
+            rp.deliver(refused.empty() ? ok_response(id)
+                                       : error_response(id, Code::FAILED_PRECONDITION, refused));
+          },
+          [self, rp, id](caf::error& err) mutable {
+            rp.deliver(error_response(id, Code::INTERNAL,
+                                      "command failed: " + self->system().render(err)));
+          });
   return rp;
 }
 

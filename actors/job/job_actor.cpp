@@ -42,6 +42,7 @@ struct Inflight {
   caf::response_promise reply;
   bool quit_after = false;
   std::string write_error;  // the write failed: the effects must not leave (write-ahead)
+  bool command = false;     // `reply` answers a client command: "" when it acted, else why not
 };
 
 struct JobState {
@@ -186,7 +187,12 @@ void apply_effects(JobSelf* self, Inflight& in) {
                  m.job.spec.ttl_seconds_after_finished.value_or(0));
     self->send(st.env.coordinator, expire_atom::value, m.key(), m.job.uid);
   }
-  if (in.reply.pending()) in.reply.deliver(caf::ok_atom::value);
+  if (in.reply.pending()) {
+    if (in.command)
+      in.reply.deliver(in.fx.refused);
+    else
+      in.reply.deliver(caf::ok_atom::value);
+  }
   schedule_tick(self);
 }
 
@@ -210,12 +216,14 @@ void drain(JobSelf* self) {
 }
 
 // Persist the model if it changed, then (once durable) carry the effects out.
-void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, bool erase = false) {
+void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, bool erase = false,
+            bool command = false) {
   auto& st = self->state;
   Inflight in;
   in.fx = std::move(fx);
   in.reply = std::move(reply);
   in.quit_after = erase;
+  in.command = command;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
     auto writes = erase ? job_erase_writes(st.model) : job_writes(st.model, &in.record);
@@ -268,7 +276,8 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         }
         spdlog::info("job={} command={} id={}", self->state.model.key(), action, command_id);
         auto fx = on_command(self->state.model, *a, command_id, make_clock());
-        commit(self, std::move(fx), rp);
+        // A refusal too waits for the writes before it: it speaks of the phase they store.
+        commit(self, std::move(fx), rp, false, true);
         return rp;
       },
       [=](tick_atom, int64_t at) {
@@ -278,6 +287,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         auto clock = make_clock();
         if (clock.now_ms < at) clock.now_ms = at;  // timers may fire a hair early
         commit(self, on_tick(st.model, clock));
+      },
+      [=](unsched_atom, const std::string& why) {
+        if (self->state.deleted) return;
+        commit(self, on_unschedulable(self->state.model, why, make_clock()));
       },
       [=](placed_atom, const std::vector<Binding>& bindings) {
         if (self->state.deleted) {

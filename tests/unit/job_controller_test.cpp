@@ -240,6 +240,36 @@ TEST(JobController, NodeUpKillsAgainWhatTheControllerHadKilled) {
   EXPECT_EQ(m.job.status.terminating, 0);
 }
 
+TEST(JobController, AnUnschedulableGangShowsWhyWhilePendingAndWritesOnlyChanges) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  const std::string why =
+      "0/2 pods placed: minAvailable 2 needs cpu 2, the ready nodes have 1 "
+      "free (1 in all)";
+  auto fx = on_unschedulable(m, why, c);
+  EXPECT_TRUE(fx.changed);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
+  EXPECT_EQ(m.job.status.state.reason, "Unschedulable");
+  EXPECT_EQ(m.job.status.state.message, why);
+  EXPECT_EQ(m.job.status.conditions.size(), 1u);  // not a phase change
+  auto events = m.job.events.size();
+  EXPECT_FALSE(on_unschedulable(m, why, c).changed);
+  EXPECT_TRUE(on_unschedulable(m, why + ".", c).changed);
+  EXPECT_EQ(m.job.events.size(), events);  // one event when it became unschedulable
+
+  // Placed later: the shortfall is gone, and running pods move the job on as usual.
+  place_all(m, c);
+  EXPECT_EQ(m.job.status.state.reason, "Scheduled");
+  report(m, "job-w-0", PodPhase::Running, c);
+  report(m, "job-w-1", PodPhase::Running, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Running);
+  EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
+  // A late report does not touch a job that is not Pending.
+  EXPECT_FALSE(on_unschedulable(m, why, c).changed);
+  EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
+}
+
 TEST(JobController, PodEnvCarriesTaskIndex) {
   auto spec = spec_with({{"w", 2}});
   Container ct;

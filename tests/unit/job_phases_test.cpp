@@ -273,6 +273,38 @@ TEST(JobPhases, FinishedPhasesIgnoreCommands) {
   }
 }
 
+TEST(JobPhases, ACommandThePhaseIgnoresIsRefusedAndChangesNothing) {
+  auto c = test_clock();
+  auto m = running_job(spec_with({{"w", 1}}), c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);
+  ASSERT_EQ(phase(m), JobPhase::Completed);
+  auto events = m.job.events.size();
+  auto fx = on_command(m, Action::AbortJob, "late-1", c);
+  EXPECT_EQ(fx.refused, "job job is Completed: AbortJob does nothing in this phase");
+  EXPECT_FALSE(fx.changed);
+  EXPECT_EQ(m.job.events.size(), events);
+  // Not remembered: the same id is refused again rather than taken for a command that acted.
+  EXPECT_FALSE(on_command(m, Action::AbortJob, "late-1", c).refused.empty());
+  EXPECT_EQ(on_command(m, Action::ResumeJob, "", c).refused,
+            "job job is Completed: ResumeJob does nothing in this phase");
+}
+
+TEST(JobPhases, ResumeOfARunningJobIsRefusedButARetryOfAnActedCommandIsNot) {
+  auto c = test_clock();
+  auto m = running_job(spec_with({{"w", 1}}), c);
+  EXPECT_EQ(on_command(m, Action::ResumeJob, "r-1", c).refused,
+            "job job is Running: ResumeJob does nothing in this phase");
+  auto fx = on_command(m, Action::AbortJob, "a-1", c);
+  EXPECT_TRUE(fx.refused.empty());
+  finish_killed(m, c);
+  ASSERT_EQ(phase(m), JobPhase::Aborted);
+  // The client retried after a lost answer: the abort acted once, so the answer is still "done".
+  fx = on_command(m, Action::AbortJob, "a-1", c);
+  EXPECT_TRUE(fx.refused.empty());
+  EXPECT_FALSE(fx.changed);
+  EXPECT_FALSE(on_command(m, Action::AbortJob, "a-2", c).refused.empty());
+}
+
 TEST(JobPhases, ACommandIdActsOnce) {
   auto c = test_clock();
   auto m = running_job(spec_with({{"w", 1}}), c);

@@ -31,6 +31,8 @@ struct Effects {
   std::vector<PhaseChange> phase_changes;
   bool expired = false;  // ttlSecondsAfterFinished has passed: the job is to be deleted
   bool changed = false;  // the model changed and must be persisted
+  // A client command the job's phase ignores: why, for the client; nothing else happened.
+  std::string refused;
 
   void merge(Effects other);
 };

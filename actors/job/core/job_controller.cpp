@@ -125,6 +125,7 @@ void Effects::merge(Effects other) {
   request_placement = request_placement || other.request_placement;
   expired = expired || other.expired;
   changed = changed || other.changed;
+  if (refused.empty()) refused = std::move(other.refused);
 }
 
 JobModel new_job(JobSpec spec, std::string uid, const Clock& clock) {
@@ -246,6 +247,15 @@ Effects on_command(JobModel& m, Action action, const std::string& command_id, co
   if (!command_id.empty()) {
     if (std::find(m.command_ids.begin(), m.command_ids.end(), command_id) != m.command_ids.end())
       return fx;  // a retried command: it has acted already
+  }
+  const auto phase = m.job.status.state.phase;
+  if (!phase_takes(phase, action)) {
+    // Not remembered: a retry of a refused command is refused again, never answered "done".
+    fx.refused = fmt::format("job {} is {}: {} does nothing in this phase", m.name(),
+                             to_string(phase), to_string(action));
+    return fx;
+  }
+  if (!command_id.empty()) {
     m.command_ids.push_back(command_id);
     constexpr size_t kKeep = 32;
     if (m.command_ids.size() > kKeep)
@@ -260,6 +270,19 @@ Effects on_command(JobModel& m, Action action, const std::string& command_id, co
   step.message = fmt::format("{} by a client command", to_string(action));
   step.by_user = true;
   execute(m, step, clock, fx);
+  return fx;
+}
+
+Effects on_unschedulable(JobModel& m, const std::string& message, const Clock& clock) {
+  Effects fx;
+  auto& state = m.job.status.state;
+  if (state.phase != JobPhase::Pending) return fx;  // a late report: the gang is in
+  if (state.reason == kUnschedulable && state.message == message) return fx;
+  // One event when the job becomes unschedulable; the message alone follows the free amounts.
+  if (state.reason != kUnschedulable) add_event(m, clock, "Warning", kUnschedulable, message);
+  state.reason = kUnschedulable;
+  state.message = message;
+  fx.changed = true;
   return fx;
 }
 
@@ -348,6 +371,7 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     if (by_placement.count(it->second.uid)) by_uid.emplace(it->second.uid, it);
   const auto phase = m.job.status.state.phase;
   const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
+  int32_t placed = 0;
   for (const auto& [uid, placement] : by_placement) {
     auto it = by_uid.find(uid);
     const Pod* p = it == by_uid.end() ? nullptr : &it->second->second;
@@ -361,6 +385,17 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     w.node = placement.node;
     w.host_ip = placement.host_ip;
     fx.changed = true;  // the sync below launches it when its batch comes
+    ++placed;
+  }
+  auto& state = m.job.status.state;
+  if (placed > 0 && phase == JobPhase::Pending && state.reason == kUnschedulable) {
+    // The gang is in: the shortfall no longer holds. MinAvailableReached follows once they run.
+    int32_t bound = 0;
+    for (const auto& [name, p] : std::as_const(m.pods))
+      if (!p.node.empty() && !p.out_of_sync && p.job_version == m.job.status.version) ++bound;
+    state.reason = "Scheduled";
+    state.message = fmt::format("{}/{} pods placed, waiting for them to run", bound,
+                                m.job.spec.total_replicas());
   }
   fx.merge(sync_job(m, clock));
   return fx;

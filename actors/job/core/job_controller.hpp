@@ -32,8 +32,16 @@ Effects sync_job(JobModel& m, const Clock& clock);
 // TaskCompleted, TaskFailed, OutOfSync) that the job's policies act on.
 Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock);
 
-// A client command (CommandIssued with `action`). A command id seen before acts no more.
+// A client command (CommandIssued with `action`). A command id seen before acts no more. A
+// command the job's phase ignores changes nothing and sets Effects::refused.
 Effects on_command(JobModel& m, Action action, const std::string& command_id, const Clock& clock);
+
+// The status reason while the scheduler cannot place the job's gang.
+inline constexpr const char* kUnschedulable = "Unschedulable";
+
+// The scheduler could not place the job's gang, for the reason `message`: a Pending job shows it
+// as its status reason Unschedulable. Repeats (and reports in other phases) change nothing.
+Effects on_unschedulable(JobModel& m, const std::string& message, const Clock& clock);
 
 // Time passed: fires the delayed actions that are due, enforces activeDeadlineSeconds, and
 // marks the job expired once ttlSecondsAfterFinished has passed.

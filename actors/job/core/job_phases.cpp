@@ -382,6 +382,21 @@ void run_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
 
 }  // namespace
 
+// Mirrors the phase functions above: act() in Pending and Running, resume() in Aborting and
+// Aborted; every other phase ignores actions.
+bool phase_takes(JobPhase phase, Action action) {
+  switch (phase) {
+    case JobPhase::Pending:
+    case JobPhase::Running:
+      return action != Action::SyncJob && action != Action::ResumeJob;
+    case JobPhase::Aborting:
+    case JobPhase::Aborted:
+      return action == Action::ResumeJob;
+    default:
+      return false;
+  }
+}
+
 void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx) {
   update_counts(m, clock.now_ms);
   run_phase(m, step, clock, fx);

@@ -31,6 +31,9 @@ struct Step {
 // can pass several arrows (each with its condition), and recounts the status.
 void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx);
 
+// Whether the phase does anything with the action (section 3.4); elsewhere it is a no-op.
+bool phase_takes(JobPhase phase, Action action);
+
 // Appends to the job's event list (bounded), which `caldera describe job` shows.
 void add_event(JobModel& m, const Clock& clock, std::string type, std::string reason,
                std::string message);

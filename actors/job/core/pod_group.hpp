@@ -3,6 +3,9 @@
 // together.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "actors/job/core/job_model.hpp"
 #include "actors/scheduler/core/placer.hpp"
 
@@ -16,5 +19,14 @@ namespace caldera {
 inline constexpr int32_t kMaxPodAsks = 1024;
 
 GangRequest pod_group_request(const JobModel& m);
+
+// The least, per resource, that the job's first gang (minAvailable pods, leaving out tasks that
+// wait on others) asks in all.
+ResourceList first_gang_minimum(const JobSpec& spec);
+
+// A warning for a job whose first gang needs more than `cluster` (the ready nodes' capacity in
+// all) has, e.g. "job big needs 3 cpu for its minAvailable 3 pods; the cluster has 2 cpu in all".
+// The job is accepted all the same: nodes may join.
+std::optional<std::string> cluster_fit_warning(const JobSpec& spec, const ResourceList& cluster);
 
 }  // namespace caldera

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "actors/scheduler/core/gang_fit.hpp"
+
 namespace caldera {
 
 void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
@@ -80,22 +82,31 @@ std::string Placer::pick(const std::map<std::string, ResourceList>& free,
   return best;
 }
 
-std::vector<Binding> Placer::schedule() {
-  std::vector<Binding> out;
+Session Placer::session() {
+  Session session;
+  auto& out = session.bindings;
   std::vector<uint64_t> done;
   // What the ready nodes have free at most, per resource, and their free pod slots in all: a pod
   // that does not fit `most` fits nowhere. These cheap checks keep a long queue (long exactly when
   // the cluster is full) from costing a statement per job on every release.
-  ResourceList most;
+  ResourceList most, free_sum, capacity_sum;
   MilliValue slots = 0;
   auto survey = [&] {
     most = {};
+    free_sum = {};
+    capacity_sum = {};
     slots = 0;
     for (const auto& [name, n] : nodes_) {
       if (!n.ready) continue;
       for (const auto& [k, v] : n.free.values) most.values[k] = std::max(most.get(k), v);
+      free_sum.add(n.free);
+      capacity_sum.add(n.capacity);
       slots += std::max<MilliValue>(0, n.free.get("pods"));
     }
+  };
+  // Only a gang whose minimum is not in yet is reported: stragglers of a running gang wait quietly.
+  auto unplaced = [&](const std::string& key, const GangRequest& r) {
+    if (r.min_count > 0) session.unplaced[key] = unplaced_message(r, free_sum, capacity_sum);
   };
   survey();
   for (const auto& [seq, key] : order_) {
@@ -116,7 +127,10 @@ std::vector<Binding> Placer::schedule() {
       auto slot = a.requests.get("pods");
       if (least_slot < 0 || slot < least_slot) least_slot = slot;
     }
-    if (could_fit == 0 || could_fit < r.min_count || r.min_count * least_slot > slots) continue;
+    if (could_fit == 0 || could_fit < r.min_count || r.min_count * least_slot > slots) {
+      unplaced(key, r);
+      continue;
+    }
 
     // A statement: tentative allocations on a copy, committed only when the gang is whole. The
     // pods each task needs go first, so that the others cannot take their room.
@@ -145,8 +159,10 @@ std::vector<Binding> Placer::schedule() {
     }
     bool tasks_met = true;
     for (const auto& [task, need] : r.task_min) tasks_met = tasks_met && of_task[task] >= need;
-    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count || !tasks_met)
-      continue;  // discard
+    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count || !tasks_met) {
+      unplaced(key, r);  // discard
+      continue;
+    }
     std::vector<PodAsk> rest;
     std::vector<bool> placed(r.pods.size(), false);
     for (const auto& [i, node] : tentative) {
@@ -166,7 +182,7 @@ std::vector<Binding> Placer::schedule() {
     survey();
   }
   for (auto seq : done) dequeue(queue_.find(order_.at(seq)));
-  return out;
+  return session;
 }
 
 std::vector<NodeInfo> Placer::nodes() const {

@@ -25,6 +25,7 @@ struct GangRequest {
   std::vector<PodAsk> pods;
   int32_t min_count = 0;
   std::map<std::string, int32_t> task_min;
+  int32_t placed = 0;  // the job's pods bound already (for the message when the rest do not fit)
 };
 
 struct Binding {
@@ -32,6 +33,13 @@ struct Binding {
   std::string uid;
   std::string node;
   std::string host_ip;  // the node's address, the pod's hostIP
+};
+
+// What one scheduling session did: the new bindings, and for each queued gang it could not place
+// (one whose minimum is not in yet) why not.
+struct Session {
+  std::vector<Binding> bindings;
+  std::map<std::string, std::string> unplaced;  // job key -> unplaced_message
 };
 
 class Placer {
@@ -48,7 +56,8 @@ class Placer {
   // Replaces the job's earlier request; an empty request cancels it.
   void request(GangRequest r);
   // Places what fits now, oldest request first, and returns the new bindings.
-  std::vector<Binding> schedule();
+  std::vector<Binding> schedule() { return session().bindings; }
+  Session session();
 
   std::vector<NodeInfo> nodes() const;
   ResourceList largest_node() const;

@@ -1,0 +1,76 @@
+#include "actors/scheduler/core/gang_fit.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace caldera {
+
+ResourceList gang_minimum(const std::vector<AskGroup>& groups, int32_t min_count) {
+  std::set<std::string> names;
+  int32_t required = 0;
+  for (const auto& g : groups) {
+    required += std::clamp(g.required, 0, g.count);
+    for (const auto& [k, v] : g.requests.values) names.insert(k);
+  }
+  ResourceList out;
+  for (const auto& name : names) {
+    // Each resource on its own, cheapest pods first: a bound that holds whichever pods are chosen.
+    std::vector<std::pair<MilliValue, int32_t>> optional;  // (amount, pods)
+    MilliValue sum = 0;
+    for (const auto& g : groups) {
+      const auto must = std::clamp(g.required, 0, g.count);
+      sum += g.requests.get(name) * must;
+      if (g.count > must) optional.emplace_back(g.requests.get(name), g.count - must);
+    }
+    std::sort(optional.begin(), optional.end());
+    int32_t left = std::max(0, min_count - required);
+    for (const auto& [amount, pods] : optional) {
+      if (left == 0) break;
+      const auto take = std::min(left, pods);
+      sum += amount * take;
+      left -= take;
+    }
+    if (sum > 0) out.values[name] = sum;
+  }
+  return out;
+}
+
+ResourceList gang_minimum(const GangRequest& r) {
+  std::map<std::string, int32_t> required_left = r.task_min;
+  std::vector<AskGroup> groups;
+  groups.reserve(r.pods.size());
+  for (const auto& a : r.pods) {
+    auto& left = required_left[a.task];
+    groups.push_back({a.requests, 1, left > 0 ? 1 : 0});
+    if (left > 0) --left;
+  }
+  return gang_minimum(groups, r.min_count);
+}
+
+std::string unplaced_message(const GangRequest& r, const ResourceList& free,
+                             const ResourceList& total) {
+  const int32_t want = r.placed + r.min_count;
+  std::string out = r.placed == 0
+                        ? fmt::format("0/{} pods placed: minAvailable {} needs", want, want)
+                        : fmt::format("{}/{} pods placed: the other {} of minAvailable {} need",
+                                      r.placed, want, r.min_count, want);
+  const auto need = gang_minimum(r);
+  std::string short_of;
+  for (const auto& [name, amount] : need.values) {
+    if (amount <= free.get(name)) continue;
+    short_of += fmt::format("{} {} {}, the ready nodes have {} free ({} in all)",
+                            short_of.empty() ? "" : ";", name, format_quantity(amount),
+                            format_quantity(free.get(name)), format_quantity(total.get(name)));
+  }
+  if (!short_of.empty()) return out + short_of;
+  // Enough in all, but not on few enough nodes at once (or the queue's order came first).
+  std::string asks;
+  for (const auto& [name, amount] : need.values)
+    asks += fmt::format("{} {} {}", asks.empty() ? "" : ",", name, format_quantity(amount));
+  return out + asks + "; the ready nodes have that much free in all, but not where the pods fit";
+}
+
+}  // namespace caldera
