@@ -302,8 +302,8 @@ class RocksDbStore final : public Store {
     std::string error;
     if (auto h = health_->get(); !h.writable) {
       // RocksDB would refuse it too; say why, and that it is temporary.
-      error = "store is not writable since a write error (resumed every " +
-              std::to_string(options_.resume_interval.count()) + " ms until it works): " + h.error;
+      error = "the data dir is not writable (writes stopped after an error, resumed every " +
+              std::to_string(options_.resume_interval.count()) + " ms): " + h.error;
     }
     rocksdb::WriteBatch wb;
     size_t count = 0;
