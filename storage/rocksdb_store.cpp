@@ -46,7 +46,7 @@ int64_t wall_ms() {
 // RocksDB's own LOG file lives on the data disk, and Debian builds RocksDB with assertions on:
 // once an append to it fails (disk full), the next line logged to it aborts the process in
 // WritableFileWriter (`sync_without_flush_called_`), typically the warning DB::Close logs. So
-// RocksDB logs into calderad's log instead, which is not on the data disk.
+// RocksDB logs through spdlog (calderad's stderr) instead, where a failed write costs a line.
 class SpdLogger final : public rocksdb::Logger {
  public:
   SpdLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL) {}
@@ -61,7 +61,7 @@ class SpdLogger final : public rocksdb::Logger {
     int n = std::vsnprintf(line, sizeof line, format, ap);
     if (n < 0) return;
     // Its warnings repeat for every resume attempt while the disk is full; the store says once.
-    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL)
+    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL && level != rocksdb::InfoLogLevel::HEADER_LEVEL)
       spdlog::error("rocksdb: {}", line);
     else
       spdlog::debug("rocksdb: {}", line);
