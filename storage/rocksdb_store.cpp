@@ -170,6 +170,8 @@ class RocksDbStore final : public Store {
         families_(families),
         options_(options),
         health_(std::move(health)) {
+    // The idle writer wakes up every interval: zero would make it spin.
+    options_.resume_interval = std::max(options_.resume_interval, std::chrono::milliseconds(10));
     writer_ = std::thread([this] { run_writer(); });
   }
 
