@@ -69,6 +69,30 @@ std::string scalar(const YAML::Node& n, const std::string& path, Diagnostics& di
   return n.as<std::string>();
 }
 
+const std::set<std::string> kContainerLogFields{"containerLogMaxSize", "containerLogMaxFiles"};
+
+void read_container_log(const YAML::Node& n, const std::string& path, NodeConfig& node,
+                        Diagnostics& diags) {
+  if (auto v = n["containerLogMaxSize"]) {
+    auto bytes = parse_container_log_max_size(v.IsScalar() ? v.as<std::string>() : "");
+    if (bytes)
+      node.container_log_max_size = *bytes;
+    else
+      diags.error(path + ".containerLogMaxSize", bytes.error());
+  }
+  if (auto v = n["containerLogMaxFiles"]) {
+    std::optional<std::string> problem;
+    try {
+      auto files = v.as<int64_t>();
+      problem = check_container_log_max_files(files);
+      if (!problem) node.container_log_max_files = static_cast<int32_t>(files);
+    } catch (const YAML::Exception&) {
+      problem = "must be a whole number such as 5";
+    }
+    if (problem) diags.error(path + ".containerLogMaxFiles", *problem);
+  }
+}
+
 void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
                Diagnostics& diags) {
   NodeConfig node;
@@ -80,7 +104,7 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
                                            "clientPort", "dataDir", "resources"};
   for (const auto& kv : n) {
     auto key = kv.first.as<std::string>();
-    if (!known.count(key) && !kGatewayFields.count(key))
+    if (!known.count(key) && !kGatewayFields.count(key) && !kContainerLogFields.count(key))
       diags.warn(path + "." + key, "unknown field, ignored");
   }
   node.name = scalar(n["name"], path + ".name", diags);
@@ -109,10 +133,26 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
   read_count(n["maxConnections"], path + ".maxConnections", node.max_connections, diags);
   read_timeout(n["idleTimeout"], path + ".idleTimeout", node.idle_timeout, diags);
   read_timeout(n["frameTimeout"], path + ".frameTimeout", node.frame_timeout, diags);
+  read_container_log(n, path, node, diags);
   cfg.nodes.push_back(std::move(node));
 }
 
 }  // namespace
+
+Result<int64_t> parse_container_log_max_size(const std::string& text) {
+  auto q = parse_quantity(text);
+  if (!q) return Failure{fmt::format("'{}' is not a quantity (examples: 10Mi, 512Ki)", text)};
+  if (*q % 1000 != 0) return Failure{fmt::format("'{}' is not a whole number of bytes", text)};
+  // Smaller files would be renamed over and over for every few lines of output.
+  if (*q / 1000 < 1024) return Failure{fmt::format("'{}' is less than the minimum, 1Ki", text)};
+  return *q / 1000;
+}
+
+std::optional<std::string> check_container_log_max_files(int64_t files) {
+  if (files < 2 || files > 1000)
+    return fmt::format("{} is outside 2..1000 (the current file and at least one rotated)", files);
+  return std::nullopt;
+}
 
 const NodeConfig* ClusterConfig::find(const std::string& node) const {
   for (const auto& n : nodes)

@@ -24,6 +24,10 @@ struct NodeConfig {
   std::optional<uint32_t> max_connections;
   std::optional<std::chrono::milliseconds> idle_timeout;
   std::optional<std::chrono::milliseconds> frame_timeout;
+  // Container log rotation, as the kubelet's containerLogMaxSize and containerLogMaxFiles:
+  // <container>.log is rotated past this many bytes, and this many files are kept in all.
+  int64_t container_log_max_size = 10 * 1024 * 1024;
+  int32_t container_log_max_files = 5;
 };
 
 struct ClusterConfig {
@@ -38,6 +42,12 @@ struct ClusterConfig {
 // Reads and checks a cluster config; errors carry field paths ("nodes[1].resources.cpu").
 Result<ClusterConfig> load_cluster_config(const std::string& path, Diagnostics& diags);
 Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags);
+
+// containerLogMaxSize: a quantity of whole bytes, at least 1Ki ("10Mi"); else why not.
+Result<int64_t> parse_container_log_max_size(const std::string& text);
+// containerLogMaxFiles: 2..1000 (the current file and at least one rotated, as the kubelet
+// requires); why not, or nullopt.
+std::optional<std::string> check_container_log_max_files(int64_t files);
 
 // The embedded single-node default: one node on 127.0.0.1:7070 using this machine's cores and
 // memory, with its data in `data_dir`.

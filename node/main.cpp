@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   bool no_fsync = false;
   size_t max_connections = 0;
   std::string idle_timeout, frame_timeout;
+  std::string log_max_size = "10Mi";
+  int64_t log_max_files = 5;
   app.add_option("--config", config_path, "cluster config file (cluster-config/*.yaml)");
   app.add_option("--node", node_name, "this node's name in the cluster config");
   app.add_option("--data-dir", data_dir, "data directory of the embedded default node");
@@ -100,6 +102,12 @@ int main(int argc, char** argv) {
   app.add_option("--frame-timeout", frame_timeout,
                  "close client connections stuck in the middle of a request this long, e.g. 10s "
                  "(default; 0: never)");
+  auto* log_size_opt = app.add_option(
+      "--container-log-max-size", log_max_size,
+      "embedded default node: rotate a container's log past this size (default 10Mi)");
+  auto* log_files_opt = app.add_option(
+      "--container-log-max-files", log_max_files,
+      "embedded default node: log files kept per container, the current one included (default 5)");
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
@@ -115,6 +123,11 @@ int main(int argc, char** argv) {
       return fail(loaded.error());
     }
     cluster = std::move(*loaded);
+    if (log_size_opt->count() || log_files_opt->count())
+      return fail(
+          "--container-log-max-size/--container-log-max-files are for the embedded node; "
+          "set containerLogMaxSize/containerLogMaxFiles of the node in " +
+          config_path);
     if (node_name.empty()) {
       if (cluster.nodes.size() != 1)
         return fail("--node NAME is required: the config lists several nodes");
@@ -125,6 +138,12 @@ int main(int argc, char** argv) {
       return fail("ports must be within 0..65535");
     cluster = embedded_cluster_config(data_dir, static_cast<uint16_t>(port),
                                       static_cast<uint16_t>(cluster_port));
+    auto log_bytes = parse_container_log_max_size(log_max_size);
+    if (!log_bytes) return fail("--container-log-max-size: " + log_bytes.error());
+    if (auto problem = check_container_log_max_files(log_max_files))
+      return fail("--container-log-max-files: " + *problem);
+    cluster.nodes.front().container_log_max_size = *log_bytes;
+    cluster.nodes.front().container_log_max_files = static_cast<int32_t>(log_max_files);
     node_name = cluster.nodes.front().name;
   }
   const NodeConfig* node = cluster.find(node_name);
@@ -185,6 +204,8 @@ int main(int argc, char** argv) {
   node_env.store = store;
   node_env.coordinator = coordinator;
   node_env.is_coordinator = true;
+  node_env.container_log_max_size = node->container_log_max_size;
+  node_env.container_log_max_files = node->container_log_max_files;
   auto node_actor = spawn_node_actor(sys, node_env);
 
   auto sink = std::make_shared<ReplySink>();

@@ -47,7 +47,7 @@ int64_t wall_ms() {
 // RocksDB's own LOG file lives on the data disk, and Debian builds RocksDB with assertions on:
 // once an append to it fails (disk full), the next line logged to it aborts the process in
 // WritableFileWriter (`sync_without_flush_called_`), typically the warning DB::Close logs. So
-// RocksDB logs into calderad's log instead, which is not on the data disk.
+// RocksDB logs through spdlog (calderad's stderr) instead, where a failed write costs a line.
 class SpdLogger final : public rocksdb::Logger {
  public:
   SpdLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL) {}
@@ -62,7 +62,7 @@ class SpdLogger final : public rocksdb::Logger {
     int n = std::vsnprintf(line, sizeof line, format, ap);
     if (n < 0) return;
     // Its warnings repeat for every resume attempt while the disk is full; the store says once.
-    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL)
+    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL && level != rocksdb::InfoLogLevel::HEADER_LEVEL)
       spdlog::error("rocksdb: {}", line);
     else
       spdlog::debug("rocksdb: {}", line);
@@ -171,6 +171,8 @@ class RocksDbStore final : public Store {
         families_(families),
         options_(options),
         health_(std::move(health)) {
+    // The idle writer wakes up every interval: zero would make it spin.
+    options_.resume_interval = std::max(options_.resume_interval, std::chrono::milliseconds(10));
     writer_ = std::thread([this] { run_writer(); });
   }
 
@@ -303,8 +305,8 @@ class RocksDbStore final : public Store {
     std::string error;
     if (auto h = health_->get(); !h.writable) {
       // RocksDB would refuse it too; say why, and that it is temporary.
-      error = "store is not writable since a write error (resumed every " +
-              std::to_string(options_.resume_interval.count()) + " ms until it works): " + h.error;
+      error = "the data dir is not writable (writes stopped after an error, resumed every " +
+              std::to_string(options_.resume_interval.count()) + " ms): " + h.error;
     }
     rocksdb::WriteBatch wb;
     size_t count = 0;

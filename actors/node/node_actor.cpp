@@ -24,6 +24,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Messages of the node actor to itself.
+using forgotten_atom = caf::atom_constant<caf::atom("forgotten")>;  // (uid, error)
+using unstored_atom = caf::atom_constant<caf::atom("unstored")>;    // (uid, error)
+using restore_atom = caf::atom_constant<caf::atom("restore")>;      // (generation)
+
+// How often statuses that could not be written are written again (the store resumes writes
+// once space is back, every second too).
+constexpr std::chrono::seconds kRestoreInterval{1};
+
 int64_t now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -41,6 +50,8 @@ struct NodePodEntry {
   uint64_t shim_start_ticks = 0;
   bool started = false;
   bool remove_when_done = false;
+  bool unstored = false;    // its latest status is not durable (nor reported): write it again
+  bool forgetting = false;  // the delete of its record is in flight
 };
 
 struct NodeState {
@@ -49,6 +60,8 @@ struct NodeState {
   std::map<std::string, NodePodEntry> pods;  // by uid
   uint64_t seq = 0;
   uint64_t incarnation = 0;
+  uint64_t restore_generation = 0;  // of the one restore timer, while there is one
+  bool restore_scheduled = false;
   static inline const char* name = "node";
 };
 
@@ -114,27 +127,79 @@ std::string record_bytes(const NodePodEntry& e) {
 }
 
 // Persist the pod's status, then (once durable) report it: the outbox rule, with the record as
-// the outbox. A report lost on the way is healed by the full report sent on (re)registration.
+// the outbox. A report lost on the way is healed by the full report sent on (re)registration; a
+// status that could not be written is written (and reported) again, see restore_unstored.
 void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto& st = self->state;
+  if (e.forgetting) return;  // a write after the record's delete would bring it back
   auto report = report_bytes(st, e.status);
   auto coordinator = st.env.coordinator;
-  st.env.store->commit({Write{Family::NodePods, e.status.uid, record_bytes(e)}},
-                       [coordinator, report](std::string error) {
+  auto me = caf::actor_cast<caf::actor>(self);
+  auto uid = e.status.uid;
+  st.env.store->commit({Write{Family::NodePods, uid, record_bytes(e)}},
+                       [coordinator, me, uid, report](std::string error) {
                          if (!error.empty()) {
-                           spdlog::error("node: pod status write failed: {}", error);
+                           caf::anon_send(me, unstored_atom::value, uid, std::move(error));
                            return;
                          }
                          caf::anon_send(coordinator, report_atom::value, report);
                        });
 }
 
+void schedule_restore(NodeSelf* self) {
+  auto& st = self->state;
+  if (st.restore_scheduled) return;
+  st.restore_scheduled = true;
+  self->delayed_send(self, kRestoreInterval, restore_atom::value, ++st.restore_generation);
+}
+
+// Statuses whose write failed (a full disk) stay ahead of the record until written: the pod's
+// end is neither lost nor reported before it is durable.
+void restore_unstored(NodeSelf* self) {
+  auto& st = self->state;
+  st.restore_scheduled = false;
+  if (!st.env.store->writable()) {
+    schedule_restore(self);
+    return;
+  }
+  for (auto& [uid, e] : st.pods) {
+    if (!e.unstored || e.forgetting) continue;
+    e.unstored = false;
+    spdlog::info("node={} pod={} writing its status again after a write error", st.env.name, uid);
+    persist_and_report(self, e);
+  }
+}
+
+// The record goes first and the pod's directory (its logs) only once that is durable: a failed
+// removal leaves the pod whole, to be removed again, rather than a record without its logs.
 void forget(NodeSelf* self, const std::string& uid) {
   auto& st = self->state;
-  st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, nullptr);
+  auto it = st.pods.find(uid);
+  if (it == st.pods.end() || it->second.forgetting) return;
+  it->second.forgetting = true;
+  auto me = caf::actor_cast<caf::actor>(self);
+  st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, [me, uid](std::string error) {
+    caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
+  });
+}
+
+void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& error) {
+  auto& st = self->state;
+  auto it = st.pods.find(uid);
+  if (it == st.pods.end()) return;
+  if (!error.empty()) {
+    spdlog::error("node={} pod={} kept with its logs: the delete of its record failed: {}",
+                  st.env.name, uid, error);
+    it->second.forgetting = false;
+    if (it->second.unstored) schedule_restore(self);
+    return;
+  }
   std::error_code ec;
   fs::remove_all(pod_dir(st, uid), ec);
-  st.pods.erase(uid);
+  if (ec)
+    spdlog::warn("node={} pod={} cannot remove {}: {}", st.env.name, uid, pod_dir(st, uid),
+                 ec.message());
+  st.pods.erase(it);
 }
 
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
@@ -175,6 +240,8 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.pod_dir = pod_dir(st, e.status.uid);
   spec.containers = e.containers;
   spec.grace_ms = e.grace_ms;
+  spec.log_max_bytes = st.env.container_log_max_size;
+  spec.log_max_files = st.env.container_log_max_files;
   try {
     FlatReader reader(e.launch);
     spec.files = decode_map(reader.root<cluster::PodLaunch>().getFiles());
@@ -385,6 +452,20 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         start_pod(self, it->second);
       },
       [=](process_atom, const PodProcessStatus& ps) { on_process_status(self, ps); },
+      [=](unstored_atom, const std::string& uid, const std::string& error) {
+        auto it = self->state.pods.find(uid);
+        if (it == self->state.pods.end() || it->second.unstored) return;
+        spdlog::error("node={} pod={} status not recorded, written again once the store can: {}",
+                      self->state.env.name, uid, error);
+        it->second.unstored = true;
+        schedule_restore(self);
+      },
+      [=](restore_atom, uint64_t generation) {
+        if (generation == self->state.restore_generation) restore_unstored(self);
+      },
+      [=](forgotten_atom, const std::string& uid, const std::string& error) {
+        on_forgotten(self, uid, error);
+      },
       [=](sim_atom, const std::string& uid) {
         auto it = self->state.pods.find(uid);
         if (it == self->state.pods.end() || !is_live(it->second.status)) return;
@@ -438,7 +519,10 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         in.seekg(0, std::ios::end);
         int64_t size = in.tellg();
         if (size < 0) return Chunk{std::string{}, offset, ended};
-        offset = std::clamp<int64_t>(offset, 0, size);
+        // Past the end: the file was rotated since the last chunk, and what followed the reader's
+        // offset is in .log.1 now. The read ends there rather than splicing the new file in.
+        if (offset > size) return Chunk{std::string{}, offset, ended};
+        offset = std::max<int64_t>(offset, 0);
         int64_t n = std::min<int64_t>(size - offset, max_bytes);
         std::string data(static_cast<size_t>(n), '\0');
         in.seekg(offset);

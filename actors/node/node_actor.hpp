@@ -21,13 +21,20 @@ struct NodeActorEnv {
   std::shared_ptr<Store> store;
   caf::actor coordinator;
   bool is_coordinator = false;
+  // Rotation of each container's log (see node/shim/shim.c).
+  int64_t container_log_max_size = 10 * 1024 * 1024;
+  int32_t container_log_max_files = 5;
 };
 
 // Messages (payloads are cluster.capnp bytes, so the coordinator may be in another process):
 //   (launch_atom, PodLaunch bytes)   idempotent per pod uid
 //   (kill_atom, PodKill bytes)
-//   (remove_atom, uid)               kill if running, then forget the pod and its logs
+//   (remove_atom, uid)               kill if running, then forget the pod and its logs; the logs
+//                                    go only once the removal of its record is durable
 //   (log_atom, uid, container, offset, max_bytes) -> (data, next_offset, eof)
+//                                    from <container>.log, the newest file only, as kubectl logs
+//                                    shows: rotated ones (.log.1, ...) stay on the node's disk; a
+//                                    file rotated under a reader ends its read (next == offset)
 // On start it re-adopts the pods of an earlier run and sends (register_atom, NodeRegistration
 // bytes, itself) to the coordinator.
 caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);

@@ -1,0 +1,261 @@
+// A pod that floods its log on a small data disk: the node stays usable, resumes once space is
+// back, keeps logs and records all-or-nothing, and still stops cleanly. Real calderad, real CLI,
+// a real 16 MiB tmpfs (tests run as root; skipped where mounting is not allowed).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+namespace caldera::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// 30 MB of output, then one last line: twice the whole data disk.
+const char* kBombYaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: bomb
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              command: ["sh", "-c", "head -c 31457280 /dev/zero | tr '\\000' x; echo; echo done"]
+)";
+
+std::string sim_yaml(const std::string& name, const std::string& annotation = "") {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: " + name + "\n" +
+         (annotation.empty() ? "" : "  annotations:\n    padding: \"" + annotation + "\"\n") +
+         R"(spec:
+  minAvailable: 1
+  tasks:
+    - name: w
+      replicas: 1
+      template:
+        metadata:
+          annotations:
+            caldera.io/sim-duration-ms: "100"
+        spec:
+          containers:
+            - name: main
+              command: ["simulated"]
+)";
+}
+
+// calderad on a data dir of its own small tmpfs. Not the harness's Calderad: the exit status of
+// SIGTERM is what these tests check.
+class DiskFull : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mnt_ = dir_.path() + "/disk";
+    fs::create_directories(mnt_);
+    if (::mount("tmpfs", mnt_.c_str(), "tmpfs", 0, "size=16m") != 0) {
+      mnt_.clear();
+      GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << std::strerror(errno);
+    }
+    data_ = mnt_ + "/node";
+    fs::create_directories(data_);
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (!mnt_.empty()) ::umount2(mnt_.c_str(), MNT_DETACH);
+  }
+
+  void start(std::vector<std::string> extra = {}) {
+    port_file_ = dir_.path() + "/port";
+    std::vector<std::string> argv{CALDERAD_PATH, "--port", "0",           "--cluster-port", "0",
+                                  "--data-dir",  data_,    "--port-file", port_file_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Its log is outside the small disk: what it says about the disk must not depend on it.
+      int log = ::open(log_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(log, 1);
+      dup2(log, 2);
+      std::vector<char*> args;
+      for (auto& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto text = slurp(port_file_);
+          if (text.empty()) return false;
+          server_ = "127.0.0.1:" + std::to_string(std::stoi(text));
+          return cli({"get", "nodes"}).exit_code == 0;
+        },
+        20s))
+        << log();
+  }
+
+  // SIGTERM, then the wait status (or -1 if it did not end within 20 s).
+  int terminate() {
+    ::kill(pid_, SIGTERM);
+    int status = -1;
+    bool ended = eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, 20s);
+    pid_ = ended ? -1 : pid_;
+    return ended ? status : -1;
+  }
+
+  CommandResult cli(std::vector<std::string> args, const std::string& input = {}) {
+    args.insert(args.begin(), {CALDERA_CLI_PATH, "--server", server_});
+    return run(args, input);
+  }
+  CommandResult submit(const std::string& yaml) {
+    return cli({"submit", "-f", write_file(dir_.path(), "job.yaml", yaml)});
+  }
+  std::string phase(const std::string& job) {
+    auto r = cli({"get", "job", job, "-o", "json"});
+    if (r.exit_code != 0) return "";
+    return nlohmann::json::parse(r.out)["status"]["state"]["phase"].get<std::string>();
+  }
+
+  std::string log_path() const { return dir_.path() + "/calderad.log"; }
+  std::string log() const { return slurp(log_path()); }
+
+  uint64_t free_bytes() const {
+    struct statvfs s {};
+    if (::statvfs(mnt_.c_str(), &s) != 0) return 0;
+    return uint64_t(s.f_bavail) * s.f_frsize;
+  }
+
+  // The one pod directory (the bomb's: simulated pods have none).
+  fs::path bomb_dir() const {
+    for (const auto& e : fs::directory_iterator(data_ + "/pods")) return e.path();
+    return {};
+  }
+
+  TempDir dir_;
+  std::string mnt_, data_, port_file_, server_;
+  pid_t pid_ = -1;
+};
+
+void expect_clean_exit(int status, const std::string& log) {
+  ASSERT_NE(status, -1) << "calderad did not stop on SIGTERM\n" << log;
+  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << log;
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << log;
+  EXPECT_EQ(log.find("Assertion"), std::string::npos) << log;
+}
+
+// Rotation keeps the flood within 3 x 1 MiB: the disk never fills and the node goes on.
+TEST_F(DiskFull, ALogBombIsRotatedAndTheNodeKeepsWorking) {
+  start({"--container-log-max-size", "1Mi", "--container-log-max-files", "3"});
+  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  auto done = cli({"wait", "job", "bomb", "--for=phase=Completed", "--timeout=60s"});
+  ASSERT_EQ(done.exit_code, 0) << done.err << log();
+
+  auto dir = bomb_dir();
+  for (const char* name : {"main.log", "main.log.1", "main.log.2"}) {
+    ASSERT_TRUE(fs::exists(dir / name)) << name;
+    EXPECT_LE(fs::file_size(dir / name), 1u << 20) << name;
+  }
+  EXPECT_FALSE(fs::exists(dir / "main.log.3"));
+  // `caldera logs` shows the newest file, as kubectl does: it ends with the last line.
+  auto logs = cli({"logs", "bomb-main-0"});
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_LE(logs.out.size(), 1u << 20);
+  EXPECT_EQ(logs.out.substr(logs.out.size() - 6), "\ndone\n");
+  EXPECT_GT(free_bytes(), 8u << 20);
+
+  ASSERT_EQ(submit(sim_yaml("sim")).exit_code, 0);
+  auto sim = cli({"wait", "job", "sim", "--for=phase=Completed", "--timeout=30s"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err << log();
+  expect_clean_exit(terminate(), log());
+}
+
+// With the default 10Mi x 5 the flood fills this disk. Writes fail and new jobs are refused;
+// deleting the bomb fails and so keeps its logs; once an operator frees space the node takes and
+// finishes jobs again without a restart, the delete goes through, and SIGTERM still exits 0.
+TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
+  start();
+  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
+  auto dir = bomb_dir();
+  ASSERT_TRUE(eventually([&] { return fs::exists(dir / "main.log.1"); }, 30s));
+
+  // A record bigger than any page left: its write fails and stops RocksDB's writes.
+  auto big = submit(sim_yaml("big", std::string(64 << 10, 'p')));
+  EXPECT_NE(big.exit_code, 0);
+  EXPECT_NE(big.err.find("No space left on device"), std::string::npos) << big.err;
+  // From then on every write is refused at once, whatever its size, with the reason.
+  auto refused = submit(sim_yaml("sim"));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("not writable"), std::string::npos) << refused.err;
+
+  // All or nothing: a delete that cannot be recorded leaves the logs where they are.
+  auto del = cli({"delete", "job", "bomb"});
+  EXPECT_NE(del.exit_code, 0);
+  EXPECT_TRUE(eventually([&] { return log().find("kept with its logs") != std::string::npos; }))
+      << log();
+  EXPECT_TRUE(fs::exists(dir / "main.log.1"));
+  EXPECT_TRUE(fs::exists(dir / "main.log"));
+
+  fs::remove(dir / "main.log.1");  // the operator frees 10 MiB
+  CommandResult accepted;
+  ASSERT_TRUE(eventually([&] { return (accepted = submit(sim_yaml("sim"))).exit_code == 0; }, 20s))
+      << accepted.err << log();
+  auto sim = cli({"wait", "job", "sim", "--for=phase=Completed", "--timeout=30s"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err << log();
+  EXPECT_NE(log().find("store: writable again"), std::string::npos) << log();
+  // The bomb's end, not recorded while the disk was full, is recorded and reported now.
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto p = phase("bomb");
+        return p == "Completed" || p == "Failed";
+      },
+      20s))
+      << phase("bomb");
+
+  auto again = cli({"delete", "job", "bomb"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(eventually([&] { return !fs::exists(dir); }, 10s));
+  expect_clean_exit(terminate(), log());
+}
+
+// The bug report's ending: SIGTERM while the disk is still full used to abort in RocksDB
+// (`sync_without_flush_called_`, exit 134).
+TEST_F(DiskFull, StopsCleanlyWhileTheDiskIsStillFull) {
+  start();
+  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
+  auto big = submit(sim_yaml("big", std::string(64 << 10, 'p')));
+  EXPECT_NE(big.exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return log().find("store: ") != std::string::npos; })) << log();
+  expect_clean_exit(terminate(), log());
+}
+
+}  // namespace
+}  // namespace caldera::testing
