@@ -682,8 +682,16 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
     return error_response(id, Code::UNIMPLEMENTED,
                           "unknown request kind " + std::to_string(static_cast<int>(req.which())));
   } catch (const kj::Exception& e) {
-    return error_response(id, Code::MALFORMED,
-                          std::string("malformed request: ") + e.getDescription().cStr());
+    std::string what = e.getDescription().cStr();
+    // A well-formed request with too much in it (say a 10 MB text field) is too large, not
+    // malformed: the client should hear the limit.
+    if (what.find("traversal limit") != std::string::npos)
+      return error_response(
+          id, Code::TOO_LARGE,
+          "request too large: a request may hold at most " +
+              std::to_string(client_reader_options().traversalLimitInWords * 8 >> 20) +
+              " MiB of data");
+    return error_response(id, Code::MALFORMED, "malformed request: " + what);
   }
 }
 

@@ -147,6 +147,24 @@ TEST_F(BadInput, OversizedFrameIsRefusedAsTooLarge) {
   expect_still_serving();
 }
 
+TEST_F(BadInput, ARequestOverTheTraversalLimitIsTooLargeAndSaysTheLimit) {
+  auto c = Client::connect(node.server(), 2s);
+  ASSERT_TRUE(c);
+  // Fits a frame (16 MiB) but holds more than a request may (8 MiB).
+  auto r = (*c)->call([](api::Request::Builder req) {
+    auto cmd = req.initCommand();
+    cmd.setAction(std::string(10u << 20, 'x'));
+    cmd.getJob().setName("j");
+  });
+  ASSERT_TRUE(r) << r.error();
+  auto resp = r.value()->root<api::Response>();
+  ASSERT_EQ(resp.which(), api::Response::ERRORS);
+  EXPECT_EQ(resp.getErrors()[0].getCode(), api::Error::Code::TOO_LARGE);
+  EXPECT_NE(std::string(resp.getErrors()[0].getMessage()).find("at most 8 MiB"), std::string::npos)
+      << resp.getErrors()[0].getMessage().cStr();
+  expect_still_serving();
+}
+
 TEST_F(BadInput, WellFramedGarbageIsMalformedAndTheConnectionStaysUsable) {
   auto c = Client::connect(node.server(), 2s);
   ASSERT_TRUE(c);
