@@ -2,57 +2,80 @@
 # Resident memory per live and per finished job with N simulated jobs, job state transitions per
 # second (abort then resume every job; storage on, fsync on), and calderad CPU per pod of one-pod
 # jobs next to one job of up to 10,000 pods. Prints every run and the medians.
-# Usage: scripts/bench/job-actors.sh [N=10000] [RUNS=3]
+# With a baseline revision (e.g. the commit before a change), every run measures that revision's
+# calderad too, with the same benchmark client, so the two sets of figures come from one run.
+# Usage: scripts/bench/job-actors.sh [N=10000] [RUNS=3] [BASELINE_REV]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-10000}"
 runs="${2:-3}"
+baseline="${3:-}"
 scripts/install-deps.sh
-if [ ! -f build-release/build.ninja ]; then
-  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-if ! log=$(cmake --build build-release -j "$(nproc)" --target calderad caldera-shim \
-    caldera caldera-bench-jobs 2>&1); then
-  echo "$log" >&2
-  exit 1
+
+build_release() {  # source dir, build dir, targets...
+  local src="$1" dir="$2"
+  shift 2
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  if ! log=$(cmake --build "$dir" -j "$(nproc)" --target "$@" 2>&1); then
+    echo "$log" >&2
+    exit 1
+  fi
+}
+build_release . build-release calderad caldera-shim caldera caldera-bench-jobs
+variants=(current)
+declare -A calderad=([current]=build-release/node/calderad)
+if [ -n "$baseline" ]; then
+  sha=$(git rev-parse --short "$baseline^{commit}")
+  base="build-baseline/$sha"
+  if [ ! -d "$base/src" ]; then  # extracted once, so that rebuilds stay incremental
+    mkdir -p "$base/src"
+    git archive "$sha" | tar -x -C "$base/src"
+  fi
+  build_release "$base/src" "$base/build" calderad caldera-shim
+  variants=(baseline current)
+  calderad[baseline]="$base/build/node/calderad"
+  echo "baseline $sha ($(git log -1 --format=%s "$sha" | cut -c1-60))"
 fi
 
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+field() { sed -E "s/.*$1=([-0-9.]+).*/\\1/" <<<"$2"; }
 
-mem=(); rate=(); done_mem=(); small=(); bigpod=()
+declare -A results  # "variant key" -> values, one line per run
+keys=(bytes_per_live_job bytes_per_finished_job transitions_per_s cpu_us_per_pod_of_1pod_jobs
+  cpu_us_per_pod_of_big_job)
 for r in $(seq "$runs"); do
-  dir="$work/run-$r"
-  mkdir -p "$dir"
-  port=$(free_port); cport=$(free_port)
-  # One node with room for every simulated pod (they ask only for a pod slot).
-  cat >"$dir/cluster.yaml" <<YAML
+  for v in "${variants[@]}"; do
+    dir="$work/run-$r-$v"
+    mkdir -p "$dir"
+    port=$(free_port); cport=$(free_port)
+    # One node with room for every simulated pod (they ask only for a pod slot).
+    cat >"$dir/cluster.yaml" <<YAML
 cluster: {name: bench, coordinator: n1}
 nodes:
   - {name: n1, host: 127.0.0.1, clusterPort: $cport, clientPort: $port, dataDir: $dir/data,
      resources: {cpu: 64, memory: 256Gi, pods: $((2 * n + 10100))}}
 YAML
-  build-release/node/calderad --config "$dir/cluster.yaml" --node n1 --log-level warn \
-    >"$dir/log" 2>&1 &
-  pid=$!
-  for _ in $(seq 200); do
-    build-release/client/caldera --server "127.0.0.1:$port" get nodes >/dev/null 2>&1 && break
-    sleep 0.05
+    "${calderad[$v]}" --config "$dir/cluster.yaml" --node n1 --log-level warn >"$dir/log" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do
+      build-release/client/caldera --server "127.0.0.1:$port" get nodes >/dev/null 2>&1 && break
+      sleep 0.05
+    done
+    out=$(build-release/scripts/bench/caldera-bench-jobs --server "127.0.0.1:$port" --jobs "$n" \
+      --pid "$pid" --prefix "r$r")
+    echo "$v $out"
+    out=$(sed -E 's/cpu_us_per_pod_of_[0-9]+pod_job/cpu_us_per_pod_of_big_job/' <<<"$out")
+    for k in "${keys[@]}"; do results["$v $k"]+="$(field "$k" "$out")"$'\n'; done
+    kill "$pid"; wait "$pid" || true
   done
-  out=$(build-release/scripts/bench/caldera-bench-jobs --server "127.0.0.1:$port" --jobs "$n" \
-    --pid "$pid" --prefix "r$r")
-  echo "$out"
-  mem+=("$(sed -E 's/.*bytes_per_live_job=([0-9.]+).*/\1/' <<<"$out")")
-  done_mem+=("$(sed -E 's/.*bytes_per_finished_job=([-0-9.]+).*/\1/' <<<"$out")")
-  small+=("$(sed -E 's/.*cpu_us_per_pod_of_1pod_jobs=([0-9.]+).*/\1/' <<<"$out")")
-  bigpod+=("$(sed -E 's/.*cpu_us_per_pod_of_[0-9]+pod_job=([0-9.]+).*/\1/' <<<"$out")")
-  rate+=("$(sed -E 's/.*transitions_per_s=([0-9.]+).*/\1/' <<<"$out")")
-  kill "$pid"; wait "$pid" || true
 done
-echo "median jobs=$n runs=$runs bytes_per_live_job=$(printf '%s\n' "${mem[@]}" | median)" \
-  "bytes_per_finished_job=$(printf '%s\n' "${done_mem[@]}" | median)" \
-  "transitions_per_s=$(printf '%s\n' "${rate[@]}" | median)" \
-  "cpu_us_per_pod_of_1pod_jobs=$(printf '%s\n' "${small[@]}" | median)" \
-  "cpu_us_per_pod_of_big_job=$(printf '%s\n' "${bigpod[@]}" | median)"
+for v in "${variants[@]}"; do
+  line="median $v jobs=$n runs=$runs"
+  for k in "${keys[@]}"; do line+=" $k=$(printf '%s' "${results["$v $k"]}" | median)"; done
+  echo "$line"
+done
