@@ -50,6 +50,8 @@ using committed_atom = caf::atom_constant<caf::atom("committed")>;
 using process_atom = caf::atom_constant<caf::atom("process")>;
 // node actor's own timer for simulated pods
 using sim_atom = caf::atom_constant<caf::atom("sim")>;
+// job actor's own timer: a failed write is written again
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
 // job actor's own timer: delayed actions, deadlines, TTL
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 

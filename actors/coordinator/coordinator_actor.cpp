@@ -619,12 +619,35 @@ caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::
   return rp;
 }
 
+bool changes_state(api::Request::Which kind) {
+  switch (kind) {
+    case api::Request::SUBMIT_YAML:
+    case api::Request::SUBMIT_JOB:
+    case api::Request::SUBMIT_JOB_TEMPLATE:
+    case api::Request::SUBMIT_JOB_FLOW:
+    case api::Request::COMMAND:
+    case api::Request::DELETE_JOB:
+    case api::Request::DELETE_JOB_TEMPLATE:
+    case api::Request::DELETE_JOB_FLOW:
+      return true;
+    default:
+      return false;
+  }
+}
+
 caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
   uint64_t id = 0;
   try {
     FlatReader reader(bytes, client_reader_options());
     auto req = reader.root<api::Request>();
     id = req.getId();
+    if (changes_state(req.which()) && !self->state.env.store->writable()) {
+      // Refused before anything is decided, so that nothing half done waits for the disk.
+      auto h = self->state.env.store->health();
+      return error_response(id, Code::UNAVAILABLE,
+                            "the data dir is not writable, so nothing can change now (" + h.error +
+                                "); reads still work; retry once space is freed");
+    }
     switch (req.which()) {
       case api::Request::PING: {
         capnp::MallocMessageBuilder b;

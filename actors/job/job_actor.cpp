@@ -1,5 +1,6 @@
 #include "actors/job/job_actor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <set>
@@ -43,6 +44,9 @@ struct Inflight {
   bool quit_after = false;
   std::string write_error;  // the write failed: the effects must not leave (write-ahead)
   bool command = false;     // `reply` answers a client command: "" when it acted, else why not
+  bool create = false;      // the job's first write: a failure means the job was never accepted
+  bool whole = false;       // wrote the job row and every pod row: a failed write before is healed
+  bool failed = false;      // its write failed: it waits for a whole write that succeeds
 };
 
 struct JobState {
@@ -53,6 +57,7 @@ struct JobState {
   bool deleted = false;
   std::optional<int64_t> timer_at;  // when the scheduled tick fires, if one is scheduled
   std::string last_request;         // the signature of the pod group request sent last
+  bool retry_scheduled = false;     // a failed write is written again (whole) after a while
   static inline const char* name = "job";
 };
 
@@ -127,6 +132,10 @@ std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit
   return to_bytes(b);
 }
 
+// A write that failed (say, a full disk) is tried again this often; the store itself tries to
+// resume every second.
+constexpr std::chrono::milliseconds kRewriteAfter{1000};
+
 // One timer at a time, for the earliest thing the controller waits on (a delayed action, the
 // active deadline, the TTL). Due times are absolute, so after a restart they are kept.
 void schedule_tick(JobSelf* self) {
@@ -187,6 +196,13 @@ void apply_effects(JobSelf* self, Inflight& in) {
                  m.job.spec.ttl_seconds_after_finished.value_or(0));
     self->send(st.env.coordinator, expire_atom::value, m.key(), m.job.uid);
   }
+  if (in.quit_after) {
+    // Durable now: the pods leave their nodes and the pod group the scheduler.
+    for (const auto& [name, p] : std::as_const(m.pods))
+      if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
+    self->send(st.env.scheduler, place_atom::value, GangRequest{m.key(), {}, 0, {}});
+    spdlog::info("job={} deleted", m.key());
+  }
   if (in.reply.pending()) {
     if (in.command)
       in.reply.deliver(in.fx.refused);
@@ -203,12 +219,15 @@ void drain(JobSelf* self) {
     auto in = std::move(q.front());
     q.pop_front();
     apply_effects(self, in);
-    if (in.quit_after && in.write_error.empty()) {
+    const bool deleted = in.quit_after && in.write_error.empty();
+    const bool never_accepted = in.create && !in.write_error.empty();  // the coordinator forgot it
+    if (deleted || never_accepted) {
       self->quit();
       return;
     }
     if (in.quit_after) {
-      // The record is still there: so is the job, whose pod group the delete cancelled.
+      // The record is still there: so is the job. Launches of the states before the delete
+      // were held back; the next sync sends what is due.
       self->state.deleted = false;
       self->state.last_request.clear();
     }
@@ -216,16 +235,20 @@ void drain(JobSelf* self) {
 }
 
 // Persist the model if it changed, then (once durable) carry the effects out.
-void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, bool erase = false,
-            bool command = false) {
+enum class Kind { Plain, Create, Command, Erase };
+
+void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind kind = Kind::Plain) {
   auto& st = self->state;
   Inflight in;
   in.fx = std::move(fx);
   in.reply = std::move(reply);
+  const bool erase = kind == Kind::Erase;
   in.quit_after = erase;
-  in.command = command;
+  in.command = kind == Kind::Command;
+  in.create = kind == Kind::Create;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
+    in.whole = !erase && st.model.pods.all_changed();
     auto writes = erase ? job_erase_writes(st.model) : job_writes(st.model, &in.record);
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
@@ -245,7 +268,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         auto rp = self->make_response_promise();
         Effects fx = sync_job(self->state.model, make_clock());
         fx.changed = true;
-        commit(self, std::move(fx), rp);
+        commit(self, std::move(fx), rp, Kind::Create);
         return rp;
       },
       [=](recover_atom) {
@@ -277,7 +300,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         spdlog::info("job={} command={} id={}", self->state.model.key(), action, command_id);
         auto fx = on_command(self->state.model, *a, command_id, make_clock());
         // A refusal too waits for the writes before it: it speaks of the phase they store.
-        commit(self, std::move(fx), rp, false, true);
+        commit(self, std::move(fx), rp, Kind::Command);
         return rp;
       },
       [=](tick_atom, int64_t at) {
@@ -321,31 +344,54 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         auto rp = self->make_response_promise();
         auto& st = self->state;
         Effects fx;
-        std::vector<std::string> held;
-        for (const auto& [name, p] : std::as_const(st.model.pods)) {
-          if (is_live(p)) held.push_back(p.uid);
-          if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
-        }
-        fx.release = std::move(held);
-        self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0, {}});
+        for (const auto& [name, p] : std::as_const(st.model.pods))
+          if (is_live(p)) fx.release.push_back(p.uid);
+        // Nothing leaves before the record's delete is durable (apply_effects): a delete that
+        // fails leaves the job as it was, pods, logs and pod group included.
         st.deleted = true;
-        spdlog::info("job={} deleted", st.model.key());
-        commit(self, std::move(fx), rp, true);
+        commit(self, std::move(fx), rp, Kind::Erase);
         return rp;
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
-        auto& q = self->state.inflight;
-        if (!error.empty()) {
-          spdlog::error("job={} write failed: {}", self->state.model.key(), error);
-          // Which pod rows made it is unknown: the next write rewrites them all.
-          self->state.model.pods.mark_all_changed();
-        }
-        for (auto& in : q)
-          if (in.seq == seq) {
-            in.seq = 0;
-            in.write_error = error;
+        auto& st = self->state;
+        auto it = std::find_if(st.inflight.begin(), st.inflight.end(),
+                               [&](const Inflight& in) { return in.seq == seq; });
+        if (it == st.inflight.end()) return;
+        if (error.empty()) {
+          it->seq = 0;
+          if (it->whole)  // everything the failed writes before it held is durable now
+            for (auto before = st.inflight.begin(); before != it; ++before)
+              if (before->failed) before->seq = 0, before->failed = false;
+        } else if (it->create || it->quit_after) {
+          // The client hears it now: a job that was never stored, a delete that did not happen.
+          spdlog::error("job={} write failed: {}", st.model.key(), error);
+          it->seq = 0;
+          it->write_error = error;
+          st.model.pods.mark_all_changed();  // which pod rows a failed erase left is unknown
+        } else {
+          // The state is already the actor's: it is written again, whole, until it is durable;
+          // its effects wait for that, and so does everything after them.
+          if (!it->failed)
+            spdlog::error("job={} write failed, writing it again in {} ms: {}", st.model.key(),
+                          kRewriteAfter.count(), error);
+          it->failed = true;
+          st.model.pods.mark_all_changed();
+          if (!st.retry_scheduled) {
+            st.retry_scheduled = true;
+            self->delayed_send(self, kRewriteAfter, retry_atom::value);
           }
+        }
         drain(self);
+      },
+      [=](retry_atom) {
+        auto& st = self->state;
+        st.retry_scheduled = false;
+        bool waiting = std::any_of(st.inflight.begin(), st.inflight.end(),
+                                   [](const Inflight& in) { return in.failed; });
+        if (!waiting) return;  // a later write was whole and healed it
+        Effects fx;
+        fx.changed = true;
+        commit(self, std::move(fx));
       },
   };
 }

@@ -69,7 +69,7 @@ YAML
     out=$(build-release/scripts/bench/caldera-bench-jobs --server "127.0.0.1:$port" --jobs "$n" \
       --pid "$pid" --prefix "r$r")
     echo "$v $out"
-    out=$(sed -E 's/cpu_us_per_pod_of_[0-9]+pod_job/cpu_us_per_pod_of_big_job/' <<<"$out")
+    out=$(sed -E 's/cpu_us_per_pod_of_[0-9]+pod_job=/cpu_us_per_pod_of_big_job=/' <<<"$out")
     for k in "${keys[@]}"; do results["$v $k"]+="$(field "$k" "$out")"$'\n'; done
     kill "$pid"; wait "$pid" || true
   done

@@ -215,11 +215,10 @@ TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("not writable"), std::string::npos) << refused.err;
 
-  // All or nothing: a delete that cannot be recorded leaves the logs where they are.
+  // All or nothing: a delete that cannot be recorded is refused and leaves the logs in place.
   auto del = cli({"delete", "job", "bomb"});
   EXPECT_NE(del.exit_code, 0);
-  EXPECT_TRUE(eventually([&] { return log().find("kept with its logs") != std::string::npos; }))
-      << log();
+  EXPECT_NE(del.err.find("not writable"), std::string::npos) << del.err;
   EXPECT_TRUE(fs::exists(dir / "main.log.1"));
   EXPECT_TRUE(fs::exists(dir / "main.log"));
 
@@ -242,6 +241,42 @@ TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   auto again = cli({"delete", "job", "bomb"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_TRUE(eventually([&] { return !fs::exists(dir); }, 10s));
+  expect_clean_exit(terminate(), log());
+}
+
+// A job whose own change cannot be written (its deadline passes while the disk is full) keeps
+// that change and writes it again until it is durable; then its effects follow, in order.
+TEST_F(DiskFull, AJobChangeThatCannotBeWrittenIsWrittenOnceSpaceIsFreed) {
+  start();
+  ASSERT_EQ(submit(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: late}
+spec:
+  activeDeadlineSeconds: 6
+  tasks:
+    - name: w
+      replicas: 1
+      template:
+        metadata: {annotations: {caldera.io/sim-duration-ms: "600000"}}
+        spec: {containers: [{name: main, command: [simulated]}]}
+)")
+                .exit_code,
+            0);
+  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
+  EXPECT_NE(submit(sim_yaml("big", std::string(64 << 10, 'p'))).exit_code, 0);
+  ASSERT_EQ(phase("late"), "Running") << "the deadline passed before the disk was full";
+  ASSERT_TRUE(eventually(
+      [&] {
+        return log().find("job=default/late write failed, writing it again") != std::string::npos;
+      },
+      20s))
+      << log();
+  EXPECT_EQ(phase("late"), "Running");  // not durable, so not shown
+
+  fs::remove(bomb_dir() / "main.log.1");
+  EXPECT_TRUE(eventually([&] { return phase("late") == "Terminated"; }, 20s))
+      << phase("late") << log();
   expect_clean_exit(terminate(), log());
 }
 

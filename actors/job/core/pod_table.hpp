@@ -77,6 +77,7 @@ class PodTable {
   }
 
   bool changed() const { return changes_.all || !changes_.names.empty(); }
+  bool all_changed() const { return changes_.all; }
   Changes take_changes() { return std::exchange(changes_, Changes{}); }
   void mark_all_changed() { changes_.all = true; }
 
