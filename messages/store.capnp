@@ -23,6 +23,7 @@ struct JobRecord {
 # Column family "pods", key "namespace/job/pod": one pod of a job, as its job controller keeps it.
 struct PodRecord {
   pod @0 :Api.Pod;
+  jobUid @1 :Text;             # the job that owns it: a row of an earlier job of the name is stale
 }
 
 # The job's pods being launched on their nodes batch by batch (1, 2, 4, ...).

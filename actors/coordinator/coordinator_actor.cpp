@@ -65,13 +65,6 @@ capnp::ReaderOptions client_reader_options() {
   return o;
 }
 
-// Records this process wrote itself (the cached job rows): bounded by what admission allows.
-capnp::ReaderOptions record_reader_options() {
-  capnp::ReaderOptions o;
-  o.traversalLimitInWords = kRecordTraversalWords;
-  return o;
-}
-
 int64_t now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -299,48 +292,56 @@ std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   return to_bytes(b);
 }
 
-std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
-  const std::string ns = f.getNamespace();
-  const uint32_t limit = page_limit(f);
-  auto& jobs = self->state.jobs;
-  std::vector<const std::string*> page;
-  bool more = false;
-  for (auto it = jobs.upper_bound(f.getContinue()); it != jobs.end(); ++it) {
-    if (it->second.record.empty() || !in_namespace(it->first, ns)) continue;
-    if (page.size() == limit) {
-      more = true;
-      break;
-    }
-    page.push_back(&it->second.record);
+// The accepted jobs after `after` in key order, within namespace `ns` (every one when empty):
+// a namespace's keys are contiguous, so the walk starts and ends at its edges.
+template <class Fn>
+void for_each_job_after(CoordinatorState& st, const std::string& ns, const std::string& after,
+                        Fn&& fn) {
+  auto it =
+      !ns.empty() && after < ns + "/" ? st.jobs.lower_bound(ns + "/") : st.jobs.upper_bound(after);
+  for (; it != st.jobs.end(); ++it) {
+    if (!in_namespace(it->first, ns)) break;
+    if (!it->second.record.empty() && !fn(it->first, it->second)) break;
   }
+}
+
+std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  const uint32_t limit = page_limit(f);
+  std::vector<const std::string*> page;
+  std::string last;
+  bool more = false;
+  for_each_job_after(self->state, f.getNamespace(), f.getContinue(),
+                     [&](const std::string& key, const JobEntry& entry) {
+                       if (page.size() == limit) return !(more = true);
+                       page.push_back(&entry.record);
+                       last = key;
+                       return true;
+                     });
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
-  std::string last;
   for (unsigned i = 0; i < page.size(); ++i) {
     FlatReader reader(*page[i], record_reader_options());
-    auto job = reader.root<store::JobRecord>().getJob();
-    list.setWithCaveats(i, job);
-    if (i + 1 == page.size())
-      last = ns_or_default(job.getSpec().getNamespace()) + "/" +
-             std::string(job.getSpec().getName().cStr());
+    list.setWithCaveats(i, reader.root<store::JobRecord>().getJob());
   }
   if (more) r.setContinue(last);
   return to_bytes(b);
 }
 
 // A listPods in progress: its job actors are asked one after another (each owns its pods),
-// until the page is full.
+// until the page is full. Jobs are found one at a time, so a page costs what it shows.
 struct PodListing {
   uint64_t id = 0;
   caf::response_promise rp;
-  std::vector<std::pair<std::string, caf::actor>> jobs;  // to visit, in key order
-  size_t next = 0;
-  std::string after;  // in the first job: the pod the previous page ended with
+  std::string ns, job;    // the filter: a namespace (empty: all), a job name (empty: all)
+  std::string cursor;     // the job key asked last (empty: none yet)
+  std::string after_job;  // the job a continue token points into
+  std::string after;      // in that job: the pod the previous page ended with
   uint32_t left = 0;
   std::vector<std::string> pages;  // Responses from the job actors
   std::string continue_token;
+  std::string last_pod;  // the last pod key shown
 };
 
 void finish_listing(const std::shared_ptr<PodListing>& l) {
@@ -361,25 +362,51 @@ void finish_listing(const std::shared_ptr<PodListing>& l) {
   l->rp.deliver(to_bytes(b));
 }
 
+// The next job the listing visits after its cursor, or null.
+const std::pair<const std::string, JobEntry>* next_listed_job(CoordinatorState& st, PodListing& l) {
+  const std::pair<const std::string, JobEntry>* found = nullptr;
+  auto matches = [&](const std::string& key) {
+    return in_namespace(key, l.ns) &&
+           (l.job.empty() || (key.size() > l.job.size() && key.ends_with(l.job) &&
+                              key[key.size() - l.job.size() - 1] == '/'));
+  };
+  if (!l.after_job.empty() && l.cursor.empty()) {  // a continue token: its job comes first
+    l.cursor = l.after_job;
+    auto it = st.jobs.find(l.after_job);
+    if (it != st.jobs.end() && !it->second.record.empty() && matches(it->first)) return &*it;
+  }
+  if (!l.ns.empty() && !l.job.empty()) {  // one job at most: no walk
+    auto it = st.jobs.find(l.ns + "/" + l.job);
+    bool fresh = it != st.jobs.end() && !it->second.record.empty() && it->first > l.cursor;
+    return fresh ? &*it : nullptr;
+  }
+  for_each_job_after(st, l.ns, l.cursor, [&](const std::string& key, const JobEntry&) {
+    if (!matches(key)) return true;
+    found = &*st.jobs.find(key);
+    return false;
+  });
+  return found;
+}
+
 void list_next_job(CoordSelf* self, std::shared_ptr<PodListing> l) {
-  if (l->next == l->jobs.size()) return finish_listing(l);
+  auto* next = next_listed_job(self->state, *l);
+  if (!next) return finish_listing(l);
   if (l->left == 0) {
-    // Full: the next page starts after the last pod of this one.
-    auto& [key, actor] = l->jobs[l->next - 1];
-    FlatReader reader(l->pages.back(), record_reader_options());
-    auto pods = reader.root<api::Response>().getPods();
-    if (pods.size() > 0) l->continue_token = pod_row_key(key, pods[pods.size() - 1].getName());
+    // Full, and more jobs follow: the next page starts after the last pod of this one.
+    l->continue_token = l->last_pod;
     return finish_listing(l);
   }
-  auto [key, actor] = l->jobs[l->next++];
-  auto after = std::exchange(l->after, std::string());
-  self->request(actor, 10s, list_pods_atom::value, after, l->left)
+  const std::string key = next->first;
+  auto after = key == l->after_job ? std::exchange(l->after, std::string()) : std::string();
+  l->cursor = key;
+  self->request(next->second.actor, 10s, list_pods_atom::value, after, l->left)
       .then(
           [self, l, key](std::string& page) {
             FlatReader reader(page, record_reader_options());
             auto r = reader.root<api::Response>();
-            const auto got = static_cast<uint32_t>(r.getPods().size());
-            l->left -= std::min(got, l->left);
+            auto pods = r.getPods();
+            l->left -= std::min(static_cast<uint32_t>(pods.size()), l->left);
+            if (pods.size() > 0) l->last_pod = pod_row_key(key, pods[pods.size() - 1].getName());
             std::string more = r.getContinue();
             l->pages.push_back(std::move(page));
             if (!more.empty()) {
@@ -388,36 +415,30 @@ void list_next_job(CoordSelf* self, std::shared_ptr<PodListing> l) {
             }
             list_next_job(self, l);
           },
-          [self, l](caf::error&) {
-            // The job went away meanwhile: it has no pods to show.
-            list_next_job(self, l);
+          [self, l](caf::error& err) {
+            // A job deleted meanwhile has no pods to show; a job that did not answer has, so
+            // the page is not made without them.
+            if (err == caf::sec::request_receiver_down) return list_next_job(self, l);
+            l->rp.deliver(error_response(l->id, Code::UNAVAILABLE,
+                                         "a job did not answer: " + self->system().render(err)));
           });
 }
 
 caf::result<std::string> list_pods(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
-  const std::string ns = f.getNamespace();
-  const std::string job = f.getJobName();
-  const std::string token = f.getContinue();
   auto l = std::make_shared<PodListing>();
   l->id = id;
+  l->ns = f.getNamespace();
+  l->job = f.getJobName();
   l->left = page_limit(f);
-  std::string from;  // the first job key to visit
+  const std::string token = f.getContinue();
   if (!token.empty()) {
-    from = std::string(job_key_of_pod_row(token));
+    auto from = std::string(job_key_of_pod_row(token));
     if (from.empty())
       return error_response(id, Code::INVALID_ARGUMENT, "not a continue token: " + token,
                             "listPods.continue");
+    l->after_job = from;  // the page goes on inside that job, after that pod
     l->after = token.substr(from.size() + 1);
   }
-  for (auto it = self->state.jobs.lower_bound(from); it != self->state.jobs.end(); ++it) {
-    const auto& key = it->first;
-    if (it->second.record.empty() || !in_namespace(key, ns)) continue;
-    if (!job.empty() &&
-        !(key.size() > job.size() && key.ends_with(job) && key[key.size() - job.size() - 1] == '/'))
-      continue;
-    l->jobs.emplace_back(key, it->second.actor);
-  }
-  if (l->jobs.empty() || l->jobs.front().first != from) l->after.clear();
   l->rp = self->make_response_promise();
   list_next_job(self, l);
   return caf::result<std::string>(l->rp);
@@ -523,7 +544,11 @@ void find_pod_for_log(CoordSelf* self, std::shared_ptr<PodLogLookup> l) {
             if (!pod) return find_pod_for_log(self, l);
             read_pod_log(self, l, *pod);
           },
-          [self, l](caf::error&) { find_pod_for_log(self, l); });
+          [self, l](caf::error& err) {
+            if (err == caf::sec::request_receiver_down) return find_pod_for_log(self, l);
+            l->rp.deliver(error_response(l->id, Code::UNAVAILABLE,
+                                         "a job did not answer: " + self->system().render(err)));
+          });
 }
 
 caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::Reader req) {
@@ -791,13 +816,18 @@ void recover_jobs(CoordSelf* self) {
   size_t count = 0;
   st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
     auto rows = pod_rows.find(key);
+    std::vector<std::string> stale;
     auto model = load_job(
-        value, rows == pod_rows.end() ? std::vector<std::string>{} : std::move(rows->second));
+        value, rows == pod_rows.end() ? std::vector<std::string>{} : std::move(rows->second),
+        &stale);
     if (rows != pod_rows.end()) pod_rows.erase(rows);
     if (!model) {
       spdlog::error("job={} cannot be recovered: {}", std::string(key), model.error());
       return;
     }
+    if (!stale.empty())  // the job's first write (recover below) deletes them
+      spdlog::warn("job={} has {} pod rows of an earlier job of its name: deleted",
+                   std::string(key), stale.size());
     auto k = model->key();
     // Bound pods hold their resources again before any node registers, so that nothing new is
     // placed into their room (messages from one sender arrive in order).
@@ -814,8 +844,18 @@ void recover_jobs(CoordSelf* self) {
     self->send(actor, recover_atom::value);
     ++count;
   });
-  for (const auto& [job, rows] : pod_rows)
-    spdlog::warn("job={} has {} pod rows but no job row: ignored", job, rows.size());
+  // Rows whose job row is gone belong to no job; left, they would join a later job of the name.
+  std::vector<Write> orphans;
+  for (const auto& [job, rows] : pod_rows) {
+    spdlog::warn("job={} has {} pod rows but no job row: deleted", job, rows.size());
+    for (const auto& row : rows)
+      if (auto p = decode_pod_row(row))
+        orphans.push_back({Family::Pods, pod_row_key(job, p->name), std::nullopt});
+  }
+  if (!orphans.empty())
+    st.env.store->commit(std::move(orphans), [](std::string error) {
+      if (!error.empty()) spdlog::error("cannot delete orphan pod rows: {}", error);
+    });
   if (count) spdlog::info("coordinator recovered jobs={}", count);
 }
 

@@ -42,11 +42,12 @@ struct Inflight {
   std::string record;
   caf::response_promise reply;
   bool quit_after = false;
-  std::string write_error;  // the write failed: the effects must not leave (write-ahead)
-  bool command = false;     // `reply` answers a client command: "" when it acted, else why not
-  bool create = false;      // the job's first write: a failure means the job was never accepted
-  bool whole = false;       // wrote the job row and every pod row: a failed write before is healed
-  bool failed = false;      // its write failed: it waits for a whole write that succeeds
+  std::string write_error;    // the write failed: the effects must not leave (write-ahead)
+  bool command = false;       // `reply` answers a client command: "" when it acted, else why not
+  bool create = false;        // the job's first write: a failure means the job was never accepted
+  PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
+  bool failed = false;        // its write failed: it waits until a later write holds its changes
+  uint64_t healed_by = 0;     // ... which is any write from this seq on
 };
 
 struct JobState {
@@ -57,7 +58,7 @@ struct JobState {
   bool deleted = false;
   std::optional<int64_t> timer_at;  // when the scheduled tick fires, if one is scheduled
   std::string last_request;         // the signature of the pod group request sent last
-  bool retry_scheduled = false;     // a failed write is written again (whole) after a while
+  bool retry_scheduled = false;     // a failed write's changes are written again after a while
   static inline const char* name = "job";
 };
 
@@ -136,6 +137,13 @@ std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit
 // resume every second.
 constexpr std::chrono::milliseconds kRewriteAfter{1000};
 
+void schedule_rewrite(JobSelf* self) {
+  auto& st = self->state;
+  if (st.retry_scheduled) return;
+  st.retry_scheduled = true;
+  self->delayed_send(self, kRewriteAfter, retry_atom::value);
+}
+
 // One timer at a time, for the earliest thing the controller waits on (a delayed action, the
 // active deadline, the TTL). Due times are absolute, so after a restart they are kept.
 void schedule_tick(JobSelf* self) {
@@ -197,10 +205,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.coordinator, expire_atom::value, m.key(), m.job.uid);
   }
   if (in.quit_after) {
-    // Durable now: the pods leave their nodes and the pod group the scheduler.
+    // Durable now: the pods leave their nodes, logs and all.
     for (const auto& [name, p] : std::as_const(m.pods))
       if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
-    self->send(st.env.scheduler, place_atom::value, GangRequest{m.key(), {}, 0, {}});
     spdlog::info("job={} deleted", m.key());
   }
   if (in.reply.pending()) {
@@ -226,10 +233,11 @@ void drain(JobSelf* self) {
       return;
     }
     if (in.quit_after) {
-      // The record is still there: so is the job. Launches of the states before the delete
-      // were held back; the next sync sends what is due.
+      // The record is still there: so is the job. Its pod group was cancelled and launches
+      // were held back: a sync asks and sends again what is due.
       self->state.deleted = false;
       self->state.last_request.clear();
+      self->send(self, recover_atom::value);
     }
   }
 }
@@ -248,8 +256,8 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
   in.create = kind == Kind::Create;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
-    in.whole = !erase && st.model.pods.all_changed();
-    auto writes = erase ? job_erase_writes(st.model) : job_writes(st.model, &in.record);
+    auto writes = erase ? job_erase_writes(st.model, &in.changes)
+                        : job_writes(st.model, &in.record, &in.changes);
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
     st.env.store->commit(std::move(writes), [me, seq](std::string error) {
@@ -337,8 +345,9 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](get_pod_atom, const std::string& name) {
         const auto& pods = self->state.model.pods;
         auto it = pods.find(name);
-        return it == pods.end() || is_discarded(it->second) ? std::string()
-                                                            : encode_pod_row(it->second);
+        return it == pods.end() || is_discarded(it->second)
+                   ? std::string()
+                   : encode_pod_row(it->second, self->state.model.job.uid);
       },
       [=](delete_atom) {
         auto rp = self->make_response_promise();
@@ -346,8 +355,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         Effects fx;
         for (const auto& [name, p] : std::as_const(st.model.pods))
           if (is_live(p)) fx.release.push_back(p.uid);
-        // Nothing leaves before the record's delete is durable (apply_effects): a delete that
-        // fails leaves the job as it was, pods, logs and pod group included.
+        // The pod group is cancelled at once, so that the scheduler binds nothing more to a job
+        // about to go (bindings sent meanwhile reach this actor before it quits, and are
+        // released). The pods and logs leave only once the delete is durable (apply_effects).
+        self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0, {}});
         st.deleted = true;
         commit(self, std::move(fx), rp, Kind::Erase);
         return rp;
@@ -359,36 +370,39 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (it == st.inflight.end()) return;
         if (error.empty()) {
           it->seq = 0;
-          if (it->whole)  // everything the failed writes before it held is durable now
-            for (auto before = st.inflight.begin(); before != it; ++before)
-              if (before->failed) before->seq = 0, before->failed = false;
-        } else if (it->create || it->quit_after) {
-          // The client hears it now: a job that was never stored, a delete that did not happen.
-          spdlog::error("job={} write failed: {}", st.model.key(), error);
-          it->seq = 0;
-          it->write_error = error;
-          st.model.pods.mark_all_changed();  // which pod rows a failed erase left is unknown
+          // A write carries the job row whole and every pod change not yet durable, so it makes
+          // the failed writes before it durable too (an erase makes them moot).
+          for (auto before = st.inflight.begin(); before != it; ++before)
+            if (before->failed && (it->quit_after || before->healed_by <= seq))
+              before->seq = 0, before->failed = false;
         } else {
-          // The state is already the actor's: it is written again, whole, until it is durable;
-          // its effects wait for that, and so does everything after them.
-          if (!it->failed)
-            spdlog::error("job={} write failed, writing it again in {} ms: {}", st.model.key(),
-                          kRewriteAfter.count(), error);
-          it->failed = true;
-          st.model.pods.mark_all_changed();
-          if (!st.retry_scheduled) {
-            st.retry_scheduled = true;
-            self->delayed_send(self, kRewriteAfter, retry_atom::value);
+          // A batch is all or nothing: none of its pod changes are stored.
+          st.model.pods.restore(std::move(it->changes));
+          if (it->create || it->quit_after) {
+            // The client hears it now: a job never stored, a delete that did not happen.
+            spdlog::error("job={} write failed: {}", st.model.key(), error);
+            it->seq = 0;
+            it->write_error = error;
+          } else {
+            // The state is already the actor's: it is written again until it is durable; its
+            // effects wait for that, and so does everything after them.
+            if (!it->failed)
+              spdlog::error("job={} write failed, writing it again in {} ms: {}", st.model.key(),
+                            kRewriteAfter.count(), error);
+            it->failed = true;
+            it->healed_by = st.next_seq + 1;
           }
+          schedule_rewrite(self);
         }
         drain(self);
       },
       [=](retry_atom) {
         auto& st = self->state;
         st.retry_scheduled = false;
+        if (st.deleted) return;  // the erase under way heals or keeps them (committed_atom)
         bool waiting = std::any_of(st.inflight.begin(), st.inflight.end(),
                                    [](const Inflight& in) { return in.failed; });
-        if (!waiting) return;  // a later write was whole and healed it
+        if (!waiting) return;  // a later write held their changes
         Effects fx;
         fx.changed = true;
         commit(self, std::move(fx));

@@ -1,6 +1,7 @@
 #include "actors/job/job_record.hpp"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include <capnp/message.h>
@@ -12,15 +13,11 @@
 
 namespace caldera {
 
-namespace {
-
-capnp::ReaderOptions record_options() {
+capnp::ReaderOptions record_reader_options() {
   capnp::ReaderOptions o;
   o.traversalLimitInWords = kRecordTraversalWords;
   return o;
 }
-
-}  // namespace
 
 std::string encode_job_row(const JobModel& m) {
   capnp::MallocMessageBuilder b;
@@ -59,7 +56,7 @@ std::string encode_job_row(const JobModel& m) {
 
 Result<JobModel> decode_job_row(std::string_view bytes) {
   try {
-    FlatReader reader(bytes, record_options());
+    FlatReader reader(bytes, record_reader_options());
     auto rec = reader.root<store::JobRecord>();
     JobModel m;
     m.job = decode(rec.getJob());
@@ -111,16 +108,20 @@ std::string_view job_key_of_pod_row(std::string_view key) {
   return key.substr(0, slash);
 }
 
-std::string encode_pod_row(const Pod& p) {
+std::string encode_pod_row(const Pod& p, const std::string& job_uid) {
   capnp::MallocMessageBuilder b;
-  encode(p, b.initRoot<store::PodRecord>().initPod());
+  auto rec = b.initRoot<store::PodRecord>();
+  encode(p, rec.initPod());
+  rec.setJobUid(job_uid);
   return to_bytes(b);
 }
 
-Result<Pod> decode_pod_row(std::string_view bytes) {
+Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid) {
   try {
-    FlatReader reader(bytes, record_options());
-    Pod p = decode(reader.root<store::PodRecord>().getPod());
+    FlatReader reader(bytes, record_reader_options());
+    auto rec = reader.root<store::PodRecord>();
+    Pod p = decode(rec.getPod());
+    if (job_uid) *job_uid = rec.getJobUid();
     if (p.name.empty()) return Failure{"corrupt pod record: no pod name"};
     return p;
   } catch (const kj::Exception& e) {
@@ -128,7 +129,7 @@ Result<Pod> decode_pod_row(std::string_view bytes) {
   }
 }
 
-std::vector<Write> job_writes(JobModel& m, std::string* job_row) {
+std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Changes* taken) {
   std::vector<Write> out;
   const auto key = m.key();
   auto row = encode_job_row(m);
@@ -136,7 +137,7 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row) {
   out.push_back({Family::Jobs, key, std::move(row)});
   auto changes = m.pods.take_changes();
   auto put = [&](const Pod& p) {
-    out.push_back({Family::Pods, pod_row_key(key, p.name), encode_pod_row(p)});
+    out.push_back({Family::Pods, pod_row_key(key, p.name), encode_pod_row(p, m.job.uid)});
   };
   if (changes.all)
     for (const auto& [name, p] : std::as_const(m.pods)) put(p);
@@ -147,31 +148,43 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row) {
     else if (!changes.all)
       put(it->second);
   }
+  if (taken) *taken = std::move(changes);
   return out;
 }
 
-std::vector<Write> job_erase_writes(JobModel& m) {
+std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
   const auto key = m.key();
   std::vector<Write> out{{Family::Jobs, key, std::nullopt}};
   auto changes = m.pods.take_changes();
-  for (const auto& [name, p] : std::as_const(m.pods)) changes.names.insert(name);
-  for (const auto& name : changes.names)
+  std::set<std::string> names = changes.names;
+  for (const auto& [name, p] : std::as_const(m.pods)) names.insert(name);
+  for (const auto& name : names)
     out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+  if (taken) *taken = std::move(changes);
   return out;
 }
 
-Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows) {
+Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,
+                          std::vector<std::string>* stale) {
   auto m = decode_job_row(job_row);
   if (!m) return m;
   const bool legacy = m->pods.changed();
+  std::vector<std::string> stale_names;
   for (const auto& row : pod_rows) {
-    auto p = decode_pod_row(row);
+    std::string owner;
+    auto p = decode_pod_row(row, &owner);
     if (!p) return Failure{p.error()};
+    if (owner != m->job.uid) {
+      stale_names.push_back(p->name);
+      continue;
+    }
     auto name = p->name;
     m->pods.emplace(std::move(name), std::move(*p));
   }
   m->pods.take_changes();
   if (legacy) m->pods.mark_all_changed();
+  for (const auto& name : stale_names) m->pods.erase(name);  // absent: the next write deletes it
+  if (stale) *stale = std::move(stale_names);
   return m;
 }
 

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <capnp/message.h>
+
 #include "actors/job/core/job_model.hpp"
 #include "messages/result.hpp"
 #include "storage/store.hpp"
@@ -15,6 +17,7 @@ namespace caldera {
 // Our own records are bounded by admission (request size, replicas), not by a reader default:
 // a record that was written can always be read back.
 inline constexpr uint64_t kRecordTraversalWords = uint64_t{1} << 26;  // 512 MiB
+capnp::ReaderOptions record_reader_options();
 
 // The "jobs" row: everything but the pods.
 std::string encode_job_row(const JobModel& m);
@@ -27,16 +30,21 @@ Result<JobModel> decode_job_row(std::string_view bytes);
 std::string pod_row_key(const std::string& job_key, const std::string& pod_name);
 // The job key of a pod row key, or "" for a key that is not one.
 std::string_view job_key_of_pod_row(std::string_view key);
-std::string encode_pod_row(const Pod& p);
-Result<Pod> decode_pod_row(std::string_view bytes);
+std::string encode_pod_row(const Pod& p, const std::string& job_uid);
+Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullptr);
 
 // The writes that bring the store up to `m`: its job row and a put or delete for every pod
-// changed since the last call (the changes are taken from m.pods).
-std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr);
+// changed since the last call. The changes are taken from m.pods (into `taken`, so that a write
+// that fails can give them back with PodTable::restore).
+std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr,
+                              PodTable::Changes* taken = nullptr);
 // The writes that remove the job: its job row and every pod row it has or had.
-std::vector<Write> job_erase_writes(JobModel& m);
+std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken = nullptr);
 
-// A model from its job row and pod rows (the recovery path; also a test's round trip).
-Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows);
+// A model from its job row and pod rows (the recovery path; also a test's round trip). Rows
+// that belong to another job of the same name (an earlier one whose rows outlived it) are left
+// out, their pod names in `stale`.
+Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,
+                          std::vector<std::string>* stale = nullptr);
 
 }  // namespace caldera

@@ -203,6 +203,40 @@ TEST(JobRecord, ARecordWithItsPodsInsideMovesThemIntoRowsOnTheNextWrite) {
   EXPECT_FALSE(reader.root<store::JobRecord>().hasPods());
 }
 
+TEST(JobRecord, AFailedWriteGivesItsPodChangesBackForTheNext) {
+  auto m = rich_model();
+  job_writes(m);
+  m.pods.erase("train-worker-1");
+  PodTable::Changes taken;
+  auto failed = job_writes(m, nullptr, &taken);
+  ASSERT_EQ(count_writes(failed, Family::Pods, false), 1u);
+  EXPECT_EQ(job_writes(m).size(), 1u);  // taken: without a restore the delete would be lost
+  m.pods.erase("train-worker-0");
+  job_writes(m, nullptr, &taken);  // fails too
+  m.pods.restore(std::move(taken));
+  PodTable::Changes first;
+  first.names = {"train-worker-1"};
+  m.pods.restore(std::move(first));
+  auto again = job_writes(m);
+  EXPECT_EQ(count_writes(again, Family::Pods, false), 2u);
+}
+
+TEST(JobRecord, RowsOfAnEarlierJobOfTheNameAreLeftOutAndDeletedOnTheNextWrite) {
+  auto old = rich_model();
+  std::vector<std::string> rows;
+  for (auto& w : job_writes(old))
+    if (w.family == Family::Pods) rows.push_back(*w.value);
+  auto fresh = rich_model();
+  fresh.job.uid = "another-uid";
+  std::vector<std::string> stale;
+  auto loaded = load_job(encode_job_row(fresh), rows, &stale);
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_TRUE(loaded->pods.empty());
+  EXPECT_EQ(stale.size(), 3u);
+  auto writes = job_writes(*loaded);
+  EXPECT_EQ(count_writes(writes, Family::Pods, false), 3u);
+}
+
 TEST(JobRecord, ACorruptPodRowFailsTheLoad) {
   auto m = rich_model();
   std::string job_row = encode_job_row(m);

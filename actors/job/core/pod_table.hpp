@@ -80,6 +80,11 @@ class PodTable {
   bool all_changed() const { return changes_.all; }
   Changes take_changes() { return std::exchange(changes_, Changes{}); }
   void mark_all_changed() { changes_.all = true; }
+  // Changes taken for a write that failed: they are written with the next one.
+  void restore(Changes taken) {
+    changes_.all = changes_.all || taken.all;
+    changes_.names.merge(taken.names);
+  }
 
   // Equal contents; what changed is bookkeeping, not part of the value.
   bool operator==(const PodTable& o) const { return map_ == o.map_; }
