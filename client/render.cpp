@@ -655,10 +655,27 @@ std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide) {
   return format_table(rows);
 }
 
+namespace {
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// kubectl describe's "Label:   value" lines, values in one column. An empty label continues the
+// field above (another label of Labels).
+std::string format_fields(const Fields& fields) {
+  size_t width = 0;
+  for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
+  std::string out;
+  for (const auto& [label, value] : fields)
+    out += fmt::format("{:<{}}{}\n", label.empty() ? "" : label + ":", width, value);
+  return out;
+}
+
+}  // namespace
+
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms) {
   const JobSpec& spec = job.spec;
   const JobStatus& st = job.status;
-  std::vector<std::pair<std::string, std::string>> fields{
+  Fields fields{
       {"Name", spec.name},
       {"Namespace", spec.namespace_},
       {"UID", job.uid},
@@ -678,11 +695,7 @@ std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t n
                                                       "Failed: {}  Terminating: {}  Unknown: {}",
                                                       st.pending, st.running, st.succeeded,
                                                       st.failed, st.terminating, st.unknown)}});
-  size_t width = 0;
-  for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
-  std::string out;
-  for (const auto& [label, value] : fields)
-    out += fmt::format("{:<{}}{}\n", label + ":", width, value);
+  std::string out = format_fields(fields);
 
   out += "Task Status:\n";
   if (st.task_status_count.empty()) out += "  <none>\n";
@@ -758,16 +771,15 @@ std::string describe_pod(const Pod& pod, int64_t now_ms) {
   };
   std::string node = pod.node.empty() ? "<none>" : pod.node;
   if (!pod.node.empty() && !pod.host_ip.empty()) node += "/" + pod.host_ip;
-  std::vector<std::pair<std::string, std::string>> fields{
-      {"Name", pod.name},
-      {"Namespace", pod.namespace_},
-      {"UID", pod.uid},
-      {"Node", node},
-      {"Created", when(pod.created_ms)},
-      {"Start Time", when(pod.started_ms)},
-      {"Labels", "volcano.sh/job-name=" + pod.job_name},
-      {"", "volcano.sh/task-spec=" + pod.task_name},
-      {"", "volcano.sh/task-index=" + std::to_string(pod.index)}};
+  Fields fields{{"Name", pod.name},
+                {"Namespace", pod.namespace_},
+                {"UID", pod.uid},
+                {"Node", node},
+                {"Created", when(pod.created_ms)},
+                {"Start Time", when(pod.started_ms)},
+                {"Labels", "volcano.sh/job-name=" + pod.job_name},
+                {"", "volcano.sh/task-spec=" + pod.task_name},
+                {"", "volcano.sh/task-index=" + std::to_string(pod.index)}};
   if (pod.partition >= 0)
     fields.emplace_back("", "volcano.sh/task-partition-id=" + std::to_string(pod.partition));
   fields.emplace_back("Annotations", "volcano.sh/job-version=" + std::to_string(pod.job_version));
@@ -777,11 +789,7 @@ std::string describe_pod(const Pod& pod, int64_t now_ms) {
   fields.emplace_back("IP", pod.host_ip.empty() ? "<none>" : pod.host_ip);
   fields.emplace_back("Controlled By", "Job/" + pod.job_name);
   if (pod.finished_ms > 0) fields.emplace_back("Finished", when(pod.finished_ms));
-  size_t width = 0;
-  for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
-  std::string out;
-  for (const auto& [label, value] : fields)
-    out += fmt::format("{:<{}}{}\n", label.empty() ? "" : label + ":", width, value);
+  std::string out = format_fields(fields);
 
   out += "Containers:\n";
   if (pod.containers.empty()) out += "  <none>\n";

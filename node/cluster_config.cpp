@@ -51,13 +51,10 @@ void read_timeout(const YAML::Node& n, const std::string& path,
                   std::optional<std::chrono::milliseconds>& out, Diagnostics& diags) {
   if (!n) return;
   std::string text = n.IsScalar() ? n.as<std::string>() : std::string{};
-  auto ms = parse_go_duration_ms(text);
-  if (!ms || *ms < 0) {
+  out = parse_timeout(text);
+  if (!out)
     diags.error(path,
                 fmt::format("'{}' is not a duration (examples: 10s, 5m, 1h30m; 0: never)", text));
-    return;
-  }
-  out = std::chrono::milliseconds(*ms);
 }
 
 std::string scalar(const YAML::Node& n, const std::string& path, Diagnostics& diags) {
@@ -138,6 +135,12 @@ void read_node(const YAML::Node& n, const std::string& path, ClusterConfig& cfg,
 }
 
 }  // namespace
+
+std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text) {
+  auto ms = parse_go_duration_ms(text);
+  if (!ms || *ms < 0) return std::nullopt;
+  return std::chrono::milliseconds(*ms);
+}
 
 Result<int64_t> parse_container_log_max_size(const std::string& text) {
   auto q = parse_quantity(text);

@@ -49,6 +49,10 @@ Result<int64_t> parse_container_log_max_size(const std::string& text);
 // requires); why not, or nullopt.
 std::optional<std::string> check_container_log_max_files(int64_t files);
 
+// A gateway timeout, from the config or a flag: a Go duration ("10s", "5m"; "0": never), not
+// negative; nullopt when it is not one.
+std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text);
+
 // The embedded single-node default: one node on 127.0.0.1:7070 using this machine's cores and
 // memory, with its data in `data_dir`.
 ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t client_port,

@@ -15,7 +15,6 @@
 #include "actors/coordinator/coordinator_actor.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
-#include "messages/yaml_duration.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
 #include "node/gateway.hpp"
@@ -41,12 +40,17 @@ int fail(const std::string& message) {
 // pod pipes, and the refused connections the gateway is still explaining itself to.
 constexpr size_t kReservedDescriptors = 512;
 
+struct OpenFiles {
+  size_t now = 0;         // the soft limit in force, 0 if unknown
+  uint64_t original = 0;  // the soft limit before it was raised; 0 if it was not
+};
+
 // Every client connection holds a descriptor, and the usual soft limit of 1024 would run out
-// (failing RocksDB and pods as well) long before the connection limit. Returns the limit now in
-// force, 0 if unknown.
-size_t raise_open_files_limit() {
+// (failing RocksDB and pods as well) long before the connection limit.
+OpenFiles raise_open_files_limit() {
   rlimit rl{};
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return {};
+  OpenFiles out;
   rlim_t target = rl.rlim_max;
   if (target == RLIM_INFINITY) {
     // Linux refuses an unlimited NOFILE; fs.nr_open is the most it takes.
@@ -56,17 +60,20 @@ size_t raise_open_files_limit() {
   }
   if (rl.rlim_cur < target) {
     rlimit raised{target, rl.rlim_max};
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      out.original = rl.rlim_cur;
+      rl.rlim_cur = target;
+    }
   }
-  return rl.rlim_cur == RLIM_INFINITY ? 0 : static_cast<size_t>(rl.rlim_cur);
+  out.now = rl.rlim_cur == RLIM_INFINITY ? 0 : static_cast<size_t>(rl.rlim_cur);
+  return out;
 }
 
-// A Go duration ("10s", "5m"; "0": never) from a flag, into `out`; false when malformed.
+// A Go duration from a flag into `out`; false when malformed.
 bool duration_flag(const std::string& text, std::chrono::milliseconds& out) {
-  auto ms = parse_go_duration_ms(text);
-  if (!ms || *ms < 0) return false;
-  out = std::chrono::milliseconds(*ms);
-  return true;
+  auto ms = parse_timeout(text);
+  if (ms) out = *ms;
+  return ms.has_value();
 }
 
 }  // namespace
@@ -165,7 +172,8 @@ int main(int argc, char** argv) {
   if (!frame_timeout.empty() && !duration_flag(frame_timeout, limits.frame_timeout))
     return fail("--frame-timeout: '" + frame_timeout +
                 "' is not a duration (examples: 10s, 500ms, 0)");
-  if (size_t open_files = raise_open_files_limit(); open_files > 0) {
+  const OpenFiles open_files_limit = raise_open_files_limit();
+  if (size_t open_files = open_files_limit.now; open_files > 0) {
     size_t fits =
         open_files > 2 * kReservedDescriptors ? open_files - kReservedDescriptors : open_files / 2;
     if (limits.max_connections > fits) {
@@ -206,6 +214,8 @@ int main(int argc, char** argv) {
   node_env.is_coordinator = true;
   node_env.container_log_max_size = node->container_log_max_size;
   node_env.container_log_max_files = node->container_log_max_files;
+  // Containers are not calderad's client connections: they get the limit it was started with.
+  node_env.container_open_files_limit = open_files_limit.original;
   auto node_actor = spawn_node_actor(sys, node_env);
 
   auto sink = std::make_shared<ReplySink>();

@@ -27,10 +27,10 @@ namespace fs = std::filesystem;
 // Messages of the node actor to itself.
 using forgotten_atom = caf::atom_constant<caf::atom("forgotten")>;  // (uid, error)
 using unstored_atom = caf::atom_constant<caf::atom("unstored")>;    // (uid, error)
-using restore_atom = caf::atom_constant<caf::atom("restore")>;      // (generation)
+using restore_atom = caf::atom_constant<caf::atom("restore")>;
 
-// How often statuses that could not be written are written again (the store resumes writes
-// once space is back, every second too).
+// How often statuses and deletes that could not be written are written again (the store resumes
+// writes once space is back, every second too).
 constexpr std::chrono::seconds kRestoreInterval{1};
 
 int64_t now_ms() {
@@ -52,6 +52,7 @@ struct NodePodEntry {
   bool remove_when_done = false;
   bool unstored = false;    // its latest status is not durable (nor reported): write it again
   bool forgetting = false;  // the delete of its record is in flight
+  bool undeleted = false;   // the delete of its record failed: delete it again
 };
 
 struct NodeState {
@@ -60,8 +61,7 @@ struct NodeState {
   std::map<std::string, NodePodEntry> pods;  // by uid
   uint64_t seq = 0;
   uint64_t incarnation = 0;
-  uint64_t restore_generation = 0;  // of the one restore timer, while there is one
-  bool restore_scheduled = false;
+  bool restore_scheduled = false;  // the one restore timer is pending
   static inline const char* name = "node";
 };
 
@@ -131,7 +131,12 @@ std::string record_bytes(const NodePodEntry& e) {
 // status that could not be written is written (and reported) again, see restore_unstored.
 void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto& st = self->state;
-  if (e.forgetting) return;  // a write after the record's delete would bring it back
+  // A write after the record's delete would bring it back. Should the delete fail, the record
+  // stays and this status must still reach it.
+  if (e.forgetting) {
+    e.unstored = true;
+    return;
+  }
   auto report = report_bytes(st, e.status);
   auto coordinator = st.env.coordinator;
   auto me = caf::actor_cast<caf::actor>(self);
@@ -150,11 +155,15 @@ void schedule_restore(NodeSelf* self) {
   auto& st = self->state;
   if (st.restore_scheduled) return;
   st.restore_scheduled = true;
-  self->delayed_send(self, kRestoreInterval, restore_atom::value, ++st.restore_generation);
+  self->delayed_send(self, kRestoreInterval, restore_atom::value);
 }
 
+void forget(NodeSelf* self, const std::string& uid);
+
 // Statuses whose write failed (a full disk) stay ahead of the record until written: the pod's
-// end is neither lost nor reported before it is durable.
+// end is neither lost nor reported before it is durable. A delete that failed keeps the pod and
+// its logs until it is done again. The status goes first: the store writes in order, so the
+// coordinator still hears of the end of a pod that is then deleted.
 void restore_unstored(NodeSelf* self) {
   auto& st = self->state;
   st.restore_scheduled = false;
@@ -162,12 +171,22 @@ void restore_unstored(NodeSelf* self) {
     schedule_restore(self);
     return;
   }
+  std::vector<std::string> to_delete;
   for (auto& [uid, e] : st.pods) {
-    if (!e.unstored || e.forgetting) continue;
-    e.unstored = false;
-    spdlog::info("node={} pod={} writing its status again after a write error", st.env.name, uid);
-    persist_and_report(self, e);
+    if (e.forgetting) continue;
+    if (e.unstored) {
+      e.unstored = false;
+      spdlog::info("node={} pod={} writing its status again after a write error", st.env.name, uid);
+      persist_and_report(self, e);
+    }
+    if (e.undeleted) {
+      e.undeleted = false;
+      spdlog::info("node={} pod={} deleting its record again after a write error", st.env.name,
+                   uid);
+      to_delete.push_back(uid);
+    }
   }
+  for (const auto& uid : to_delete) forget(self, uid);
 }
 
 // The record goes first and the pod's directory (its logs) only once that is durable: a failed
@@ -191,7 +210,8 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
     spdlog::error("node={} pod={} kept with its logs: the delete of its record failed: {}",
                   st.env.name, uid, error);
     it->second.forgetting = false;
-    if (it->second.unstored) schedule_restore(self);
+    it->second.undeleted = true;
+    schedule_restore(self);
     return;
   }
   std::error_code ec;
@@ -242,6 +262,7 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.grace_ms = e.grace_ms;
   spec.log_max_bytes = st.env.container_log_max_size;
   spec.log_max_files = st.env.container_log_max_files;
+  spec.open_files_limit = st.env.container_open_files_limit;
   try {
     FlatReader reader(e.launch);
     spec.files = decode_map(reader.root<cluster::PodLaunch>().getFiles());
@@ -460,9 +481,7 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         it->second.unstored = true;
         schedule_restore(self);
       },
-      [=](restore_atom, uint64_t generation) {
-        if (generation == self->state.restore_generation) restore_unstored(self);
-      },
+      [=](restore_atom) { restore_unstored(self); },
       [=](forgotten_atom, const std::string& uid, const std::string& error) {
         on_forgotten(self, uid, error);
       },
@@ -519,9 +538,11 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         in.seekg(0, std::ios::end);
         int64_t size = in.tellg();
         if (size < 0) return Chunk{std::string{}, offset, ended};
-        // Past the end: the file was rotated since the last chunk, and what followed the reader's
-        // offset is in .log.1 now. The read ends there rather than splicing the new file in.
-        if (offset > size) return Chunk{std::string{}, offset, ended};
+        // Past the end: the file was rotated since the last chunk (what followed the reader's
+        // offset is in .log.1 now). The new file is read from its start, which a next offset
+        // below the one asked for tells the reader; waiting for the new file to grow past the
+        // old offset would skip its beginning, or all of it once the pod has ended.
+        if (offset > size) offset = 0;
         offset = std::max<int64_t>(offset, 0);
         int64_t n = std::min<int64_t>(size - offset, max_bytes);
         std::string data(static_cast<size_t>(n), '\0');

@@ -24,6 +24,9 @@ struct NodeActorEnv {
   // Rotation of each container's log (see node/shim/shim.c).
   int64_t container_log_max_size = 10 * 1024 * 1024;
   int32_t container_log_max_files = 5;
+  // The soft RLIMIT_NOFILE containers start with (0: the node's own): calderad's before it
+  // raised its own.
+  uint64_t container_open_files_limit = 0;
 };
 
 // Messages (payloads are cluster.capnp bytes, so the coordinator may be in another process):
@@ -33,8 +36,9 @@ struct NodeActorEnv {
 //                                    go only once the removal of its record is durable
 //   (log_atom, uid, container, offset, max_bytes) -> (data, next_offset, eof)
 //                                    from <container>.log, the newest file only, as kubectl logs
-//                                    shows: rotated ones (.log.1, ...) stay on the node's disk; a
-//                                    file rotated under a reader ends its read (next == offset)
+//                                    shows: rotated ones (.log.1, ...) stay on the node's disk.
+//                                    An offset past the file's end means it was rotated since:
+//                                    the chunk is the new file's from its start (next < offset)
 // On start it re-adopts the pods of an earlier run and sends (register_atom, NodeRegistration
 // bytes, itself) to the coordinator.
 caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);

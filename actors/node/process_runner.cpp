@@ -303,8 +303,9 @@ class UvProcessRunner final : public ProcessRunner {
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
     // Containers without a workingDir start in their pod's directory, where its files are.
-    char* args[] = {shim_path_.data(),    spec.pod_dir.data(),  grace.data(),
-                    log_max_bytes.data(), log_max_files.data(), nullptr};
+    std::string open_files = std::to_string(spec.open_files_limit);
+    char* args[] = {shim_path_.data(),    spec.pod_dir.data(), grace.data(), log_max_bytes.data(),
+                    log_max_files.data(), open_files.data(),   nullptr};
     uv_stdio_container_t stdio[3];
     for (auto& s : stdio) s.flags = UV_IGNORE;
     uv_pipe_init(&loop_, &pod->out, 0);

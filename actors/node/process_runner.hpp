@@ -23,6 +23,9 @@ struct PodProcessSpec {
   // files in all (the kubelet's containerLogMaxSize and containerLogMaxFiles, same defaults).
   int64_t log_max_bytes = 10 * 1024 * 1024;
   int32_t log_max_files = 5;
+  // The soft RLIMIT_NOFILE the containers start with; 0: the node's own. calderad raises its own
+  // for client connections, and many programs walk or size tables by it.
+  uint64_t open_files_limit = 0;
 };
 
 // What the runner knows about one pod's processes: one status per container, in spec order.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "client/client.hpp"
 #include "client/render.hpp"
@@ -73,7 +74,13 @@ std::unique_ptr<FlatReader> call(const Globals& g,
     *exit_code = may_retry ? kRetry : fail(client.error());
     return nullptr;
   }
-  auto reply = (*client)->call([&](api::Request::Builder r) {
+  return call(**client, g, fill, exit_code, may_retry);
+}
+
+std::unique_ptr<FlatReader> call(Client& client, const Globals& g,
+                                 const std::function<void(api::Request::Builder)>& fill,
+                                 int* exit_code, bool may_retry) {
+  auto reply = client.call([&](api::Request::Builder r) {
     r.setToken(g.token);
     fill(r);
   });
@@ -87,7 +94,10 @@ std::unique_ptr<FlatReader> call(const Globals& g,
     *exit_code = kRetry;
     return nullptr;
   }
-  for (auto w : resp.getWarnings()) std::cerr << "Warning: " << w.cStr() << "\n";
+  // Once per process, as kubectl does: wait and logs -f ask again and again.
+  static std::set<std::string> warned;
+  for (auto w : resp.getWarnings())
+    if (warned.insert(w.cStr()).second) std::cerr << "Warning: " << w.cStr() << "\n";
   if (resp.which() == api::Response::ERRORS) {
     *exit_code = print_errors(resp);
     return nullptr;

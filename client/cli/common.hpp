@@ -14,6 +14,10 @@
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"
 
+namespace caldera {
+class Client;
+}
+
 namespace caldera::cli {
 
 // The flags every command takes, before or after its name (kubectl's global flags).
@@ -36,6 +40,10 @@ constexpr int kRetry = -2;
 // One request; prints warnings and errors. Returns the response only when it is not an error.
 // With may_retry, a failure that a retry can cure is silent and leaves kRetry in exit_code.
 std::unique_ptr<FlatReader> call(const Globals& g,
+                                 const std::function<void(api::Request::Builder)>& fill,
+                                 int* exit_code, bool may_retry = false);
+// The same on a connection already open, for commands that ask again and again (wait, logs -f).
+std::unique_ptr<FlatReader> call(Client& client, const Globals& g,
                                  const std::function<void(api::Request::Builder)>& fill,
                                  int* exit_code, bool may_retry = false);
 

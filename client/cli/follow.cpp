@@ -16,25 +16,6 @@ namespace {
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
-// One request on an open connection: the response, or nullptr once the error is printed.
-std::unique_ptr<FlatReader> ask(Client& client, const Globals& g,
-                                const std::function<void(api::Request::Builder)>& fill) {
-  auto reply = client.call([&](api::Request::Builder b) {
-    b.setToken(g.token);
-    fill(b);
-  });
-  if (!reply) {
-    fail(reply.error());
-    return nullptr;
-  }
-  auto resp = (*reply)->root<api::Response>();
-  if (resp.which() == api::Response::ERRORS) {
-    print_errors(resp);
-    return nullptr;
-  }
-  return std::move(*reply);
-}
-
 void write_out(std::string_view data) {
   std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
@@ -55,12 +36,16 @@ int wait_job(const Globals& g, const std::string& name, const std::string& condi
   if (!client) return fail(client.error());
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
-    auto r = ask(**client, g, [&](api::Request::Builder b) {
-      auto ref = b.initGetJob();
-      ref.setNamespace(g.ns);
-      ref.setName(name);
-    });
-    if (!r) return 1;
+    int rc = 0;
+    auto r = call(
+        **client, g,
+        [&](api::Request::Builder b) {
+          auto ref = b.initGetJob();
+          ref.setNamespace(g.ns);
+          ref.setName(name);
+        },
+        &rc);
+    if (!r) return rc;
     auto state = r->root<api::Response>().getJob().getStatus().getState();
     const std::string last = state.getPhase().cStr();
     auto phase = parse_job_phase(last);
@@ -95,14 +80,18 @@ int logs(const Globals& g, const std::string& pod, const LogOptions& options) {
   std::string kept;
   auto pause = std::chrono::milliseconds(100);
   for (;;) {
-    auto r = ask(**client, g, [&](api::Request::Builder b) {
-      auto req = b.initPodLog();
-      req.getPod().setNamespace(g.ns);
-      req.getPod().setName(pod);
-      req.setContainer(options.container);
-      req.setOffset(offset);
-    });
-    if (!r) return 1;
+    int rc = 0;
+    auto r = call(
+        **client, g,
+        [&](api::Request::Builder b) {
+          auto req = b.initPodLog();
+          req.getPod().setNamespace(g.ns);
+          req.getPod().setName(pod);
+          req.setContainer(options.container);
+          req.setOffset(offset);
+        },
+        &rc);
+    if (!r) return rc;
     auto log = r->root<api::Response>().getLog();
     auto data = log.getData();
     std::string_view chunk(reinterpret_cast<const char*>(data.begin()), data.size());
@@ -112,6 +101,8 @@ int logs(const Globals& g, const std::string& pod, const LogOptions& options) {
     } else {
       write_out(chunk);
     }
+    // A next offset below ours: the log was rotated, and the chunk is the new file's beginning.
+    // Any other change is progress in the same file.
     const bool progressed = log.getNextOffset() != offset;
     offset = log.getNextOffset();
     if (log.getEof()) break;

@@ -1,6 +1,7 @@
 // get, describe and version: requests that only read.
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
@@ -24,6 +25,8 @@ using InitList = std::function<api::ListFilter::Builder(api::Request::Builder)>;
 int list_pages(const Globals& g, const InitList& init, const std::string& ns,
                const std::string& job, const std::function<void(api::Response::Reader)>& on_page) {
   std::string token;
+  // A server that sends a token again would have us read its pages in a circle, forever.
+  std::set<std::string> seen;
   for (;;) {
     int rc = 0;
     auto r = call(
@@ -41,7 +44,8 @@ int list_pages(const Globals& g, const InitList& init, const std::string& ns,
     on_page(resp);
     std::string next = resp.getContinue();
     if (next.empty()) return 0;
-    if (next == token) return fail("the server returned the same continue token twice: " + next);
+    if (!seen.insert(next).second)
+      return fail("the server returned the same continue token twice: " + next);
     token = std::move(next);
   }
 }

@@ -2,7 +2,10 @@
  * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
- * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES]
+ * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]]
+ *
+ * NOFILE: the soft RLIMIT_NOFILE containers start with (0 or absent: the shim's own). calderad
+ * raises its own soft limit for client connections; containers get the one it was started with.
  *
  * Files in POD_DIR (all written by the shim are replaced atomically: tmp + rename):
  *   spec      in:  NUL-terminated fields: "caldera-spec-1", container count, then per container:
@@ -16,8 +19,10 @@
  *                  a write that would take NAME.log past LOG_MAX_BYTES (default 10 MiB) renames
  *                  it to NAME.log.1 (.1 to .2, ...; beyond LOG_MAX_FILES - 1 the oldest goes,
  *                  default 5 files in all) and continues in a new NAME.log, cutting at a line
- *                  end when there is one. Output it cannot write (disk full) is dropped, and a
- *                  line says how much once it can write again: a container never blocks on it.
+ *                  end when there is one. A rotation that fails (NAME.log.1 cannot be replaced)
+ *                  lets NAME.log grow past the size until one works. Output it cannot write (disk
+ *                  full) is dropped, and a line says how much once it can write again: a
+ *                  container never blocks on it.
  *   shim      out: "<pid> <start ticks>" of this supervisor, written once when it claims the pod
  *   lock      flock held for the shim's lifetime; exit 3 when another shim has (or had) the pod
  *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record)
@@ -34,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -85,6 +91,7 @@ struct container {
 
 static long long g_log_max_bytes = DEFAULT_LOG_MAX_BYTES;
 static long g_log_max_files = DEFAULT_LOG_MAX_FILES;
+static long long g_nofile; /* > 0: the containers' soft RLIMIT_NOFILE */
 
 /* Set by signal handlers only; the main loop does the work. */
 static volatile sig_atomic_t g_term;
@@ -148,18 +155,24 @@ static void log_name(const struct logfile* lf, long index, char* out, size_t len
     snprintf(out, len, "%s.log.%ld", lf->name, index);
 }
 
+/* Read as well as written: a file that is not new (a rotation failed, or a restarted container)
+   may end in the middle of a line, and where the next cut may go depends on it. */
 static int log_open(struct logfile* lf) {
   char name[MAX_NAME + 32];
   log_name(lf, 0, name, sizeof name);
-  lf->fd = openat(lf->dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  lf->fd = openat(lf->dirfd, name, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (lf->fd < 0) return -1;
   struct stat st;
   lf->size = fstat(lf->fd, &st) == 0 ? (long long)st.st_size : 0;
-  lf->at_line_start = 1;
+  char last = '\n';
+  if (lf->size > 0 && pread(lf->fd, &last, 1, (off_t)(lf->size - 1)) != 1) last = '\n';
+  lf->at_line_start = last == '\n';
   return 0;
 }
 
-/* Readers that have a file open keep reading it; `caldera logs` opens NAME.log anew each time. */
+/* Readers that have a file open keep reading it; `caldera logs` opens NAME.log anew each time.
+   When NAME.log cannot be renamed (say a directory took the name NAME.log.1), the same file is
+   opened again: the caller tells by its size. */
 static void log_rotate(struct logfile* lf) {
   char from[MAX_NAME + 32], to[MAX_NAME + 32];
   if (lf->fd >= 0) close(lf->fd);
@@ -204,8 +217,11 @@ static int log_note_dropped(struct logfile* lf) {
 
 /* Appends a container's output: rotated so that no file exceeds g_log_max_bytes, and cut after
    the last whole line that still fits. A line longer than the room left is split only when it
-   cannot be kept whole anyway: it is longer than a file, or its start is in this file already. */
+   cannot be kept whole anyway: it is longer than a file, or its start is in this file already.
+   A rotation that leaves a file that is not empty failed, and trying again at once would fail
+   again, forever: the rest goes into the file past its size, and the next append tries again. */
 static void log_append(struct logfile* lf, const char* buf, size_t len) {
+  int rotation_failed = 0;
   while (len > 0) {
     if ((lf->fd < 0 && log_open(lf) != 0) || log_note_dropped(lf) != 0) {
       log_drop(lf, len, errno);
@@ -213,7 +229,7 @@ static void log_append(struct logfile* lf, const char* buf, size_t len) {
     }
     long long room = g_log_max_bytes - lf->size;
     size_t n = len;
-    if ((long long)len > room) {
+    if ((long long)len > room && !rotation_failed) {
       const char* nl = room > 0 ? memrchr(buf, '\n', (size_t)room) : NULL;
       if (nl != NULL)
         n = (size_t)(nl - buf) + 1;
@@ -224,6 +240,7 @@ static void log_append(struct logfile* lf, const char* buf, size_t len) {
     }
     if (n == 0) {
       log_rotate(lf);
+      rotation_failed = lf->fd >= 0 && lf->size > 0;
       continue;
     }
     ssize_t w = log_write_some(lf, buf, n);
@@ -408,6 +425,13 @@ __attribute__((noreturn)) static void run_child(const struct container* c, int o
   static const int reset[] = {SIGHUP, SIGPIPE, SIGTERM, SIGCHLD, SIGALRM};
   for (size_t i = 0; i < sizeof reset / sizeof reset[0]; ++i) signal(reset[i], SIG_DFL);
   sigprocmask(SIG_SETMASK, orig_mask, NULL);
+  if (g_nofile > 0) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+      rl.rlim_cur = (rlim_t)g_nofile < rl.rlim_max ? (rlim_t)g_nofile : rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl); /* lowering the soft limit cannot fail */
+    }
+  }
 
   if (dup2(outfd, STDOUT_FILENO) < 0 || dup2(outfd, STDERR_FILENO) < 0)
     child_fail(errfd, c, errno, "dup2");
@@ -654,8 +678,9 @@ int main(int argc, char** argv) {
   if (fd > STDERR_FILENO) close(fd);
   if (getsid(0) != getpid()) setsid();
 
-  if (argc != 3 && argc != 5) {
-    fprintf(stderr, "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES]\n");
+  if (argc != 3 && argc != 5 && argc != 6) {
+    fprintf(stderr,
+            "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]]\n");
     return 2;
   }
   int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -669,7 +694,7 @@ int main(int argc, char** argv) {
   long long grace = strtoll(argv[2], &endp, 10);
   if (errno != 0 || *endp != '\0' || endp == argv[2] || grace < 0)
     give_up(dirfd, 2, "caldera-shim: bad GRACE_MS '%s'", argv[2]);
-  if (argc == 5) {
+  if (argc >= 5) {
     errno = 0;
     g_log_max_bytes = strtoll(argv[3], &endp, 10);
     if (errno != 0 || *endp != '\0' || endp == argv[3] || g_log_max_bytes <= 0)
@@ -679,6 +704,12 @@ int main(int argc, char** argv) {
     if (errno != 0 || *endp != '\0' || endp == argv[4] || g_log_max_files < 1 ||
         g_log_max_files > MAX_LOG_FILES)
       give_up(dirfd, 2, "caldera-shim: bad LOG_MAX_FILES '%s' (1..%d)", argv[4], MAX_LOG_FILES);
+  }
+  if (argc == 6) {
+    errno = 0;
+    g_nofile = strtoll(argv[5], &endp, 10);
+    if (errno != 0 || *endp != '\0' || endp == argv[5] || g_nofile < 0)
+      give_up(dirfd, 2, "caldera-shim: bad NOFILE '%s'", argv[5]);
   }
 
   size_t spec_len = 0;
@@ -754,7 +785,19 @@ int main(int argc, char** argv) {
       fd_owner[k++] = i;
     }
     /* Signals are blocked except inside ppoll: none slips between a check and the wait. */
-    if (ppoll(fds, k, timeout, &wait_mask) <= 0) continue;
+    int ready = ppoll(fds, k, timeout, &wait_mask);
+    if (ready < 0 && errno != EINTR) {
+      /* ENOMEM, or EINVAL: more pipes than RLIMIT_NOFILE (lowered under us). Retrying at once
+         would fail the same way at full speed, deaf to the pipes: wait a little without them,
+         then read every pipe (they do not block). */
+      struct timespec pause = {0, 10 * 1000000L};
+      if (timeout != NULL && timeout->tv_sec == 0 && timeout->tv_nsec < pause.tv_nsec)
+        pause = *timeout;
+      ppoll(NULL, 0, &pause, &wait_mask);
+      for (nfds_t j = 0; j < k; ++j) fds[j].revents = POLLIN;
+      ready = (int)k;
+    }
+    if (ready <= 0) continue;
     for (nfds_t j = 0; j < k; ++j)
       if (fds[j].revents != 0 && pump(&cs[fd_owner[j]]) == 0) --open_pipes;
   }

@@ -9,6 +9,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -24,6 +27,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -433,6 +437,113 @@ TEST(CliTimeout, TheMessageSaysTheRequestMayStillTakeEffect) {
   ASSERT_FALSE(reply);
   EXPECT_TRUE(contains(reply.error(), "timed out after 300 ms")) << reply.error();
   EXPECT_TRUE(contains(reply.error(), "the request may still take effect")) << reply.error();
+}
+
+// Continue tokens that come round again (A, B, A) would page forever; the CLI stops at the first
+// token it has seen before.
+TEST(CliPaging, ATokenSeenBeforeEndsTheListing) {
+  std::mutex mutex;
+  std::vector<std::string> asked;
+  FakeServer fake([&](api::Request::Reader req) -> std::optional<std::string> {
+    capnp::MallocMessageBuilder message;
+    auto resp = message.initRoot<api::Response>();
+    resp.setId(req.getId());
+    std::string token = req.getListJobs().getContinue();
+    size_t n;
+    {
+      std::lock_guard lock(mutex);
+      asked.push_back(token);
+      n = asked.size();
+    }
+    if (n < 10) resp.setContinue(token == "A" ? "B" : "A");  // then it ends, so a test can fail
+    resp.initJobs(0);
+    return to_bytes(message);
+  });
+  auto r = run({CALDERA_CLI_PATH, "--server", fake.server(), "get", "jobs", "-o", "name"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "the same continue token twice: A")) << r.err;
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(asked, (std::vector<std::string>{"", "A", "B"}));
+}
+
+// logs and wait ask on one connection; their responses' warnings are printed like any other.
+TEST(CliWarnings, LogsPrintsTheServersWarnings) {
+  FakeServer fake([](api::Request::Reader req) -> std::optional<std::string> {
+    capnp::MallocMessageBuilder message;
+    auto resp = message.initRoot<api::Response>();
+    resp.setId(req.getId());
+    resp.initWarnings(1).set(0, "logs are kept for a day");
+    auto log = resp.initLog();
+    log.setData(kj::arrayPtr(reinterpret_cast<const kj::byte*>("hello\n"), 6));
+    log.setNextOffset(req.getPodLog().getOffset() + 6);
+    log.setEof(true);
+    return to_bytes(message);
+  });
+  auto r = run({CALDERA_CLI_PATH, "--server", fake.server(), "logs", "x-main-0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(r.err, "Warning: logs are kept for a day\n");
+}
+
+// `logs -f` across a rotation: main.log is renamed to main.log.1 and a new, shorter main.log
+// begins. The node used to answer "nothing new" until the new file grew past the old offset,
+// so the follower skipped its beginning, or (as here, the pod ending first) all of it.
+TEST(CliLogs, FollowGoesOnFromTheStartOfTheNewFileAfterARotation) {
+  TempDir dir;
+  std::string data = dir.path() + "/node";
+  Calderad node(data, {"--container-log-max-size", "1Ki", "--container-log-max-files", "2"});
+  node.start();
+  const std::string go = dir.path() + "/go", end = dir.path() + "/end";
+  // 19 lines of 52 bytes (988, the first file), then 3 more that do not fit in it.
+  auto lines = [](const std::string& word, int from, int to) {
+    return "i=" + std::to_string(from) + "; while [ $i -lt " + std::to_string(to) +
+           " ]; do printf '" + word + "-%s-%042d\\n' $i 0; i=$((i+1)); done; ";
+  };
+  auto wait_for = [](const std::string& p) {
+    return "while [ ! -e " + p + " ]; do sleep 0.02; done; ";
+  };
+  const std::string script =
+      lines("first", 10, 29) + wait_for(go) + lines("newer", 10, 13) + wait_for(end) + "echo end";
+  const std::string yaml =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: x}\nspec:\n  tasks:\n"
+      "    - name: main\n      replicas: 1\n      template:\n        spec:\n          containers:\n"
+      "            - name: main\n              command: [sh, -c]\n              args:\n"
+      "                - |\n                  " +
+      script + "\n";
+  auto submitted = node.cli({"submit", "-f", "-"}, yaml);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  auto log_file = [&](const std::string& name) -> std::optional<fs::path> {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(data + "/pods", ec))
+      if (fs::exists(e.path() / name)) return e.path() / name;
+    return std::nullopt;
+  };
+  ASSERT_TRUE(eventually([&] {
+    auto f = log_file("main.log");
+    return f && fs::file_size(*f) == 988;
+  }));
+
+  auto follow = std::async(std::launch::async, [&] {
+    return node.cli({"logs", "-f", "x-main-0"});
+  });
+  std::this_thread::sleep_for(1s);  // it has read the first file
+  { std::ofstream(go) << "go"; }
+  ASSERT_TRUE(eventually([&] {
+    auto f = log_file("main.log.1");
+    auto g = log_file("main.log");
+    return f && g && fs::file_size(*f) == 988 && fs::file_size(*g) == 156;
+  }));
+  std::this_thread::sleep_for(1500ms);  // it has asked again, past the new file's end
+  { std::ofstream(end) << "end"; }
+  auto r = follow.get();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string expected;
+  for (int i = 10; i < 29; ++i)
+    expected += "first-" + std::to_string(i) + "-" + std::string(42, '0') + "\n";
+  for (int i = 10; i < 13; ++i)
+    expected += "newer-" + std::to_string(i) + "-" + std::string(42, '0') + "\n";
+  expected += "end\n";
+  EXPECT_EQ(r.out, expected);
 }
 
 }  // namespace

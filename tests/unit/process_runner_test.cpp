@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "actors/node/pod_dir.hpp"
 
@@ -559,6 +561,92 @@ TEST_F(ProcessRunnerTest, AFullDiskNeitherBlocksNorFailsTheContainer) {
   EXPECT_NE(log.find("bytes of output were lost: No space left on device\n"), std::string::npos)
       << log.substr(log.size() > 200 ? log.size() - 200 : 0);
   EXPECT_EQ(log.substr(log.size() - 6), "after\n");
+}
+
+// A rotation that cannot rename main.log (the container took the name main.log.1 for a directory in
+// its working dir) used to be tried again at once, forever: the shim spun, stopped reading the
+// pipes and never finished the pod. Now the output goes on into main.log, past the size.
+TEST_F(ProcessRunnerTest, ARotationThatFailsNeitherSpinsNorLosesOutput) {
+  auto s = spec("stuck", {shell("main",
+                                "mkdir main.log.1 || exit 9; i=1000; while [ $i -lt 3000 ]; do "
+                                "echo line-$i; i=$((i+1)); done; echo end")});
+  s.log_max_bytes = 4096;
+  s.log_max_files = 2;
+  runner_->launch(s);
+  auto done = collector_.wait_final("stuck", 10s);
+  ASSERT_TRUE(done) << "the shim did not finish the pod";
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  std::string log = slurp(root_ / "stuck" / "main.log");
+  std::string expected;
+  for (int i = 1000; i < 3000; ++i) expected += "line-" + std::to_string(i) + "\n";
+  expected += "end\n";
+  EXPECT_TRUE(log == expected) << log.size() << " bytes, expected " << expected.size();
+}
+
+// calderad raises its own open files limit for client connections; its containers get the one
+// they are given (calderad's original), not the raised one.
+TEST_F(ProcessRunnerTest, ContainersStartWithTheOpenFilesLimitTheyAreGiven) {
+  auto s = spec("nofile", {shell("main", "ulimit -n")});
+  s.open_files_limit = 123;
+  runner_->launch(s);
+  ASSERT_TRUE(collector_.wait_final("nofile"));
+  EXPECT_EQ(slurp(root_ / "nofile" / "main.log"), "123\n");
+}
+
+// CPU time (utime + stime, in clock ticks) of a process so far.
+long long cpu_ticks(int32_t pid) {
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  auto p = stat.rfind(')');
+  if (p == std::string::npos) return -1;
+  std::istringstream in(stat.substr(p + 2));
+  std::string field;
+  long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoll(field);
+    if (i == 15) stime = std::stoll(field);
+  }
+  return utime + stime;
+}
+
+// ppoll fails with EINVAL when it is given more descriptors than RLIMIT_NOFILE allows (here the
+// limit is lowered under the shim). The shim used to retry at once, forever, at full speed and
+// without reading its pipes; now it waits a little and reads them anyway.
+TEST_F(ProcessRunnerTest, APollThatFailsNeitherSpinsNorStopsReadingThePipes) {
+  fs::path go = root_ / "go", end = root_ / "end";
+  auto wait_for = [](const fs::path& p) {
+    return "while [ ! -e " + p.string() + " ]; do sleep 0.02; done; ";
+  };
+  std::vector<Container> cs;
+  for (int i = 0; i < 8; ++i)
+    cs.push_back(shell("c" + std::to_string(i),
+                       wait_for(go) + "echo out-" + std::to_string(i) + "; " + wait_for(end)));
+  runner_->launch(spec("poll", cs));
+  auto running = collector_.wait_running("poll");
+  ASSERT_TRUE(running);
+  const int32_t shim = running->shim_pid;
+  rlimit original{};
+  ASSERT_EQ(::prlimit(shim, RLIMIT_NOFILE, nullptr, &original), 0) << strerror(errno);
+  rlimit low = original;
+  low.rlim_cur = 4;  // below the 8 pipes it polls
+  ASSERT_EQ(::prlimit(shim, RLIMIT_NOFILE, &low, nullptr), 0) << strerror(errno);
+  const long long before = cpu_ticks(shim);
+  std::this_thread::sleep_for(1s);
+  const long long used = cpu_ticks(shim) - before;
+  { std::ofstream(go) << "go"; }
+  for (int i = 0; i < 8; ++i)
+    EXPECT_TRUE(eventually(
+        [&] {
+          return slurp(root_ / "poll" / ("c" + std::to_string(i) + ".log")) ==
+                 "out-" + std::to_string(i) + "\n";
+        },
+        2s))
+        << "c" << i;
+  // Its records are written once the containers end: the limit must allow them.
+  ASSERT_EQ(::prlimit(shim, RLIMIT_NOFILE, &original, nullptr), 0) << strerror(errno);
+  { std::ofstream(end) << "end"; }
+  auto done = collector_.wait_final("poll");
+  ASSERT_TRUE(done);
+  EXPECT_LT(used, sysconf(_SC_CLK_TCK) / 4) << "the shim spun";
 }
 
 }  // namespace
