@@ -175,8 +175,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
     in.fx.request_placement = false;
   }
   for (const auto& name : in.fx.launch) {
-    auto it = m.pods.find(name);
-    if (it == m.pods.end() || it->second.node.empty()) continue;
+    auto it = std::as_const(m.pods).find(name);
+    if (it == m.pods.cend() || it->second.node.empty()) continue;
     self->send(st.env.coordinator, launch_atom::value, it->second.node,
                launch_bytes(m, it->second));
   }
@@ -186,16 +186,14 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (in.fx.request_placement && !st.deleted) {
-    // The scheduler keeps a request until it is bound or replaced: the same one again would only
-    // cost it a session.
+    // The scheduler keeps a request until it binds it (placed_atom) or it is replaced: the same
+    // one again would only cost it a session.
     auto request = pod_group_request(m);
     auto signature = request_signature(request);
     if (signature != st.last_request) {
       st.last_request = std::move(signature);
       self->send(st.env.scheduler, place_atom::value, std::move(request));
     }
-  } else {
-    st.last_request.clear();
   }
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
@@ -330,6 +328,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           self->send(self->state.env.scheduler, release_atom::value, std::move(uids));
           return;
         }
+        self->state.last_request.clear();  // the scheduler's copy of the request changed
         std::map<std::string, Placement> by_uid;
         for (const auto& b : bindings) by_uid[b.uid] = {b.node, b.host_ip};
         commit(self, on_pods_placed(self->state.model, by_uid, make_clock()));

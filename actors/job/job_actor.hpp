@@ -23,7 +23,8 @@ struct JobActorEnv {
 //   (report_atom, PodReport bytes)    a node's report on one of the job's pods
 //   (placed_atom, vector<Binding>)    from the scheduler
 //   (node_up_atom, node, vector<string> uids)  a node (re)registered with these pods
-//   (command_atom, action, command id) -> ok_atom, once the command's effect is durable
+//   (command_atom, action, command id) -> string, once the command's effect is durable: "" when
+//                                     it acted, else why the job's phase ignores it
 //   (tick_atom, due ms)               its own timer: delayed actions, deadline, TTL
 // It sends (expire_atom, key, uid) to the coordinator once ttlSecondsAfterFinished has passed.
 //   (list_pods_atom, after, limit) -> Response bytes: a page of its pods, with `continue`

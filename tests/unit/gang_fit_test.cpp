@@ -54,15 +54,22 @@ TEST(GangFit, TheMinimumOfAQueuedRequestHonoursTaskMinimums) {
   EXPECT_EQ(gang_minimum(r).get("cpu"), 2500);
 }
 
-TEST(GangFit, TheMessageNamesTheShortResourceWithFreeAndTotal) {
+TEST(GangFit, TheMessageNamesTheShortResourceWithTheTotal) {
   // Volcano's own example: 3 pods of 1 cpu, minAvailable 3, a node of 2 cores.
   EXPECT_EQ(unplaced_message(gang("big", 3, 1000, 3), cpu(2000), cpu(2000)),
-            "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes have 2 free (2 in all)");
+            "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes have 2 in all");
   auto r = gang("big", 2, 1000, 2);
   r.placed = 1;
   EXPECT_EQ(unplaced_message(r, cpu(500), cpu(4000)),
-            "1/3 pods placed: the other 2 of minAvailable 3 need cpu 2, the ready nodes have 500m "
-            "free (4 in all)");
+            "1/3 pods placed: the other 2 of minAvailable 3 need cpu 2, more than the ready nodes "
+            "have free now (4 in all)");
+}
+
+TEST(GangFit, TheMessageDoesNotChangeWithWhatIsFree) {
+  // Every change is a durable write of the job: pods ending elsewhere must not cause one.
+  auto r = gang("big", 2, 1000, 2);
+  EXPECT_EQ(unplaced_message(r, cpu(500), cpu(4000)), unplaced_message(r, cpu(0), cpu(4000)));
+  EXPECT_EQ(unplaced_message(r, cpu(1500), cpu(4000)), unplaced_message(r, cpu(0), cpu(4000)));
 }
 
 TEST(GangFit, EnoughInAllButSplitAcrossNodesSaysSo) {
@@ -81,7 +88,7 @@ TEST(GangFit, PlacerReportsGangsItCannotPlaceAndOnlyThose) {
   EXPECT_EQ(s.bindings.size(), 1u);
   ASSERT_EQ(s.unplaced.size(), 1u);
   EXPECT_EQ(s.unplaced.at("big"),
-            "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes have 2 free (2 in all)");
+            "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes have 2 in all");
   // Stragglers of a gang that is in (min_count 0) wait without a report.
   p.request(gang("rest", 1, 5000, 0));
   EXPECT_EQ(p.session().unplaced.count("rest"), 0u);

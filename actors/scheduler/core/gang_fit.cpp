@@ -61,9 +61,16 @@ std::string unplaced_message(const GangRequest& r, const ResourceList& free,
   std::string short_of;
   for (const auto& [name, amount] : need.values) {
     if (amount <= free.get(name)) continue;
-    short_of += fmt::format("{} {} {}, the ready nodes have {} free ({} in all)",
-                            short_of.empty() ? "" : ";", name, format_quantity(amount),
-                            format_quantity(free.get(name)), format_quantity(total.get(name)));
+    // Not what is free now: that changes with every pod that ends, and each change of the
+    // message is a durable write of the job.
+    if (amount > total.get(name))
+      short_of +=
+          fmt::format("{} {} {}, the ready nodes have {} in all", short_of.empty() ? "" : ";", name,
+                      format_quantity(amount), format_quantity(total.get(name)));
+    else
+      short_of += fmt::format("{} {} {}, more than the ready nodes have free now ({} in all)",
+                              short_of.empty() ? "" : ";", name, format_quantity(amount),
+                              format_quantity(total.get(name)));
   }
   if (!short_of.empty()) return out + short_of;
   // Enough in all, but not on few enough nodes at once (or the queue's order came first).

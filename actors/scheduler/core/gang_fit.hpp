@@ -27,7 +27,8 @@ ResourceList gang_minimum(const GangRequest& r);
 
 // Why the gang of `r` was not placed, for the job's status: the resources it needs beyond what
 // the ready nodes have free, e.g. "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes
-// have 2 free (2 in all)". `free` and `total` are sums over the ready nodes.
+// have 2 in all". `free` and `total` are sums over the ready nodes; the message names the total
+// only, so that it stays the same while pods elsewhere come and go.
 std::string unplaced_message(const GangRequest& r, const ResourceList& free,
                              const ResourceList& total);
 
