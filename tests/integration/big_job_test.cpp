@@ -187,5 +187,25 @@ TEST_F(BigJob, ListsComeInPagesWithAContinueToken) {
   EXPECT_EQ(get_json({"get", "pods"})["items"].size(), 9u);
 }
 
+TEST_F(BigJob, LogsFindThePodWhenOneJobsNameStartsAnothers) {
+  // "x-a-main-0" could be job x's pod (task "a-main") or job x-a's: only x-a has it.
+  auto echo_job = [](const std::string& name, const std::string& word) {
+    return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+           "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n"
+           "        spec: {containers: [{name: c, command: [echo, " +
+           word + "]}]}\n";
+  };
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, echo_job("x", "from-x")).exit_code, 0);
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, echo_job("x-a", "from-x-a")).exit_code, 0);
+  for (auto job : {"x", "x-a"})
+    ASSERT_EQ(node.cli({"wait", "job", job, "--for=phase=Completed", "--timeout=30s"}).exit_code,
+              0);
+  EXPECT_EQ(node.cli({"logs", "x-a-main-0"}).out, "from-x-a\n");
+  EXPECT_EQ(node.cli({"logs", "x-main-0"}).out, "from-x\n");
+  auto missing = node.cli({"logs", "x-b-main-0"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+}
+
 }  // namespace
 }  // namespace caldera::testing
