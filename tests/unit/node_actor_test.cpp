@@ -1,15 +1,18 @@
-// The node actor against a store whose writes fail at will (a full disk, then space again): what
-// it keeps, and what it writes again once it can. Simulated pods: no processes.
+// The node actor on the real store, on a small tmpfs of its own that fills up and is then freed:
+// what it keeps while writes fail, and what it writes again once it can. Simulated pods: no
+// processes. Needs to mount a tmpfs (tests run as root); skipped where that is not allowed.
 #include "actors/node/node_actor.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <thread>
 
 #include <capnp/message.h>
@@ -19,52 +22,13 @@
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
+#include "messages/store.capnp.h"
 
 namespace caldera {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-// Every commit is recorded with whether it "worked"; while failing, commits fail as a full disk
-// makes them fail and writable() says so.
-class FailingStore : public Store {
- public:
-  std::atomic<bool> failing{false};
-
-  void commit(std::vector<Write> writes, std::function<void(std::string error)> done) override {
-    const bool fail = failing;
-    {
-      std::lock_guard lock(mutex_);
-      for (auto& w : writes) commits_.push_back({std::move(w), !fail});
-    }
-    if (done) done(fail ? "IO error: No space left on device" : "");
-  }
-  std::optional<std::string> get(Family, std::string_view) override { return std::nullopt; }
-  void scan(Family, const std::function<void(std::string_view, std::string_view)>&) override {}
-  void flush() override {}
-  StoreStats stats() const override { return {}; }
-  bool writable() const override { return !failing; }
-  StoreHealth health() const override { return {}; }
-
-  // Deletes of the key, those that worked or those that failed.
-  size_t deletes(const std::string& key, bool worked) {
-    std::lock_guard lock(mutex_);
-    size_t n = 0;
-    for (const auto& [w, ok] : commits_) n += w.key == key && !w.value && ok == worked;
-    return n;
-  }
-  size_t puts(const std::string& key) {
-    std::lock_guard lock(mutex_);
-    size_t n = 0;
-    for (const auto& [w, ok] : commits_) n += w.key == key && w.value && ok;
-    return n;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::pair<Write, bool>> commits_;
-};
 
 template <class Pred>
 bool eventually(Pred pred, std::chrono::milliseconds timeout) {
@@ -74,6 +38,17 @@ bool eventually(Pred pred, std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(10ms);
   }
   return true;
+}
+
+// Whether pred stays true for all of `period` (checked every 10 ms).
+template <class Pred>
+bool holds(Pred pred, std::chrono::milliseconds period) {
+  auto end = std::chrono::steady_clock::now() + period;
+  while (std::chrono::steady_clock::now() < end) {
+    if (!pred()) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return pred();
 }
 
 std::string sim_launch(const std::string& uid) {
@@ -91,47 +66,149 @@ std::string sim_launch(const std::string& uid) {
   return to_bytes(b);
 }
 
+// The phase of the pod's record in the store, if it has one.
+std::optional<PodPhase> recorded_phase(Store& store, const std::string& uid) {
+  auto value = store.get(Family::NodePods, uid);
+  if (!value) return std::nullopt;
+  FlatReader reader(*value);
+  return decode(reader.root<store::NodePod>().getStatus()).phase;
+}
+
+// A node (its data dir and its store) on its own 4 MiB tmpfs, which a filler file fills up.
+class NodeActor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/caldera-node-actor-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    mnt_ = tmpl;
+    if (::mount("tmpfs", mnt_.c_str(), "tmpfs", 0, "size=4m") != 0) {
+      fs::remove(mnt_);
+      mnt_.clear();
+      GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << std::strerror(errno);
+    }
+    db_ = mnt_ / "db";
+    data_ = mnt_ / "node";
+  }
+  void TearDown() override {
+    if (mnt_.empty()) return;
+    ::umount2(mnt_.c_str(), MNT_DETACH);
+    fs::remove(mnt_);
+  }
+
+  // Writes the filler until the filesystem has no page left.
+  void fill_disk() {
+    int fd = ::open((mnt_ / "filler").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    std::string chunk(64 << 10, 'f');
+    for (size_t size = chunk.size(); size > 0; size /= 2)
+      while (::write(fd, chunk.data(), size) == ssize_t(size)) {
+      }
+    ::close(fd);
+  }
+  void free_disk() { fs::remove(mnt_ / "filler"); }
+
+  // Commits 4 KiB values (of another family than the node's) until one fails for want of a
+  // page: from then on the store refuses writes until it resumes, once space is back.
+  static std::string write_until_full(Store& s) {
+    for (int i = 0; i < 1000; ++i) {
+      std::string error = "done not called";
+      s.commit({Write{Family::Jobs, "full" + std::to_string(i), std::string(4096, 'v')}},
+               [&](std::string e) { error = std::move(e); });
+      s.flush();
+      if (!error.empty()) return error;
+    }
+    return "";
+  }
+
+  fs::path mnt_, db_, data_;
+};
+
 // A pod's record whose delete failed used to stay, with its logs, until the node restarted
 // (unless its status had failed to be written too): now the delete is made again once the store
 // can write, and the logs go then.
-TEST(NodeActor, AFailedDeleteIsMadeAgainOnceTheStoreCanWrite) {
-  char tmpl[] = "/tmp/caldera-node-actor-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const fs::path root = tmpl;
-  auto store = std::make_shared<FailingStore>();
+TEST_F(NodeActor, AFailedDeleteIsMadeAgainOnceTheStoreCanWrite) {
+  auto opened = Store::open(db_.string(), StoreOptions{.resume_interval = 50ms});
+  ASSERT_TRUE(opened.ok()) << opened.error();
+  std::shared_ptr<Store> store = std::move(opened.value());
+  const fs::path pod_dir = data_ / "pods" / "u1";
   {
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     caf::scoped_actor coordinator{sys};  // its mailbox takes the reports, unread
     NodeActorEnv env;
     env.name = "n1";
-    env.data_dir = root.string();
+    env.data_dir = data_.string();
     env.shim_path = "/nonexistent/caldera-shim";
     env.store = store;
     env.coordinator = caf::actor_cast<caf::actor>(coordinator);
     auto node = spawn_node_actor(sys, env);
 
+    // Whether the node still has the pod, once it has handled every message sent to it so far.
+    caf::scoped_actor client{sys};
+    auto node_has_pod = [&] {
+      bool has = false;
+      client
+          ->request(node, 5s, log_atom::value, std::string("u1"), std::string("main"), int64_t{0},
+                    int64_t{0})
+          .receive([&](const std::string&, int64_t, bool) { has = true; },
+                   [&](const caf::error&) { has = false; });
+      return has;
+    };
+
     caf::anon_send(node, launch_atom::value, sim_launch("u1"));
-    // Recorded, Running, then Succeeded.
-    ASSERT_TRUE(eventually([&] { return store->puts("u1") >= 3; }, 5s));
-    const fs::path pod_dir = root / "pods" / "u1";
+    ASSERT_TRUE(
+        eventually([&] { return recorded_phase(*store, "u1") == PodPhase::Succeeded; }, 5s));
     fs::create_directories(pod_dir);
     std::ofstream(pod_dir / "main.log") << "its logs\n";
 
-    store->failing = true;
-    caf::anon_send(node, remove_atom::value, std::string("u1"));
-    ASSERT_TRUE(eventually([&] { return store->deletes("u1", false) >= 1; }, 5s));
-    std::this_thread::sleep_for(1500ms);  // a retry while still failing must not give up
-    EXPECT_TRUE(fs::exists(pod_dir / "main.log"));
-    EXPECT_EQ(store->deletes("u1", true), 0u);
+    fill_disk();
+    auto error = write_until_full(*store);
+    ASSERT_NE(error.find("No space left"), std::string::npos) << error;
+    ASSERT_FALSE(store->writable());
 
-    store->failing = false;
-    EXPECT_TRUE(eventually([&] { return store->deletes("u1", true) == 1; }, 5s));
-    EXPECT_TRUE(eventually([&] { return !fs::exists(pod_dir); }, 5s));
+    caf::anon_send(node, remove_atom::value, std::string("u1"));
+    ASSERT_TRUE(node_has_pod());  // the remove is handled: its delete is queued
+    store->flush();               // the delete has failed: the node is told so
+    ASSERT_TRUE(node_has_pod());  // and has heard it, and kept the pod
+    EXPECT_TRUE(store->get(Family::NodePods, "u1"));
+    EXPECT_TRUE(fs::exists(pod_dir / "main.log"));
+    // Past the node's next retry (every second) with the disk still full: nothing is given up.
+    EXPECT_TRUE(holds(
+        [&] { return fs::exists(pod_dir / "main.log") && store->get(Family::NodePods, "u1"); },
+        1500ms));
+    EXPECT_FALSE(store->writable());
+
+    free_disk();
+    // The record goes first, the directory only after: never a directory gone with its record
+    // still there (the directory is looked at first).
+    bool dir_before_record = false;
+    EXPECT_TRUE(eventually(
+        [&] {
+          const bool dir_gone = !fs::exists(pod_dir);
+          const bool record_gone = !store->get(Family::NodePods, "u1");
+          dir_before_record = dir_before_record || (dir_gone && !record_gone);
+          return dir_gone && record_gone;
+        },
+        10s))
+        << "the delete was not made again: record "
+        << (store->get(Family::NodePods, "u1") ? "kept" : "gone") << ", directory "
+        << (fs::exists(pod_dir) ? "kept" : "gone");
+    EXPECT_FALSE(dir_before_record);
+    EXPECT_FALSE(node_has_pod());
+    store->flush();
+    EXPECT_FALSE(store->get(Family::NodePods, "u1").has_value());
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   }
-  std::error_code ec;
-  fs::remove_all(root, ec);
+  ASSERT_EQ(store.use_count(), 1);
+  store.reset();
+
+  // Durable: after a reopen the node's family is empty, and its pod directory is gone.
+  auto reopened = Store::open(db_.string());
+  ASSERT_TRUE(reopened.ok()) << reopened.error();
+  int records = 0;
+  reopened.value()->scan(Family::NodePods, [&](std::string_view, std::string_view) { ++records; });
+  EXPECT_EQ(records, 0);
+  EXPECT_FALSE(fs::exists(pod_dir));
 }
 
 }  // namespace
