@@ -24,12 +24,13 @@ struct JobRecord {
 struct PodRecord {
   pod @0 :Api.Pod;
   jobUid @1 :Text;             # the job that owns it: a row of an earlier job of the name is stale
+  inFlight @2 :Bool;           # sent to its node in a slow-start batch, not created there yet
 }
 
 # The job's pods being launched on their nodes batch by batch (1, 2, 4, ...).
 struct SlowStart {
   nextBatch @0 :Int32 = 1;
-  inFlight @1 :List(Text);     # pod names sent to their nodes and not yet created there
+  inFlight @1 :List(Text);     # written before pods had rows; now each pod row says it (inFlight)
   roundCreated @2 :Int32;
   roundBatches @3 :Int32;
   resumeAtMs @4 :Int64;        # a round stopped by a failed creation starts again then (0: none)

@@ -44,8 +44,8 @@ std::string encode_job_row(const JobModel& m) {
   const auto& c = m.creation;
   auto ss = rec.initSlowStart();
   ss.setNextBatch(c.next_batch);
-  auto flight = ss.initInFlight(static_cast<unsigned>(c.in_flight.size()));
-  for (unsigned j = 0; j < c.in_flight.size(); ++j) flight.set(j, c.in_flight[j]);
+  // The pods in flight are marked in their own rows: the job row stays small while a large
+  // batch is out.
   ss.setRoundCreated(c.round_created);
   ss.setRoundBatches(c.round_batches);
   ss.setResumeAtMs(c.resume_at_ms);
@@ -80,7 +80,7 @@ Result<JobModel> decode_job_row(std::string_view bytes) {
     m.retries_exhausted = rec.getRetriesExhausted();
     auto ss = rec.getSlowStart();
     m.creation.next_batch = std::max(1, ss.getNextBatch());
-    for (auto name : ss.getInFlight()) m.creation.in_flight.emplace_back(name.cStr());
+    for (auto name : ss.getInFlight()) m.creation.in_flight.emplace(name.cStr());
     m.creation.round_created = ss.getRoundCreated();
     m.creation.round_batches = ss.getRoundBatches();
     m.creation.resume_at_ms = ss.getResumeAtMs();
@@ -90,7 +90,7 @@ Result<JobModel> decode_job_row(std::string_view bytes) {
       // Written before slow start: every placed pod still Pending was sent to its node then.
       for (const auto& [name, p] : std::as_const(m.pods))
         if (!p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync)
-          m.creation.in_flight.push_back(name);
+          m.creation.in_flight.insert(name);
     }
     return m;
   } catch (const kj::Exception& e) {
@@ -108,20 +108,22 @@ std::string_view job_key_of_pod_row(std::string_view key) {
   return key.substr(0, slash);
 }
 
-std::string encode_pod_row(const Pod& p, const std::string& job_uid) {
+std::string encode_pod_row(const Pod& p, const std::string& job_uid, bool in_flight) {
   capnp::MallocMessageBuilder b;
   auto rec = b.initRoot<store::PodRecord>();
   encode(p, rec.initPod());
   rec.setJobUid(job_uid);
+  rec.setInFlight(in_flight);
   return to_bytes(b);
 }
 
-Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid) {
+Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid, bool* in_flight) {
   try {
     FlatReader reader(bytes, record_reader_options());
     auto rec = reader.root<store::PodRecord>();
     Pod p = decode(rec.getPod());
     if (job_uid) *job_uid = rec.getJobUid();
+    if (in_flight) *in_flight = rec.getInFlight();
     if (p.name.empty()) return Failure{"corrupt pod record: no pod name"};
     return p;
   } catch (const kj::Exception& e) {
@@ -137,7 +139,8 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
   out.push_back({Family::Jobs, key, std::move(row)});
   auto changes = m.pods.take_changes();
   auto put = [&](const Pod& p) {
-    out.push_back({Family::Pods, pod_row_key(key, p.name), encode_pod_row(p, m.job.uid)});
+    out.push_back({Family::Pods, pod_row_key(key, p.name),
+                   encode_pod_row(p, m.job.uid, m.creation.in_flight.count(p.name) > 0)});
   };
   if (changes.all)
     for (const auto& [name, p] : std::as_const(m.pods)) put(p);
@@ -172,12 +175,14 @@ Result<JobModel> load_job(std::string_view job_row, const std::vector<std::strin
   std::vector<std::string> stale_names;
   for (const auto& row : pod_rows) {
     std::string owner;
-    auto p = decode_pod_row(row, &owner);
+    bool flying = false;
+    auto p = decode_pod_row(row, &owner, &flying);
     if (!p) return Failure{p.error()};
     if (owner != m->job.uid) {
       stale_names.push_back(p->name);
       continue;
     }
+    if (flying) m->creation.in_flight.insert(p->name);
     auto name = p->name;
     m->pods.emplace(std::move(name), std::move(*p));
   }

@@ -30,8 +30,9 @@ Result<JobModel> decode_job_row(std::string_view bytes);
 std::string pod_row_key(const std::string& job_key, const std::string& pod_name);
 // The job key of a pod row key, or "" for a key that is not one.
 std::string_view job_key_of_pod_row(std::string_view key);
-std::string encode_pod_row(const Pod& p, const std::string& job_uid);
-Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullptr);
+std::string encode_pod_row(const Pod& p, const std::string& job_uid, bool in_flight = false);
+Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullptr,
+                           bool* in_flight = nullptr);
 
 // The writes that bring the store up to `m`: its job row and a put or delete for every pod
 // changed since the last call. The changes are taken from m.pods (into `taken`, so that a write

@@ -202,7 +202,7 @@ TEST(JobController, NodeUpRelaunchesLaunchedPodsTheNodeNeverStarted) {
   sync_job(m, c);
   place_all(m, c);                             // batch 1: job-w-0
   report(m, "job-w-0", PodPhase::Running, c);  // batch 2: job-w-1, job-w-2
-  ASSERT_EQ(m.creation.in_flight, (std::vector<std::string>{"job-w-1", "job-w-2"}));
+  ASSERT_EQ(m.creation.in_flight, (std::set<std::string>{"job-w-1", "job-w-2"}));
   auto fx = on_node_up(m, "n1", {m.pods.at("job-w-0").uid, m.pods.at("job-w-1").uid}, c);
   EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-2"});
   EXPECT_TRUE(on_node_up(m, "other", {}, c).launch.empty());

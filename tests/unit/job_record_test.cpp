@@ -154,6 +154,12 @@ TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
   EXPECT_EQ(job_key_of_pod_row(writes[1].key), "ml/train");
   FlatReader reader(*writes[0].value);
   EXPECT_FALSE(reader.root<store::JobRecord>().hasPods());
+  // Pods in flight say so in their own rows: the job row does not grow with a batch.
+  EXPECT_EQ(reader.root<store::JobRecord>().getSlowStart().getInFlight().size(), 0u);
+  bool flying = false;
+  ASSERT_TRUE(decode_pod_row(*writes[3].value, nullptr, &flying));
+  EXPECT_EQ(writes[3].key, "ml/train/train-worker-2");
+  EXPECT_TRUE(flying);
   // Nothing changed since: the next write is the job row alone.
   EXPECT_EQ(job_writes(m).size(), 1u);
 }
@@ -257,7 +263,7 @@ TEST(JobRecord, ARecordWithoutSlowStartTakesItsPlacedPendingPodsAsSent) {
   auto back = decode_job_row(to_bytes(b));
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(back->creation.next_batch, 1);
-  EXPECT_EQ(back->creation.in_flight, std::vector<std::string>{"train-worker-2"});
+  EXPECT_EQ(back->creation.in_flight, std::set<std::string>{"train-worker-2"});
   EXPECT_EQ(back->creation.resume_at_ms, 0);
 }
 

@@ -21,12 +21,9 @@ std::optional<int32_t> exit_code_of(const Pod& p) {
 bool task_completed(const JobModel& m, const std::string& task) {
   const TaskSpec* t = find_task(m.job.spec, task);
   if (!t) return false;
-  int32_t succeeded = 0;
-  for (const auto& [name, p] : std::as_const(m.pods))
-    if (p.task_name == task && !p.out_of_sync && p.job_version == m.job.status.version &&
-        p.phase == PodPhase::Succeeded)
-      ++succeeded;
-  return succeeded >= t->replicas;
+  auto census = m.pods.census();
+  auto c = census.find({task, m.job.status.version});
+  return c != census.end() && c->second.succeeded >= t->replicas;
 }
 
 bool task_retries_used_up(const JobModel& m, const std::string& task) {
@@ -146,37 +143,16 @@ void update_counts(JobModel& m, int64_t now_ms) {
   s.pending = s.running = s.succeeded = s.failed = s.terminating = s.unknown = 0;
   s.task_status_count.clear();
   s.min_available = m.job.spec.effective_min_available();
-  // Pods sort by name, so a task's pods come in runs: one map lookup per run, not per pod.
-  TaskStatusCount* t_ptr = nullptr;
-  const std::string* t_name = nullptr;
-  for (const auto& [name, p] : std::as_const(m.pods)) {
-    if (is_discarded(p)) continue;
-    if (p.out_of_sync) {
-      ++s.terminating;
-      continue;
-    }
-    if (!t_name || *t_name != p.task_name) {
-      t_name = &p.task_name;
-      t_ptr = &s.task_status_count[p.task_name];
-    }
-    auto& t = *t_ptr;
-    switch (p.phase) {
-      case PodPhase::Pending:
-        ++s.pending, ++t.pending;
-        break;
-      case PodPhase::Running:
-        ++s.running, ++t.running;
-        break;
-      case PodPhase::Succeeded:
-        ++s.succeeded, ++t.succeeded;
-        break;
-      case PodPhase::Failed:
-        ++s.failed, ++t.failed;
-        break;
-      case PodPhase::Unknown:
-        ++s.unknown, ++t.unknown;
-        break;
-    }
+  // From the pod table's census: the pods a change touched are recounted, not every pod.
+  for (const auto& [key, c] : m.pods.census()) {
+    s.terminating += c.terminating;
+    if (c.in_sync() == 0) continue;
+    auto& t = s.task_status_count[key.first];
+    t.pending += c.pending, s.pending += c.pending;
+    t.running += c.running, s.running += c.running;
+    t.succeeded += c.succeeded, s.succeeded += c.succeeded;
+    t.failed += c.failed, s.failed += c.failed;
+    t.unknown += c.unknown, s.unknown += c.unknown;
   }
   // From the first time the job ran until it finished or was aborted (or now): it stops
   // growing at the end (volcano#1908).
@@ -365,10 +341,10 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_placement,
                        const Clock& clock) {
   Effects fx;
-  // The placements are few, the pods may be many: one pass over the pods, no index of them.
+  // Only pods waiting for a node can take a placement: they are the ones looked at.
   std::map<std::string, PodTable::const_iterator> by_uid;
-  for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it)
-    if (by_placement.count(it->second.uid)) by_uid.emplace(it->second.uid, it);
+  for (const Pod* p : m.pods.waiting())
+    if (by_placement.count(p->uid)) by_uid.emplace(p->uid, m.pods.find(p->name));
   const auto phase = m.job.status.state.phase;
   const bool wants_pods = phase == JobPhase::Pending || phase == JobPhase::Running;
   int32_t placed = 0;

@@ -46,8 +46,7 @@ void finish_transient(JobModel& m, JobPhase to, const Clock& clock, Effects& fx)
 
 int32_t live_pod_count(const JobModel& m) {
   int32_t n = 0;
-  for (const auto& [name, p] : std::as_const(m.pods))
-    if (is_live(p)) ++n;
+  for (const auto& [key, c] : m.pods.census()) n += c.live();
   return n;
 }
 
@@ -95,14 +94,13 @@ bool dependencies_met(const JobModel& m, const TaskSpec& task) {
   if (!task.depends_on || task.depends_on->names.empty()) return true;
   const auto& dep = *task.depends_on;
   const bool need_success = dep.condition == "Succeeded";
+  const auto census = m.pods.census();
   auto met = [&](const std::string& name) {
     const TaskSpec* t = find_task(m.job.spec, name);
     if (!t) return true;  // admission refuses unknown names
-    int32_t have = 0;
-    for (const auto& [n, p] : std::as_const(m.pods)) {
-      if (p.task_name != name || p.out_of_sync || p.job_version != m.job.status.version) continue;
-      if (p.phase == PodPhase::Succeeded || (!need_success && p.phase == PodPhase::Running)) ++have;
-    }
+    auto c = census.find({name, m.job.status.version});
+    if (c == census.end()) return false;
+    int32_t have = c->second.succeeded + (need_success ? 0 : c->second.running);
     return have >= t->min_available.value_or(t->replicas);
   };
   if (dep.iteration == "any") return std::any_of(dep.names.begin(), dep.names.end(), met);
@@ -121,16 +119,8 @@ void raise_pod_pending(JobModel& m, const Pod& p, const Clock& clock, Effects& f
 void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
   // Pod indices run below replicas, so a task with that many pods has them all: the usual case,
   // found without making every pod's name.
-  std::map<std::string_view, int32_t> have;
-  int32_t* run = nullptr;
-  const std::string* run_task = nullptr;
-  for (const auto& [name, p] : std::as_const(m.pods)) {
-    if (!run_task || *run_task != p.task_name) {  // pods sort by name: a task's come in runs
-      run_task = &p.task_name;
-      run = &have[p.task_name];
-    }
-    ++*run;
-  }
+  std::map<std::string, int32_t> have;
+  for (const auto& [key, c] : m.pods.census()) have[key.first] += c.total;
   for (const auto& task : m.job.spec.tasks) {
     auto h = have.find(task.name);
     if (h != have.end() && h->second >= task.replicas) continue;
@@ -313,8 +303,8 @@ void running_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) 
 // Restarting ignores actions: it waits until the pods it killed are gone (a RestartPod leaves
 // the other pods running).
 void restarting_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx) {
-  for (const auto& [name, p] : std::as_const(m.pods))
-    if (p.out_of_sync && is_live(p)) return;
+  for (const auto& [key, c] : m.pods.census())
+    if (c.terminating > 0) return;
   if (m.retries_exhausted) {
     finish_transient(m, JobPhase::Failed, clock, fx);
     return;
@@ -349,8 +339,8 @@ void terminating_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx
 
 // Completed, Terminated, Failed: whatever still runs is stopped; ended pods stay.
 void finished_phase(JobModel& m, const Step&, const Clock& clock, Effects& fx) {
-  for (const auto& [name, p] : std::as_const(m.pods))
-    if (is_live(p) && !p.out_of_sync) {
+  for (const auto& [key, c] : m.pods.census())
+    if (c.pending + c.running + c.unknown > 0) {
       kill_pods(m, {}, Retain::Soft, fmt::format("job {}", to_string(m.job.status.state.phase)),
                 clock, fx);
       return;
@@ -412,8 +402,8 @@ void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx) {
   update_counts(m, clock.now_ms);
   launch_next_batch(m, clock, fx);
   if (is_active(m.job.status.state.phase)) {
-    for (const auto& [name, p] : std::as_const(m.pods))
-      if (p.phase == PodPhase::Pending && p.node.empty() && !p.out_of_sync) {
+    for (const auto& [key, c] : m.pods.census())
+      if (c.waiting > 0) {
         fx.request_placement = true;
         break;
       }

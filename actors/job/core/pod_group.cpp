@@ -18,18 +18,12 @@ GangRequest pod_group_request(const JobModel& m) {
   std::map<std::string, int32_t> bound_of, waiting_of;
   std::map<std::string, ResourceList> request_of;
   for (const auto& t : spec.tasks) request_of[t.name] = pod_resource_request(t);
-  auto is_waiting = [](const Pod& p) {
-    return p.node.empty() && p.phase == PodPhase::Pending && !p.out_of_sync;
-  };
-  for (const auto& [name, p] : std::as_const(m.pods)) {
-    if (is_discarded(p)) continue;
-    if (!p.node.empty()) {
-      ++bound;
-      ++bound_of[p.task_name];
-    } else if (is_waiting(p) && request_of.count(p.task_name)) {
-      ++waiting;
-      ++waiting_of[p.task_name];
-    }
+  for (const auto& [key, c] : m.pods.census()) {
+    bound += c.bound;
+    bound_of[key.first] += c.bound;
+    if (!request_of.count(key.first)) continue;
+    waiting += c.waiting;
+    waiting_of[key.first] += c.waiting;
   }
   r.min_count = std::clamp(spec.effective_min_available() - bound, 0, waiting);
   r.placed = bound;
@@ -51,8 +45,12 @@ GangRequest pod_group_request(const JobModel& m) {
   const int32_t cap = std::max(kMaxPodAsks, r.min_count);
   int32_t extras = std::max(0, cap - quota_total);
   std::map<std::string, int32_t> taken_of;
-  for (const auto& [name, p] : std::as_const(m.pods)) {
-    if (is_discarded(p) || !is_waiting(p)) continue;
+  // Without task minimums (or with one task), the first `cap` waiting pods are the asks: the
+  // rest of a long queue is not looked at.
+  const bool any_first = r.task_min.empty() || spec.tasks.size() == 1;
+  const size_t look_at = any_first ? static_cast<size_t>(cap) : SIZE_MAX;
+  for (const Pod* pod : m.pods.waiting(look_at)) {
+    const Pod& p = *pod;
     auto req = request_of.find(p.task_name);
     if (req == request_of.end()) continue;
     auto quota = r.task_min.find(p.task_name);

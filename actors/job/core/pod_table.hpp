@@ -1,20 +1,46 @@
 // A job's pods by name, remembering which of them changed, so that a pod event writes only the
-// pods it touched (one store row each) instead of the whole table.
+// pods it touched (one store row each) and recounts only those, instead of the whole table.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "messages/pod.hpp"
 
 namespace caldera {
 
+// What the controller counts of a task's pods at one job version.
+struct PodCounts {
+  int32_t total = 0;  // every pod in the table
+  int32_t pending = 0, running = 0, succeeded = 0, failed = 0, unknown = 0;  // in sync
+  int32_t terminating = 0;     // out of sync (killed by the controller), not ended yet
+  int32_t discarded = 0;       // out of sync and ended: gone, as Volcano deletes them
+  int32_t bound = 0;           // placed on a node, not discarded
+  int32_t waiting = 0;         // in sync, Pending, no node yet: asks the scheduler
+  int32_t placed_pending = 0;  // in sync, Pending, placed: launched, or waiting for its batch
+
+  int32_t in_sync() const { return pending + running + succeeded + failed + unknown; }
+  int32_t live() const { return pending + running + unknown + terminating; }
+  PodCounts& add(const PodCounts& o, int sign);
+  bool operator==(const PodCounts&) const = default;
+};
+
+// By (task, job version).
+using PodCensus = std::map<std::pair<std::string, int32_t>, PodCounts>;
+
 // Reads through const access are free. Every non-const access marks what it can reach as changed:
 // find/at/emplace/erase/edit mark one pod, non-const iteration marks the whole table. So a
 // change can never be missed; a caller that wants to stay cheap iterates through const access
 // (std::as_const) and edits the pods it changes by name.
+//
+// The census and the lists of waiting and placed-pending pods are kept for the pods not changed
+// since the last take_changes(), and completed on reading from the changed ones as they are now:
+// a reference to a pod may be held and written through until then without being missed.
 class PodTable {
  public:
   using Map = std::map<std::string, Pod>;
@@ -45,53 +71,71 @@ class PodTable {
   iterator end() { return map_.end(); }
   iterator find(const std::string& name) {
     auto it = map_.find(name);
-    if (it != map_.end()) changes_.names.insert(name);
+    if (it != map_.end()) touch(name);
     return it;
   }
   Pod& at(const std::string& name) {
     auto& p = map_.at(name);
-    changes_.names.insert(name);
+    touch(name);
     return p;
   }
   Pod& operator[](const std::string& name) {
-    changes_.names.insert(name);
+    touch(name);
     return map_[name];
   }
   // The pod a const iterator of this table points at, for writing.
   Pod& edit(const_iterator it) {
-    changes_.names.insert(it->first);
+    touch(it->first);
     return map_.erase(it, it)->second;  // an empty erase turns a const_iterator mutable in O(1)
   }
   std::pair<iterator, bool> emplace(std::string name, Pod pod) {
-    changes_.names.insert(name);
+    touch(name);
     return map_.emplace(std::move(name), std::move(pod));
   }
   iterator erase(const_iterator it) {
-    changes_.names.insert(it->first);
+    touch(it->first);
     return map_.erase(it);
   }
   iterator erase(iterator it) { return erase(const_iterator(it)); }
   size_t erase(const std::string& name) {
-    changes_.names.insert(name);
+    touch(name);
     return map_.erase(name);
   }
 
   bool changed() const { return changes_.all || !changes_.names.empty(); }
   bool all_changed() const { return changes_.all; }
-  Changes take_changes() { return std::exchange(changes_, Changes{}); }
+  const std::set<std::string>& changed_names() const { return changes_.names; }
+  Changes take_changes();
   void mark_all_changed() { changes_.all = true; }
   // Changes taken for a write that failed: they are written with the next one.
-  void restore(Changes taken) {
-    changes_.all = changes_.all || taken.all;
-    changes_.names.merge(taken.names);
-  }
+  void restore(Changes taken);
+
+  // The counts per (task, version), in O(changed pods) once the table has settled.
+  PodCensus census() const;
+  // Pods asking the scheduler for a node (the first `limit`), and placed Pending pods, in name
+  // order.
+  std::vector<const Pod*> waiting(size_t limit = SIZE_MAX) const;
+  std::vector<const Pod*> placed_pending() const;
 
   // Equal contents; what changed is bookkeeping, not part of the value.
   bool operator==(const PodTable& o) const { return map_ == o.map_; }
 
  private:
+  // The pod is about to change: the settled counts stop including it.
+  void touch(const std::string& name);
+  void settle_all();
+  void count_in(const Pod& p, int sign);
+  std::vector<const Pod*> listed(const std::set<std::string>& settled, bool (*wanted)(const Pod&),
+                                 size_t limit) const;
+
   Map map_;
   Changes changes_;
+  // Of the pods not in changes_ (all of them when changes_.all is false).
+  PodCensus settled_;
+  std::set<std::string> waiting_, placed_pending_;
 };
+
+bool is_waiting_for_node(const Pod& p);
+bool is_placed_pending(const Pod& p);
 
 }  // namespace caldera

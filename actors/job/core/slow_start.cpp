@@ -11,16 +11,14 @@ namespace caldera {
 namespace {
 
 bool in_flight(const SlowStart& s, const std::string& name) {
-  return std::find(s.in_flight.begin(), s.in_flight.end(), name) != s.in_flight.end();
+  return s.in_flight.count(name) > 0;
 }
 
 // Placed pods that wait for their batch, in the order the spec lists them.
 std::vector<const Pod*> waiting_pods(const JobModel& m) {
   std::vector<const Pod*> out;
-  for (const auto& [name, p] : m.pods)
-    if (p.phase == PodPhase::Pending && !p.node.empty() && !p.out_of_sync &&
-        !in_flight(m.creation, name))
-      out.push_back(&p);
+  for (const Pod* p : m.pods.placed_pending())
+    if (!in_flight(m.creation, p->name)) out.push_back(p);
   auto task_pos = [&](const Pod* p) {
     const auto& tasks = m.job.spec.tasks;
     for (size_t i = 0; i < tasks.size(); ++i)
@@ -40,13 +38,24 @@ void end_round(SlowStart& s) {
   s.round_batches = 0;
 }
 
-// Pods killed, replaced or reported since they were sent are no longer in flight.
+// Pods killed, replaced or reported since they were sent are no longer in flight. A pod leaves
+// flight only by changing, and every change since the last write is in the pod table's changed
+// names (each event ends here, before its write): only those are looked at, not the whole flight.
 void purge_in_flight(JobModel& m) {
-  std::erase_if(m.creation.in_flight, [&](const std::string& name) {
+  auto& flight = m.creation.in_flight;
+  auto gone = [&](const std::string& name) {
     auto it = std::as_const(m.pods).find(name);
-    return it == m.pods.cend() || it->second.out_of_sync || it->second.node.empty() ||
-           it->second.phase != PodPhase::Pending;
-  });
+    return it == m.pods.cend() || !is_placed_pending(it->second);
+  };
+  const auto& changed = m.pods.changed_names();
+  if (m.pods.all_changed() || flight.size() <= changed.size()) {
+    std::erase_if(flight, gone);
+    return;
+  }
+  for (const auto& name : changed) {
+    auto it = flight.find(name);
+    if (it != flight.end() && gone(name)) flight.erase(it);
+  }
 }
 
 }  // namespace
@@ -84,7 +93,8 @@ void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
       auto n = std::min<size_t>(static_cast<size_t>(s.next_batch), waiting.size());
       for (size_t i = 0; i < n; ++i) {
         fx.launch.push_back(waiting[i]->name);
-        s.in_flight.push_back(waiting[i]->name);
+        s.in_flight.insert(waiting[i]->name);
+        m.pods.find(waiting[i]->name);  // its row says it is in flight: rewritten
       }
       ++s.round_batches;
       s.batch_sent_ms = clock.now_ms;
@@ -110,7 +120,7 @@ std::optional<int64_t> relaunch_due_ms(const JobModel& m) {
 
 void pod_created(JobModel& m, const Pod& p) {
   auto& s = m.creation;
-  auto it = std::find(s.in_flight.begin(), s.in_flight.end(), p.name);
+  auto it = s.in_flight.find(p.name);
   if (it == s.in_flight.end() || s.round_batches == 0) {
     // Not a pod of the round under way (a leftover of a stopped one): it proves little.
     if (it != s.in_flight.end()) s.in_flight.erase(it);
@@ -123,7 +133,7 @@ void pod_created(JobModel& m, const Pod& p) {
 
 void pod_creation_failed(JobModel& m, const Pod& p, const Clock& clock, Effects& fx) {
   auto& s = m.creation;
-  std::erase(s.in_flight, p.name);
+  s.in_flight.erase(p.name);
   // One stop per round: the other failures of the same batch do not lengthen the wait.
   if (s.resume_at_ms <= clock.now_ms) {
     ++s.stopped_rounds;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,9 @@ struct Clock;
 struct Effects;
 
 struct SlowStart {
-  int32_t next_batch = 1;              // the size of the round's next batch
-  std::vector<std::string> in_flight;  // pods (by name) sent to their nodes, not yet created there
-  int32_t round_created = 0;           // pods the nodes created in this round, for its event
+  int32_t next_batch = 1;           // the size of the round's next batch
+  std::set<std::string> in_flight;  // pods (by name) sent to their nodes, not yet created there
+  int32_t round_created = 0;        // pods the nodes created in this round, for its event
   int32_t round_batches = 0;
   int64_t resume_at_ms = 0;    // a stopped round starts again then; 0: none is stopped
   int32_t stopped_rounds = 0;  // in a row, since the last pod a node created
