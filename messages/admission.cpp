@@ -13,8 +13,9 @@ namespace {
 
 // Not a Volcano rule: the most pods one job may have, a figure the node is tested at
 // (tests/integration/big_job_test.cpp: accepted within a second, kill -9 and restart, delete,
-// other clients answered throughout). A job's pods live in its actor's memory and each pod event
-// scans them, so the bound keeps one job from monopolising the node.
+// other clients answered throughout). A job's pods live in its actor's memory, and a job's
+// creation, restart, abort and delete touch every one of them in one step: the bound keeps such a
+// step short for the clients that wait behind it.
 constexpr int64_t kMaxTotalReplicas = kMaxJobReplicas;
 constexpr size_t kMaxPodNameLength = 253;
 // The job plugins caldera implements (actors/job/core/plugins.cpp).
