@@ -138,18 +138,27 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
   if (job_row) *job_row = row;
   out.push_back({Family::Jobs, key, std::move(row)});
   auto changes = m.pods.take_changes();
-  auto put = [&](const Pod& p) {
-    out.push_back({Family::Pods, pod_row_key(key, p.name),
-                   encode_pod_row(p, m.job.uid, m.creation.in_flight.count(p.name) > 0)});
+  // A pod waiting for a node has no row: it is made again after a restart (with the uid its
+  // pending actions name), so pods that cannot be placed yet cost no writes.
+  auto write = [&](const std::string& name, const Pod* p) {
+    if (p && !is_waiting_for_node(*p)) {
+      out.push_back({Family::Pods, pod_row_key(key, name),
+                     encode_pod_row(*p, m.job.uid, m.creation.in_flight.count(name) > 0)});
+      m.pods.set_stored(name, true);
+    } else if (m.pods.stored(name)) {
+      out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+      m.pods.set_stored(name, false);
+      changes.unstored.push_back(name);
+    }
   };
   if (changes.all)
-    for (const auto& [name, p] : std::as_const(m.pods)) put(p);
+    for (const auto& [name, p] : std::as_const(m.pods)) write(name, &p);
   for (const auto& name : changes.names) {
     auto it = std::as_const(m.pods).find(name);
     if (it == m.pods.cend())
-      out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+      write(name, nullptr);
     else if (!changes.all)
-      put(it->second);
+      write(name, &it->second);
   }
   if (taken) *taken = std::move(changes);
   return out;
@@ -159,10 +168,11 @@ std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
   const auto key = m.key();
   std::vector<Write> out{{Family::Jobs, key, std::nullopt}};
   auto changes = m.pods.take_changes();
-  std::set<std::string> names = changes.names;
-  for (const auto& [name, p] : std::as_const(m.pods)) names.insert(name);
-  for (const auto& name : names)
+  for (const auto& name : m.pods.stored_names()) {
     out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
+    changes.unstored.push_back(name);
+  }
+  for (const auto& name : changes.unstored) m.pods.set_stored(name, false);
   if (taken) *taken = std::move(changes);
   return out;
 }
@@ -178,6 +188,7 @@ Result<JobModel> load_job(std::string_view job_row, const std::vector<std::strin
     bool flying = false;
     auto p = decode_pod_row(row, &owner, &flying);
     if (!p) return Failure{p.error()};
+    m->pods.set_stored(p->name, true);  // its row is there, ours or stale
     if (owner != m->job.uid) {
       stale_names.push_back(p->name);
       continue;

@@ -213,18 +213,48 @@ TEST(JobRecord, AFailedWriteGivesItsPodChangesBackForTheNext) {
   auto m = rich_model();
   job_writes(m);
   m.pods.erase("train-worker-1");
-  PodTable::Changes taken;
-  auto failed = job_writes(m, nullptr, &taken);
+  PodTable::Changes first, second;
+  auto failed = job_writes(m, nullptr, &first);
   ASSERT_EQ(count_writes(failed, Family::Pods, false), 1u);
   EXPECT_EQ(job_writes(m).size(), 1u);  // taken: without a restore the delete would be lost
   m.pods.erase("train-worker-0");
-  job_writes(m, nullptr, &taken);  // fails too
-  m.pods.restore(std::move(taken));
-  PodTable::Changes first;
-  first.names = {"train-worker-1"};
+  job_writes(m, nullptr, &second);  // fails too
+  m.pods.restore(std::move(second));
   m.pods.restore(std::move(first));
   auto again = job_writes(m);
   EXPECT_EQ(count_writes(again, Family::Pods, false), 2u);
+}
+
+TEST(JobRecord, PodsWaitingForANodeHaveNoRowsAndAreMadeAgainWithTheUidsTheirActionsName) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.policies = {policy(Event::PodPending, Action::AbortJob, 4000)};
+  auto m = pending_job(spec, c);
+  ASSERT_EQ(m.delayed.size(), 3u);
+  auto writes = job_writes(m);
+  EXPECT_EQ(count_writes(writes, Family::Pods, true), 0u);  // nothing placed: no pod rows
+  EXPECT_EQ(count_writes(writes, Family::Pods, false), 0u);
+
+  // One is placed: it gets its row.
+  m.pods.at(pod_name(m.name(), "w", 1)).node = "n1";
+  writes = job_writes(m);
+  ASSERT_EQ(count_writes(writes, Family::Pods, true), 1u);
+  std::vector<std::string> rows{*writes[1].value};
+
+  // After a restart the others are made again, the same: their pending actions still hold.
+  auto back = load_job(*writes[0].value, rows);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->pods.size(), 1u);
+  sync_job(*back, at(c, c.now_ms + 1000));
+  ASSERT_EQ(back->pods.size(), 3u);
+  for (const auto& [name, p] : std::as_const(m.pods)) EXPECT_EQ(back->pods.at(name).uid, p.uid);
+  EXPECT_EQ(back->delayed, m.delayed);  // none added, none moved
+
+  // Made again by a restart of the job instead (placed one killed and replaced): its row goes.
+  auto& placed = m.pods.at(pod_name(m.name(), "w", 1));
+  placed.node.clear();  // as if replaced by a new pod of the name that waits for a node
+  writes = job_writes(m);
+  EXPECT_EQ(count_writes(writes, Family::Pods, false), 1u);
 }
 
 TEST(JobRecord, RowsOfAnEarlierJobOfTheNameAreLeftOutAndDeletedOnTheNextWrite) {

@@ -121,6 +121,11 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
   // found without making every pod's name.
   std::map<std::string, int32_t> have;
   for (const auto& [key, c] : m.pods.census()) have[key.first] += c.total;
+  // A pod made again after a restart (pods waiting for a node have no row) keeps the uid its
+  // PodPending action names, and that action keeps its due time.
+  std::map<std::string, std::string> pending_uid;
+  for (const auto& d : m.delayed)
+    if (d.event == Event::PodPending && !d.pod_name.empty()) pending_uid[d.pod_name] = d.pod_uid;
   for (const auto& task : m.job.spec.tasks) {
     auto h = have.find(task.name);
     if (h != have.end() && h->second >= task.replicas) continue;
@@ -130,7 +135,8 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
       if (m.pods.count(name)) continue;
       Pod p;
       p.name = name;
-      p.uid = clock.new_uid();
+      auto waited = pending_uid.find(name);
+      p.uid = waited != pending_uid.end() ? waited->second : clock.new_uid();
       p.namespace_ = m.job.spec.namespace_;
       p.job_name = m.name();
       p.task_name = task.name;
@@ -142,7 +148,7 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
         p.partition = i / task.partition_policy->partition_size;
       auto& created = m.pods.emplace(name, std::move(p)).first->second;
       fx.changed = true;
-      raise_pod_pending(m, created, clock, fx);
+      if (waited == pending_uid.end()) raise_pod_pending(m, created, clock, fx);
     }
   }
 }

@@ -107,6 +107,7 @@ PodTable::Changes PodTable::take_changes() {
 }
 
 void PodTable::restore(Changes taken) {
+  for (auto& name : taken.unstored) stored_.insert(std::move(name));
   if (taken.all) changes_.all = true;
   for (const auto& name : taken.names) touch(name);
 }

@@ -51,6 +51,7 @@ class PodTable {
   struct Changes {
     bool all = false;             // every pod in the table changed
     std::set<std::string> names;  // changed or erased pods (when !all, or erased ones when all)
+    std::vector<std::string> unstored;  // rows the write deletes: still there if it fails
   };
 
   const_iterator begin() const { return map_.begin(); }
@@ -110,6 +111,17 @@ class PodTable {
   // Changes taken for a write that failed: they are written with the next one.
   void restore(Changes taken);
 
+  // Which pods have a row in the store. A pod that waits for a node has none (it is made again,
+  // the same, after a restart), so a job of many replicas costs no rows until they are placed.
+  bool stored(const std::string& name) const { return stored_.count(name) > 0; }
+  void set_stored(const std::string& name, bool on) {
+    if (on)
+      stored_.insert(name);
+    else
+      stored_.erase(name);
+  }
+  const std::set<std::string>& stored_names() const { return stored_; }
+
   // The counts per (task, version), in O(changed pods) once the table has settled.
   PodCensus census() const;
   // Pods asking the scheduler for a node (the first `limit`), and placed Pending pods, in name
@@ -133,6 +145,7 @@ class PodTable {
   // Of the pods not in changes_ (all of them when changes_.all is false).
   PodCensus settled_;
   std::set<std::string> waiting_, placed_pending_;
+  std::set<std::string> stored_;
 };
 
 bool is_waiting_for_node(const Pod& p);
