@@ -13,6 +13,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/local_types.hpp"
+#include "actors/node/pod_dir.hpp"
 #include "actors/node/process_runner.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
@@ -358,13 +359,12 @@ void recover(NodeSelf* self) {
     if (!is_live(e.status)) continue;
     if (!e.started && e.sim_duration_ms < 0) {
       // Killed between spawning its supervisor and recording it: the shim says who it is.
-      std::ifstream claim(pod_dir(st, uid) + "/shim");
-      int32_t pid = 0;
-      uint64_t ticks = 0;
-      if (claim >> pid >> ticks && pid > 0) {
+      auto text = pod_dir::read_file(pod_dir(st, uid) + "/state");
+      auto claim = pod_dir::parse_state(text ? *text : "", e.containers.size());
+      if (claim.shim_pid > 0) {
         e.started = true;
-        e.shim_pid = pid;
-        e.shim_start_ticks = ticks;
+        e.shim_pid = claim.shim_pid;
+        e.shim_start_ticks = claim.shim_start_ticks;
       }
     }
     if (!e.started) {

@@ -44,20 +44,6 @@ std::vector<std::string_view> words(std::string_view line) {
   return out;
 }
 
-std::vector<std::string_view> lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    if (nl == std::string_view::npos) {
-      out.push_back(text);  // an unterminated last line: the caller decides if that is garbled
-      break;
-    }
-    out.push_back(text.substr(0, nl));
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<std::string> check_containers(const std::vector<Container>& containers) {
@@ -102,76 +88,48 @@ std::string encode_spec(const std::vector<Container>& containers) {
   return out;
 }
 
-std::optional<std::vector<std::string>> spec_names(std::string_view spec) {
-  auto next = [&spec]() -> std::optional<std::string_view> {
-    size_t nul = spec.find('\0');
-    if (nul == std::string_view::npos) return std::nullopt;
-    std::string_view f = spec.substr(0, nul);
-    spec.remove_prefix(nul + 1);
-    return f;
-  };
-  auto skip = [&next](size_t n) {
-    for (size_t i = 0; i < n; ++i)
-      if (!next()) return false;
-    return true;
-  };
-  auto count = [&next]() -> std::optional<size_t> {
-    auto f = next();
-    return f ? to_int<size_t>(*f) : std::nullopt;
-  };
-  auto magic = next();
-  auto n = count();
-  if (!magic || *magic != kSpecMagic || !n || *n > 4096) return std::nullopt;
-  std::vector<std::string> names;
-  for (size_t i = 0; i < *n; ++i) {
-    auto name = next();
-    if (!name || !next()) return std::nullopt;  // the working dir
-    auto argc = count();
-    if (!argc || !skip(*argc)) return std::nullopt;
-    auto envc = count();
-    if (!envc || !skip(*envc)) return std::nullopt;
-    names.emplace_back(*name);
+ShimState parse_state(std::string_view text, size_t count) {
+  ShimState st;
+  std::vector<ContainerStatus> ended;
+  bool whole = true;  // every line so far made sense: a garbled one ends the reading
+  while (whole) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) break;  // a line still being written
+    auto w = words(text.substr(0, nl));
+    text.remove_prefix(nl + 1);
+    if (w[0] == "shim" && w.size() == 3) {
+      auto pid = to_int<int32_t>(w[1]);
+      auto ticks = to_int<uint64_t>(w[2]);
+      whole = pid && ticks;
+      if (whole) {
+        st.shim_pid = *pid;
+        st.shim_start_ticks = *ticks;
+      }
+    } else if (w[0] == "start" && w.size() == 4 && !st.running) {
+      auto pid = to_int<int32_t>(w[2]);
+      auto ms = to_int<int64_t>(w[3]);
+      whole = pid && ms;
+      if (whole) st.started.push_back(StartedContainer{std::string(w[1]), *pid, *ms});
+    } else if (w[0] == "running" && w.size() == 1) {
+      whole = st.started.size() == count;
+      st.running = whole;
+    } else if (w[0] == "end" && w.size() == 7 && st.running) {
+      auto code = to_int<int32_t>(w[2]);
+      auto sig = to_int<int32_t>(w[3]);
+      auto started = to_int<int64_t>(w[5]);
+      auto finished = to_int<int64_t>(w[6]);
+      whole = code && sig && started && finished && !w[1].empty() && !w[4].empty();
+      if (whole)
+        ended.push_back(ContainerStatus{std::string(w[1]), ContainerState::Terminated, *code, *sig,
+                                        std::string(w[4]), *started, *finished});
+    } else if (w[0] == "done" && w.size() == 1 && ended.size() == count) {
+      st.ended = std::move(ended);
+      break;
+    } else {
+      whole = false;
+    }
   }
-  return names;
-}
-
-std::optional<std::vector<ContainerStatus>> parse_status(std::string_view text, size_t count) {
-  if (!text.empty() && text.back() != '\n') return std::nullopt;
-  auto ls = lines(text);
-  if (ls.size() != count) return std::nullopt;
-  std::vector<ContainerStatus> out;
-  out.reserve(count);
-  for (auto line : ls) {
-    auto w = words(line);
-    if (w.size() != 7 || w[0].empty() || w[4].empty()) return std::nullopt;
-    auto state = parse_container_state(w[1]);
-    auto code = to_int<int32_t>(w[2]);
-    auto sig = to_int<int32_t>(w[3]);
-    auto started = to_int<int64_t>(w[5]);
-    auto finished = to_int<int64_t>(w[6]);
-    if (!state || !code || !sig || !started || !finished) return std::nullopt;
-    out.push_back(ContainerStatus{std::string(w[0]), *state, *code, *sig, std::string(w[4]),
-                                  *started, *finished});
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, int64_t>> parse_started(std::string_view text) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  for (auto line : lines(text)) {
-    auto w = words(line);
-    auto ms = w.size() == 2 ? to_int<int64_t>(w[1]) : std::nullopt;
-    if (!ms) return {};
-    out.emplace_back(std::string(w[0]), *ms);
-  }
-  return out;
-}
-
-std::vector<int32_t> parse_pids(std::string_view text) {
-  std::vector<int32_t> out;
-  for (auto line : lines(text))
-    if (auto pid = to_int<int32_t>(line)) out.push_back(*pid);
-  return out;
+  return st;
 }
 
 std::optional<std::string> read_file(const std::string& path) {

@@ -1,5 +1,4 @@
-// The files a pod's caldera-shim shares with the ProcessRunner: the spec it reads, the records it
-// writes.
+// What a pod's caldera-shim shares with the ProcessRunner: the spec it reads, the record it writes.
 #pragma once
 
 #include <cstdint>
@@ -17,18 +16,30 @@ namespace caldera::pod_dir {
 // Why the shim could not run these containers (bad name, NUL byte, ...), or nullopt.
 std::optional<std::string> check_containers(const std::vector<Container>& containers);
 
-// The bytes of POD_DIR/spec: NUL-terminated fields, "caldera-spec-1", the container count, then
-// per container: name, working dir, argc, argv..., envc, "K=V"... (see node/shim/shim.c).
+// The bytes of the spec the shim reads on stdin: NUL-terminated fields, "caldera-spec-1", the
+// container count, then per container: name, working dir, argc, argv..., envc, "K=V"... (see
+// node/shim/shim.c).
 std::string encode_spec(const std::vector<Container>& containers);
-// The container names of a spec, or nullopt when it is not one.
-std::optional<std::vector<std::string>> spec_names(std::string_view spec);
 
-// POD_DIR/status: exactly `count` lines "name Terminated exit signal reason started finished".
-std::optional<std::vector<ContainerStatus>> parse_status(std::string_view text, size_t count);
-// POD_DIR/started: lines "name started_ms".
-std::vector<std::pair<std::string, int64_t>> parse_started(std::string_view text);
-// POD_DIR/pids: one pid (= process group) per line; 0 for a container that was not forked.
-std::vector<int32_t> parse_pids(std::string_view text);
+// A container as its shim started it.
+struct StartedContainer {
+  std::string name;
+  int32_t pgid = 0;  // its process group; 0: it was not started
+  int64_t started_ms = 0;
+};
+
+// What a shim has recorded of its pod so far, in POD_DIR/state and on its stdout.
+struct ShimState {
+  int32_t shim_pid = 0;  // 0: the shim has not claimed the pod
+  uint64_t shim_start_ticks = 0;
+  std::vector<StartedContainer> started;
+  bool running = false;  // every container was started (or failed to be)
+  std::optional<std::vector<ContainerStatus>> ended;  // every container's end, once complete
+};
+// Reads the lines of a state record ("shim", "start", "running", "end", "done"), whole lines
+// only, so that a record still being written (or cut) reads as far as it is complete. `count` is
+// the number of containers the pod has.
+ShimState parse_state(std::string_view text, size_t count);
 
 // Whole small files; nullopt when unreadable.
 std::optional<std::string> read_file(const std::string& path);

@@ -1,14 +1,19 @@
 #include "actors/node/process_runner.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <mutex>
@@ -17,6 +22,8 @@
 #include <variant>
 
 #include "actors/node/pod_dir.hpp"
+
+extern char** environ;
 
 namespace caldera {
 namespace {
@@ -85,26 +92,38 @@ struct SupervisedPod {
   std::string dir;
   std::vector<std::string> names;
   std::vector<int64_t> started_ms;
+  std::vector<int32_t> pgids;  // the containers' process groups, once the shim said them
   int32_t pid = 0;
   uint64_t ticks = 0;
   bool finished = false;
+  bool launched = false;  // our child (we reap it); adopted ones belong to an earlier calderad
   int open_handles = 0;
-  // Launched pods: the shim is our child. Adopted ones: watched through a pidfd.
-  bool has_process = false;
-  uv_process_t process{};
+  // Launched and adopted shims alike are watched and signalled through a pidfd, which cannot
+  // come to name another process.
   int pidfd = -1;
   bool has_poll = false;
   uv_poll_t poll{};
   bool has_timer = false;
   uv_timer_t kill_timer{};
-  // Launched pods: the shim's stdout, where it says once that its containers have started.
+  // Launched pods: the shim's stdout, where it writes its record as it goes.
   bool has_pipe = false;
+  bool pipe_open = false;
   uv_pipe_t out{};
+  std::string record;  // what came through the pipe so far
   bool reported_running = false;
   std::string create_error;  // the pod could not be set up: nothing of it ran
 
   ~SupervisedPod() {
     if (pidfd >= 0) ::close(pidfd);
+  }
+};
+
+// Closes the descriptors it holds unless released.
+struct Fds {
+  std::vector<int> fds;
+  ~Fds() {
+    for (int fd : fds)
+      if (fd >= 0) ::close(fd);
   }
 };
 
@@ -226,10 +245,29 @@ class UvProcessRunner final : public ProcessRunner {
     return out;
   }
 
-  std::optional<std::vector<ContainerStatus>> recorded_statuses(const SupervisedPod& pod) {
-    auto text = pod_dir::read_file(pod.dir + "/status");
-    if (!text) return std::nullopt;
-    return pod_dir::parse_status(*text, pod.names.size());
+  // Takes in what the shim has recorded: who it is, its containers' groups and start times.
+  static void learn(SupervisedPod& pod, const pod_dir::ShimState& st) {
+    if (st.shim_pid == pod.pid && st.shim_start_ticks != 0) pod.ticks = st.shim_start_ticks;
+    if (st.running && st.started.size() == pod.names.size()) {
+      pod.pgids.clear();
+      for (size_t i = 0; i < st.started.size(); ++i) {
+        pod.names[i] = st.started[i].name;
+        pod.started_ms[i] = st.started[i].started_ms;
+        pod.pgids.push_back(st.started[i].pgid);
+      }
+    }
+  }
+
+  // The shim's record of how its pod ended, from its pipe or else its state file.
+  std::optional<std::vector<ContainerStatus>> recorded_statuses(SupervisedPod& pod) {
+    auto st = pod_dir::parse_state(pod.record, pod.names.size());
+    if (!st.ended) {
+      auto text = pod_dir::read_file(pod.dir + "/state");
+      if (!text) return std::nullopt;
+      st = pod_dir::parse_state(*text, pod.names.size());
+    }
+    learn(pod, st);
+    return st.ended;
   }
 
   // The pod's story is over: report it and release its handles.
@@ -239,38 +277,61 @@ class UvProcessRunner final : public ProcessRunner {
     if (it != pods_.end() && it->second == pod) pods_.erase(it);
     if (pod->has_poll) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->poll));
     if (pod->has_timer) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->kill_timer));
-    if (pod->has_process) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->process));
     if (pod->has_pipe) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->out));
     report(*pod, std::move(statuses));
   }
 
-  static void alloc_line(uv_handle_t* /*handle*/, size_t /*suggested*/, uv_buf_t* buf) {
-    static char line[64];  // only the loop thread reads, and the content is not needed
-    *buf = uv_buf_init(line, sizeof line);
+  static void alloc_chunk(uv_handle_t* /*handle*/, size_t /*suggested*/, uv_buf_t* buf) {
+    static char chunk[16 * 1024];  // only the loop thread reads; each read is copied at once
+    *buf = uv_buf_init(chunk, sizeof chunk);
   }
 
-  // The shim's "started" line: the pod is Running now, since when its record says.
-  static void on_shim_output(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*buf*/) {
+  // The shim's record as it writes it: the pod is Running once every container was started.
+  static void on_shim_output(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
     auto* pod = static_cast<SupervisedPod*>(stream->data);
     if (nread < 0) {
+      pod->pipe_open = false;
       close_pod_handle(reinterpret_cast<uv_handle_t*>(stream));
       return;
     }
-    if (nread == 0 || pod->finished || pod->reported_running) return;
-    pod->reported_running = true;
-    auto text = pod_dir::read_file(pod->dir + "/started");
-    auto started = pod_dir::parse_started(text ? *text : "");
-    if (started.size() == pod->names.size())
-      for (size_t i = 0; i < started.size(); ++i) pod->started_ms[i] = started[i].second;
-    pod->runner->report(*pod, pod->runner->running_statuses(*pod));
+    if (nread == 0 || pod->finished) return;
+    pod->record.append(buf->base, static_cast<size_t>(nread));
+    pod->runner->take_record(*pod);
   }
 
+  void take_record(SupervisedPod& pod) {
+    auto st = pod_dir::parse_state(pod.record, pod.names.size());
+    learn(pod, st);
+    if (st.running && !pod.reported_running) {
+      pod.reported_running = true;
+      report(pod, running_statuses(pod));
+    }
+  }
+
+  // What is left in the pipe of a shim that ended: read now, as its end may be seen first.
+  static void drain(SupervisedPod& pod) {
+    if (!pod.pipe_open) return;
+    uv_os_fd_t fd;
+    if (uv_fileno(reinterpret_cast<uv_handle_t*>(&pod.out), &fd) != 0) return;
+    char chunk[16 * 1024];
+    for (;;) {
+      ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // EOF, or EAGAIN: a process the shim left behind holds the pipe
+      pod.record.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  // The shim gets the spec on stdin from a memfd (no file in the pod dir to make and remove),
+  // its record pipe as stdout, and is started with posix_spawn, which does not copy calderad's
+  // address space the way fork() does.
   void do_launch(PodProcessSpec spec) {
     if (pods_.count(spec.uid) != 0) return;
     auto* pod = new SupervisedPod;
     pod->runner = this;
     pod->uid = spec.uid;
     pod->dir = spec.pod_dir;
+    pod->launched = true;
     for (const auto& c : spec.containers) pod->names.push_back(c.name);
     pod->started_ms.assign(pod->names.size(), now_ms());
 
@@ -279,19 +340,28 @@ class UvProcessRunner final : public ProcessRunner {
     std::optional<std::string> problem = pod_dir::check_containers(spec.containers);
     for (const auto& [path, content] : spec.files)
       if (!problem) problem = check_pod_file(path);
+    Fds fds;
+    int out[2] = {-1, -1};
+    int spec_fd = -1;
     if (!problem) {
-      std::error_code ec;
-      std::filesystem::create_directories(spec.pod_dir, ec);
-      if (ec) {
-        pod->create_error = "cannot create pod dir " + spec.pod_dir + ": " + ec.message();
-      } else if (!pod_dir::write_file(spec.pod_dir + "/spec",
-                                      pod_dir::encode_spec(spec.containers))) {
-        pod->create_error = "cannot write " + spec.pod_dir + "/spec";
+      // The shim makes the pod dir; plugin files need it first.
+      if (!spec.files.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(spec.pod_dir, ec);
+        if (ec) pod->create_error = "cannot create pod dir " + spec.pod_dir + ": " + ec.message();
       }
       for (const auto& [path, content] : spec.files)
         if (pod->create_error.empty())
           pod->create_error = write_pod_file(spec.pod_dir, path, content).value_or("");
-      if (!pod->create_error.empty()) problem = pod->create_error;
+      if (pod->create_error.empty()) pod->create_error = make_spec_fd(spec, &spec_fd);
+      fds.fds.push_back(spec_fd);
+      if (pod->create_error.empty() && ::pipe2(out, O_CLOEXEC) != 0)
+        pod->create_error = std::string("cannot make a pipe: ") + std::strerror(errno);
+      fds.fds.push_back(out[1]);
+      if (!pod->create_error.empty()) {
+        if (out[0] >= 0) ::close(out[0]);
+        problem = pod->create_error;
+      }
     }
     if (problem) {
       report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + *problem));
@@ -302,57 +372,81 @@ class UvProcessRunner final : public ProcessRunner {
     std::string grace = std::to_string(std::max<int64_t>(spec.grace_ms, 0));
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
-    // Containers without a workingDir start in their pod's directory, where its files are.
     std::string open_files = std::to_string(spec.open_files_limit);
     char* args[] = {shim_path_.data(),    spec.pod_dir.data(), grace.data(), log_max_bytes.data(),
                     log_max_files.data(), open_files.data(),   nullptr};
-    uv_stdio_container_t stdio[3];
-    for (auto& s : stdio) s.flags = UV_IGNORE;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, spec_fd, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);  // why it gave up
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Its own session (a Ctrl-C at calderad's terminal must not reach the pods), no signal
+    // blocked and every one at its default: calderad ignores SIGPIPE, the pods must not.
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, shim_path_.c_str(), &actions, &attr, args, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+      ::close(out[0]);
+      pod->create_error = "cannot run " + shim_path_ + ": " + std::strerror(rc);
+      report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+      delete pod;
+      return;
+    }
+    pod->pid = pid;
+    // Our unreaped child, so the pid is still its own even if it has ended already.
+    pod->pidfd = pidfd_open(pid);
+    if (pod->pidfd < 0 || uv_poll_init(&loop_, &pod->poll, pod->pidfd) != 0) {
+      // Unwatched, it could not be told to stop: end it now. It is still reading its spec (it
+      // makes its state file first), so nothing of the pod runs yet.
+      int err = errno;
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      ::close(out[0]);
+      pod->create_error = std::string("cannot watch the pod's supervisor: ") + std::strerror(err);
+      report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+      delete pod;
+      return;
+    }
+    pod->poll.data = pod;
+    pod->has_poll = true;
     uv_pipe_init(&loop_, &pod->out, 0);
     pod->out.data = pod;
     pod->has_pipe = true;
-    stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-    stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&pod->out);
-    uv_process_options_t options{};
-    options.exit_cb = &UvProcessRunner::on_shim_exit;
-    options.file = shim_path_.c_str();
-    options.args = args;
-    // Its own session: a Ctrl-C at calderad's terminal must not reach the pods.
-    options.flags = UV_PROCESS_DETACHED;
-    options.cwd = spec.pod_dir.c_str();
-    options.stdio_count = 3;
-    options.stdio = stdio;
-    pod->process.data = pod;
-    int rc = uv_spawn(&loop_, &pod->process, &options);
-    // uv_spawn initialises the handle even when it fails, and it must be closed either way.
-    pod->has_process = true;
-    pod->open_handles = 2;  // the process and the pipe
-    if (rc != 0) {
-      pod->create_error = "cannot run " + shim_path_ + ": " + uv_strerror(rc);
-      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
-      return;
-    }
-    pod->pid = pod->process.pid;
-    pod->ticks = pod_dir::proc_start_ticks(pod->pid).value_or(0);
+    pod->open_handles = 2;  // the poll and the pipe
+    pod->pipe_open = uv_pipe_open(&pod->out, out[0]) == 0;
+    if (!pod->pipe_open) ::close(out[0]);  // its end is then read from the state file
     pods_.emplace(pod->uid, pod);
-    uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_line,
-                  &UvProcessRunner::on_shim_output);
+    uv_poll_start(&pod->poll, UV_READABLE, &UvProcessRunner::on_pidfd);
+    if (pod->pipe_open)
+      uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
+                    &UvProcessRunner::on_shim_output);
   }
 
-  static void on_shim_exit(uv_process_t* process, int64_t /*exit_status*/, int term_signal) {
-    auto* pod = static_cast<SupervisedPod*>(process->data);
-    if (pod->finished) return;
-    auto statuses = pod->runner->recorded_statuses(*pod);
-    if (statuses) {
-      pod->runner->finish(pod, std::move(*statuses));
-    } else if (term_signal == SIGTERM) {
-      // The shim handles SIGTERM from its first instruction on, so dying of it means it was
-      // killed before it started any container.
-      pod->runner->finish(
-          pod, pod->runner->ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
-    } else {
-      pod->runner->finish(pod, pod->runner->ended_without_record(*pod, 255, 0, "SupervisorLost"));
+  // A memfd holding the shim's spec, read from its start. Returns the problem, or "".
+  static std::string make_spec_fd(const PodProcessSpec& spec, int* fd) {
+    std::string bytes = pod_dir::encode_spec(spec.containers);
+    *fd = ::memfd_create("caldera-spec", MFD_CLOEXEC);
+    if (*fd < 0) return std::string("cannot make the spec's memfd: ") + std::strerror(errno);
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+      ssize_t n = ::write(*fd, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::string("cannot write the spec's memfd: ") + std::strerror(errno);
+      rest.remove_prefix(static_cast<size_t>(n));
     }
+    if (::lseek(*fd, 0, SEEK_SET) != 0)
+      return std::string("cannot rewind the spec's memfd: ") + std::strerror(errno);
+    return "";
   }
 
   void do_adopt(const AdoptCmd& c) {
@@ -363,19 +457,11 @@ class UvProcessRunner final : public ProcessRunner {
     pod->dir = c.pod_dir;
     pod->pid = c.pid;
     pod->ticks = c.ticks;
-    auto spec = pod_dir::read_file(c.pod_dir + "/spec");
-    auto names = spec ? pod_dir::spec_names(*spec) : std::nullopt;
-    auto started_text = pod_dir::read_file(c.pod_dir + "/started");
-    auto started = pod_dir::parse_started(started_text ? *started_text : "");
     pod->names.resize(c.container_count);
     pod->started_ms.assign(c.container_count, 0);
-    for (size_t i = 0; i < c.container_count; ++i) {
-      if (names && names->size() == c.container_count) pod->names[i] = (*names)[i];
-      if (started.size() == c.container_count) {
-        pod->names[i] = started[i].first;
-        pod->started_ms[i] = started[i].second;
-      }
-    }
+    if (auto text = pod_dir::read_file(c.pod_dir + "/state"))
+      learn(*pod, pod_dir::parse_state(*text, c.container_count));
+    pod->ticks = c.ticks;  // the node's record, which the pid was checked against
 
     // Open first, then check the start time: the pidfd then surely refers to the shim.
     pod->pidfd = c.pid > 0 ? pidfd_open(c.pid) : -1;
@@ -395,26 +481,50 @@ class UvProcessRunner final : public ProcessRunner {
     report(*pod, running_statuses(*pod));
   }
 
+  // The shim ended (readable pidfd). Its own record says how the pod ended; without one, a
+  // launched shim that died of SIGTERM was killed before it started any container (it handles
+  // SIGTERM from its first instruction on), and any other end lost the pod's outcome.
   static void on_pidfd(uv_poll_t* poll, int /*status*/, int /*events*/) {
     auto* pod = static_cast<SupervisedPod*>(poll->data);
     if (pod->finished) return;
     uv_poll_stop(poll);
-    // Reaps it if this process happens to be its parent (a runner re-created in the same process).
-    ::waitpid(pod->pid, nullptr, WNOHANG);
-    auto statuses = pod->runner->recorded_statuses(*pod);
-    pod->runner->finish(
-        pod, statuses ? std::move(*statuses)
-                      : pod->runner->ended_without_record(*pod, 255, 0, "SupervisorLost"));
+    int wstatus = 0;
+    // Reaps it if this process is its parent (launched, or re-created in the same process).
+    bool reaped = ::waitpid(pod->pid, &wstatus, WNOHANG) == pod->pid;
+    drain(*pod);
+    auto* self = pod->runner;
+    auto statuses = self->recorded_statuses(*pod);
+    if (statuses) {
+      self->finish(pod, std::move(*statuses));
+    } else if (pod->launched && reaped && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 3 &&
+               !pod->reported_running) {
+      // It gave up before it started any container (its pod dir or state file could not be
+      // made): a failed creation, as when calderad could not spawn it.
+      pod->create_error = "the pod's supervisor could not set it up (exit " +
+                          std::to_string(WEXITSTATUS(wstatus)) + ")" + shim_complaint(*pod);
+      self->finish(pod,
+                   self->ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+    } else if (pod->launched && reaped && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM) {
+      self->finish(pod, self->ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
+    } else {
+      self->finish(pod, self->ended_without_record(*pod, 255, 0, "SupervisorLost"));
+    }
   }
 
-  // A launched shim is our unreaped child and an adopted one is held by its pidfd, so neither
-  // signal can reach a process that merely reused the pid.
+  // The shim's own lines on what went wrong ("caldera-shim: ..."), which share its pipe.
+  static std::string shim_complaint(const SupervisedPod& pod) {
+    std::string out;
+    for (size_t at = pod.record.find("caldera-shim: "); at != std::string::npos;
+         at = pod.record.find("caldera-shim: ", at + 1)) {
+      size_t end = pod.record.find('\n', at);
+      out += "; " + pod.record.substr(at, end == std::string::npos ? end : end - at);
+    }
+    return out;
+  }
+
+  // Through the pidfd: it names the shim even after its pid was freed and reused.
   void signal_shim(SupervisedPod* pod, int sig, int64_t grace_ms) {
-    if (pod->has_process) {
-      sigval value{};
-      value.sival_int = clamp_ms(grace_ms);
-      ::sigqueue(pod->pid, sig, value);
-    } else if (pod->pidfd >= 0) {
+    if (pod->pidfd >= 0) {
       siginfo_t info{};
       info.si_signo = sig;
       info.si_code = SI_QUEUE;
@@ -450,9 +560,11 @@ class UvProcessRunner final : public ProcessRunner {
     if (pod->finished) return;
     // A group whose leader the shim reaped may be gone and its number reused: only groups still
     // in the shim's session are the pod's.
-    if (auto pids = pod_dir::read_file(pod->dir + "/pids"))
-      for (int32_t pgid : pod_dir::parse_pids(*pids))
-        if (pgid > 0 && ::getsid(pgid) == pod->pid) ::kill(-pgid, SIGKILL);
+    if (pod->pgids.empty())
+      if (auto text = pod_dir::read_file(pod->dir + "/state"))
+        learn(*pod, pod_dir::parse_state(*text, pod->names.size()));
+    for (int32_t pgid : pod->pgids)
+      if (pgid > 0 && ::getsid(pgid) == pod->pid) ::kill(-pgid, SIGKILL);
     pod->runner->signal_shim(pod, SIGKILL, 0);
   }
 

@@ -2,30 +2,43 @@
  * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
- * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]]
+ * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]] < SPEC
+ *
+ * SPEC, on stdin: NUL-terminated fields: "caldera-spec-1", container count, then per container:
+ * name, working dir ("" = the pod dir), argc, argv..., envc, "K=V"...
  *
  * NOFILE: the soft RLIMIT_NOFILE containers start with (0 or absent: the shim's own). calderad
  * raises its own soft limit for client connections; containers get the one it was started with.
  *
- * Files in POD_DIR (all written by the shim are replaced atomically: tmp + rename):
- *   spec      in:  NUL-terminated fields: "caldera-spec-1", container count, then per container:
- *                  name, working dir ("" = inherit), argc, argv..., envc, "K=V"...
- *   pids      out: one line per container (spec order): the pid (= process group) or 0
- *   started   out: one line per container: "name started_ms"
- *   status    out: one line per container: "name Terminated exit_code signal reason started_ms
- *                  finished_ms"; reason is Completed, Error, Signaled or StartError
- *   NAME.log  out: the container's stdout and stderr, interleaved. The shim copies them from a
- *                  pipe and rotates like the kubelet (containerLogMaxSize, containerLogMaxFiles):
- *                  a write that would take NAME.log past LOG_MAX_BYTES (default 10 MiB) renames
- *                  it to NAME.log.1 (.1 to .2, ...; beyond LOG_MAX_FILES - 1 the oldest goes,
- *                  default 5 files in all) and continues in a new NAME.log, cutting at a line
- *                  end when there is one. A rotation that fails (NAME.log.1 cannot be replaced)
- *                  lets NAME.log grow past the size until one works. Output it cannot write (disk
- *                  full) is dropped, and a line says how much once it can write again: a
- *                  container never blocks on it.
- *   shim      out: "<pid> <start ticks>" of this supervisor, written once when it claims the pod
- *   lock      flock held for the shim's lifetime; exit 3 when another shim has (or had) the pod
- *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record)
+ * POD_DIR is made if missing (its parent must exist) and is the containers' default working dir.
+ * Files are created sparingly, as each is an inode to allocate and later free, per pod:
+ *   state     out: made exclusively, so one shim claims the pod, ever (exit 3 when it exists),
+ *                  then only appended to, in whole lines:
+ *                    shim PID START_TICKS           this supervisor (START_TICKS: field 22 of
+ *                                                   /proc/PID/stat, tells the pid from a reuse)
+ *                    start NAME PID STARTED_MS      per container, in spec order; PID = its
+ *                                                   process group, 0 when it was not started
+ *                    running                        every container was started (or failed to)
+ *                    end NAME EXIT SIGNAL REASON STARTED_MS FINISHED_MS
+ *                                                   per container; REASON is Completed, Error,
+ *                                                   Signaled or StartError
+ *                    done                           the record is complete
+ *                  The same lines go to stdout, a pipe the node reads, for as long as it takes
+ *                  them without blocking the shim.
+ *   NAME.log  out: the container's stdout and stderr, interleaved, made on its first output. The
+ *                  shim copies them from a pipe and rotates like the kubelet
+ *                  (containerLogMaxSize, containerLogMaxFiles): a write that would take NAME.log
+ *                  past LOG_MAX_BYTES (default 10 MiB) renames it to NAME.log.1 (.1 to .2, ...;
+ *                  beyond LOG_MAX_FILES - 1 the oldest goes, default 5 files in all) and continues
+ *                  in a new NAME.log, cutting at a line end when there is one. A rotation that
+ *                  fails (NAME.log.1 cannot be replaced) lets NAME.log grow past the size until
+ *                  one works. Output it cannot write (disk full) is dropped, and a line says how
+ *                  much once it can write again: a container never blocks on it.
+ *   shim.err  out: why the shim gave up (exit 2: bad usage or spec; exit 1: cannot record), which
+ *                  also goes to stderr
+ *
+ * Nothing is synced: the node records each pod's end durably as soon as it learns it, and a
+ * machine that loses its page cache has lost the pod's processes too.
  *
  * A SIGTERM sent with sigqueue() carries the grace period in ms, overriding GRACE_MS. */
 #define _GNU_SOURCE
@@ -80,8 +93,7 @@ struct container {
   char** envp;
   enum cstate state;
   pid_t pid;
-  int exec_fd;     /* read end of the CLOEXEC pipe: EOF means exec succeeded */
-  int start_errno; /* non-zero: it could not run (StartError) */
+  int start_errno; /* non-zero: it could not run (StartError); set by the vforked child too */
   int wait_status;
   long long started_ms;
   long long finished_ms;
@@ -289,6 +301,7 @@ __attribute__((noreturn)) static void give_up(int dirfd, int code, const char* f
   if (n > (int)sizeof msg - 2) n = (int)sizeof msg - 2;
   msg[n++] = '\n';
   if (dirfd >= 0) write_atomic(dirfd, "shim.err", msg, (size_t)n, 0);
+  write_all(STDERR_FILENO, msg, (size_t)n);
   exit(code);
 }
 
@@ -346,7 +359,6 @@ static const char* parse_spec(char* buf, size_t len, const char* path_entry, str
   if (cs == NULL) return "spec: out of memory";
   for (long i = 0; i < n; ++i) {
     struct container* c = &cs[i];
-    c->exec_fd = -1;
     c->out_fd = -1;
     c->log.fd = -1;
     c->name = next_field(&cur);
@@ -382,45 +394,53 @@ static const char* parse_spec(char* buf, size_t len, const char* path_entry, str
   return NULL;
 }
 
-static char* read_spec(int dirfd, size_t* len) {
-  int fd = openat(dirfd, "spec", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  char* buf = NULL;
-  if (fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size <= MAX_SPEC_BYTES &&
-      (buf = malloc((size_t)st.st_size + 1)) != NULL) {
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-      ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += (size_t)n;
+/* The whole of stdin, at most MAX_SPEC_BYTES. */
+static char* read_spec(size_t* len) {
+  size_t cap = 4096, got = 0;
+  char* buf = malloc(cap);
+  while (buf != NULL) {
+    if (got == cap) {
+      if (cap >= (size_t)MAX_SPEC_BYTES) {
+        errno = EFBIG;
+        break;
+      }
+      char* bigger = realloc(buf, cap * 2);
+      if (bigger == NULL) break;
+      buf = bigger;
+      cap *= 2;
     }
-    if (got != (size_t)st.st_size) {
-      free(buf);
-      buf = NULL;
+    ssize_t n = read(STDIN_FILENO, buf + got, cap - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    if (n == 0) {
+      *len = got;
+      return buf;
     }
-    *len = got;
+    got += (size_t)n;
   }
-  close(fd);
-  return buf;
+  free(buf);
+  return NULL;
 }
 
 /* ---- containers ---- */
 
-__attribute__((noreturn)) static void child_fail(int errfd, const struct container* c, int err,
-                                                 const char* what) {
-  if (what != NULL)
-    dprintf(STDERR_FILENO, "caldera: cannot run %s: %s: %s\n", c->argv[0], what, strerror(err));
-  else
-    dprintf(STDERR_FILENO, "caldera: cannot run %s: %s\n", c->argv[0], strerror(err));
-  write_all(errfd, (const char*)&err, sizeof err);
+/* In the vforked child, which shares our memory until it execs: it reports why it cannot run
+   through c->start_errno, writes without stdio and returns nowhere. */
+__attribute__((noreturn)) static void child_fail(struct container* c, int err, const char* what) {
+  char msg[512];
+  int n = what != NULL ? snprintf(msg, sizeof msg, "caldera: cannot run %s: %s: %s\n", c->argv[0],
+                                  what, strerror(err))
+                       : snprintf(msg, sizeof msg, "caldera: cannot run %s: %s\n", c->argv[0],
+                                  strerror(err));
+  if (n > 0) write_all(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+  c->start_errno = err != 0 ? err : EIO;
   _exit(err == EACCES || err == EPERM ? 126 : 127);
 }
 
-/* In the forked child: never returns. */
-__attribute__((noreturn)) static void run_child(const struct container* c, int outfd, int devnull,
-                                                int errfd, const sigset_t* orig_mask) {
+/* In the vforked child: never returns. Our signal handlers are not the child's to run (they would
+   write our memory), so they are reset before the mask that blocks them is lifted. */
+__attribute__((noreturn)) static void run_child(struct container* c, int outfd, int devnull,
+                                                const sigset_t* orig_mask) {
   setpgid(0, 0); /* its own group, so that signals reach the container's whole tree */
   static const int reset[] = {SIGHUP, SIGPIPE, SIGTERM, SIGCHLD, SIGALRM};
   for (size_t i = 0; i < sizeof reset / sizeof reset[0]; ++i) signal(reset[i], SIG_DFL);
@@ -434,19 +454,20 @@ __attribute__((noreturn)) static void run_child(const struct container* c, int o
   }
 
   if (dup2(outfd, STDOUT_FILENO) < 0 || dup2(outfd, STDERR_FILENO) < 0)
-    child_fail(errfd, c, errno, "dup2");
+    child_fail(c, errno, "dup2");
   if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0)
-    child_fail(errfd, c, devnull < 0 ? ENOENT : errno, "/dev/null");
+    child_fail(c, devnull < 0 ? ENOENT : errno, "/dev/null");
   if (c->workdir[0] != '\0' && chdir(c->workdir) != 0) {
     int err = errno;
     char what[256];
     snprintf(what, sizeof what, "working dir %s", c->workdir);
-    child_fail(errfd, c, err, what);
+    child_fail(c, err, what);
   }
-  /* execvp searches the PATH of environ: the container's, as in Kubernetes. */
+  /* execvp searches the PATH of environ: the container's, as in Kubernetes. The parent puts its
+     own back once we exec or exit. */
   environ = c->envp;
   execvp(c->argv[0], c->argv);
-  child_fail(errfd, c, errno, NULL);
+  child_fail(c, errno, NULL);
 }
 
 static void start_failed(struct container* c, int err) {
@@ -455,67 +476,38 @@ static void start_failed(struct container* c, int err) {
   c->finished_ms = now_ms();
 }
 
+/* vfork: the shim is small, but copying it for every container is still work the container
+   does not need, and the child's exec error comes back through memory instead of a pipe. */
 static void start_container(struct container* c, int dirfd, int devnull,
                             const sigset_t* orig_mask) {
   c->started_ms = now_ms();
   c->log.dirfd = dirfd;
   c->log.name = c->name;
-  /* As before the shim copied the output: a container whose log cannot be had does not run. */
-  if (log_open(&c->log) != 0) {
-    start_failed(c, errno);
-    return;
-  }
   if (c->argv[0] == NULL) {
     log_printf(&c->log, "caldera: cannot run container %s: no command\n", c->name);
     start_failed(c, ENOENT);
     return;
   }
-  int p[2], out[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    start_failed(c, errno);
-    return;
-  }
+  int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     start_failed(c, errno);
-    close(p[0]);
-    close(p[1]);
     return;
   }
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    close(out[0]);
-    run_child(c, out[1], devnull, p[1], orig_mask);
-  }
-  close(p[1]);
+  char** own_environ = environ;
+  c->start_errno = 0;
+  pid_t pid = vfork();
+  if (pid == 0) run_child(c, out[1], devnull, orig_mask);
+  environ = own_environ;
   close(out[1]); /* EOF on out[0] once the container and its children are gone */
   if (pid < 0) {
     start_failed(c, errno);
-    close(p[0]);
     close(out[0]);
     return;
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   c->out_fd = out[0];
-  setpgid(pid, pid); /* also here: a signal must find the group even before the child ran */
   c->pid = pid;
-  c->exec_fd = p[0];
-  c->state = RUNNING;
-}
-
-static void collect_exec_result(struct container* c) {
-  if (c->exec_fd < 0) return;
-  int err = 0;
-  size_t got = 0;
-  while (got < sizeof err) {
-    ssize_t n = read(c->exec_fd, (char*)&err + got, sizeof err - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += (size_t)n;
-  }
-  if (got == sizeof err) c->start_errno = err != 0 ? err : EIO;
-  close(c->exec_fd);
-  c->exec_fd = -1;
+  c->state = RUNNING; /* also when it could not exec (start_errno): it is reaped as it comes */
 }
 
 static void signal_running(struct container* cs, size_t n, int sig) {
@@ -545,44 +537,38 @@ static size_t reap(struct container* cs, size_t n) {
 
 /* ---- records ---- */
 
-static int write_pids(int dirfd, const struct container* cs, size_t n) {
-  char* buf = malloc(n * 16 + 1);
-  if (buf == NULL) return -1;
-  size_t len = 0;
-  for (size_t i = 0; i < n; ++i) len += (size_t)sprintf(buf + len, "%d\n", (int)cs[i].pid);
-  int rc = write_atomic(dirfd, "pids", buf, len, 0);
-  free(buf);
+static int g_state_fd = -1;
+static int g_report_broken; /* a write to the node's pipe was short: it gets nothing more */
+
+/* Appends whole lines to the state file, then offers them to the node, which must never hold us:
+   stdout does not block, and after a short write (the node is slow or gone) the node reads the
+   state file instead. */
+static int record(const char* buf, size_t len) {
+  int rc = write_all(g_state_fd, buf, len);
+  if (!g_report_broken) {
+    ssize_t n;
+    do n = write(STDOUT_FILENO, buf, len);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)len) g_report_broken = 1;
+  }
   return rc;
 }
 
-/* The node reads our stdout through a pipe and reports the pod Running on this line, so Running
-   means the containers run (dependsOn waits on it). A node killed meanwhile must not take us
-   down with SIGPIPE: ignore it for this one write (the containers are already started). */
-static void tell_node_started(void) {
-  struct sigaction ignore, previous;
-  memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
-  if (write(STDOUT_FILENO, "started\n", 8) < 0) {
-    /* nobody listens (adopted or node gone): the started file says the same */
-  }
-  close(STDOUT_FILENO);
-  sigaction(SIGPIPE, &previous, NULL);
-}
-
-static int write_started(int dirfd, const struct container* cs, size_t n) {
-  char* buf = malloc(n * (MAX_NAME + 32) + 1);
+static int record_started(const struct container* cs, size_t n) {
+  char* buf = malloc(n * (MAX_NAME + 48) + 16);
   if (buf == NULL) return -1;
   size_t len = 0;
   for (size_t i = 0; i < n; ++i)
-    len += (size_t)sprintf(buf + len, "%s %lld\n", cs[i].name, cs[i].started_ms);
-  int rc = write_atomic(dirfd, "started", buf, len, 0);
+    len += (size_t)sprintf(buf + len, "start %s %d %lld\n", cs[i].name, (int)cs[i].pid,
+                           cs[i].started_ms);
+  len += (size_t)sprintf(buf + len, "running\n");
+  int rc = record(buf, len);
   free(buf);
   return rc;
 }
 
-static int write_status(int dirfd, const struct container* cs, size_t n) {
-  char* buf = malloc(n * (MAX_NAME + 96) + 1);
+static int record_ended(const struct container* cs, size_t n) {
+  char* buf = malloc(n * (MAX_NAME + 96) + 16);
   if (buf == NULL) return -1;
   size_t len = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -600,10 +586,11 @@ static int write_status(int dirfd, const struct container* cs, size_t n) {
       code = WEXITSTATUS(c->wait_status);
       reason = code == 0 ? "Completed" : "Error";
     }
-    len += (size_t)sprintf(buf + len, "%s Terminated %d %d %s %lld %lld\n", c->name, code, sig,
-                           reason, c->started_ms, c->finished_ms);
+    len += (size_t)sprintf(buf + len, "end %s %d %d %s %lld %lld\n", c->name, code, sig, reason,
+                           c->started_ms, c->finished_ms);
   }
-  int rc = write_atomic(dirfd, "status", buf, len, 1);
+  len += (size_t)sprintf(buf + len, "done\n");
+  int rc = record(buf, len);
   free(buf);
   return rc;
 }
@@ -655,16 +642,19 @@ static unsigned long long self_start_ticks(void) {
 }
 
 /* One supervisor per pod, ever. A node killed after spawning us but before recording it must not
-   start the pod a second time: the lock is held for our lifetime, and a pod that already started
-   once is never started again. Then "shim" tells a restarted node whom to adopt. */
+   start the pod a second time: the state file is made exclusively, so a second shim for the pod
+   (now or after this one ended) finds it and runs nothing. Its first line tells a restarted node
+   whom to adopt. */
 static void claim_pod(int dirfd) {
-  int lockfd = openat(dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB) != 0) exit(3);
-  if (faccessat(dirfd, "shim", F_OK, 0) == 0) exit(3);
+  g_state_fd = openat(dirfd, "state", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (g_state_fd < 0) {
+    if (errno == EEXIST) exit(3);
+    give_up(dirfd, 1, "caldera-shim: cannot create state: %s", strerror(errno));
+  }
   char buf[64];
-  int len = snprintf(buf, sizeof buf, "%d %llu\n", (int)getpid(), self_start_ticks());
-  if (write_atomic(dirfd, "shim", buf, (size_t)len, 0) != 0)
-    give_up(dirfd, 1, "caldera-shim: cannot write shim: %s", strerror(errno));
+  int len = snprintf(buf, sizeof buf, "shim %d %llu\n", (int)getpid(), self_start_ticks());
+  if (record(buf, (size_t)len) != 0)
+    give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
 }
 
 int main(int argc, char** argv) {
@@ -677,14 +667,22 @@ int main(int argc, char** argv) {
   }
   if (fd > STDERR_FILENO) close(fd);
   if (getsid(0) != getpid()) setsid();
+  /* The node's pipe must never hold us (a user's terminal is left as it is). */
+  struct stat out_st;
+  if (fstat(STDOUT_FILENO, &out_st) == 0 && S_ISFIFO(out_st.st_mode))
+    fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
   if (argc != 3 && argc != 5 && argc != 6) {
     fprintf(stderr,
             "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]]\n");
     return 2;
   }
+  if (mkdir(argv[1], 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "caldera-shim: cannot make %s: %s\n", argv[1], strerror(errno));
+    return 2;
+  }
   int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirfd < 0) {
+  if (dirfd < 0 || fchdir(dirfd) != 0) {
     fprintf(stderr, "caldera-shim: %s: %s\n", argv[1], strerror(errno));
     return 2;
   }
@@ -713,7 +711,7 @@ int main(int argc, char** argv) {
   }
 
   size_t spec_len = 0;
-  char* spec = read_spec(dirfd, &spec_len);
+  char* spec = read_spec(&spec_len);
   if (spec == NULL) give_up(dirfd, 2, "caldera-shim: cannot read spec: %s", strerror(errno));
   const char* path = getenv("PATH");
   size_t path_len = strlen(path != NULL ? path : DEFAULT_PATH) + 6;
@@ -728,10 +726,7 @@ int main(int argc, char** argv) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (size_t i = 0; i < n; ++i) start_container(&cs[i], dirfd, devnull, &orig_mask);
   if (devnull >= 0) close(devnull);
-  int record_failed = write_pids(dirfd, cs, n) != 0;
-  for (size_t i = 0; i < n; ++i) collect_exec_result(&cs[i]);
-  record_failed |= write_started(dirfd, cs, n) != 0;
-  tell_node_started();
+  int record_failed = record_started(cs, n) != 0;
 
   size_t running = 0, open_pipes = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -810,8 +805,8 @@ int main(int argc, char** argv) {
     if (cs[i].log.fd >= 0) close(cs[i].log.fd);
   }
 
-  if (write_status(dirfd, cs, n) != 0)
-    give_up(dirfd, 1, "caldera-shim: cannot write status: %s", strerror(errno));
-  if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write pids/started");
+  if (record_ended(cs, n) != 0)
+    give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
+  if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write state (started)");
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "actors/node/process_runner.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -113,6 +114,17 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+// The process groups of a pod's containers, as its shim recorded them.
+std::vector<int32_t> pgids(const fs::path& pod_dir) {
+  std::vector<int32_t> out;
+  std::istringstream in(slurp(pod_dir / "state"));
+  std::string word, name;
+  int32_t pgid = 0;
+  for (std::string line; std::getline(in, line);)
+    if (std::istringstream(line) >> word >> name >> pgid && word == "start") out.push_back(pgid);
+  return out;
+}
+
 bool process_exists(int32_t pid) {
   return ::kill(pid, 0) == 0 || errno != ESRCH;
 }
@@ -165,9 +177,8 @@ class ProcessRunnerTest : public ::testing::Test {
         shims.insert(s.shim_pid);
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(root_, ec)) {
-      if (auto pids = pod_dir::read_file((entry.path() / "pids").string()))
-        for (int32_t pgid : pod_dir::parse_pids(*pids))
-          if (pgid > 0 && shims.count(::getsid(pgid)) != 0) ::kill(-pgid, SIGKILL);
+      for (int32_t pgid : pgids(entry.path()))
+        if (pgid > 0 && shims.count(::getsid(pgid)) != 0) ::kill(-pgid, SIGKILL);
     }
     for (int32_t pid : shims) {
       ::kill(pid, SIGKILL);
@@ -299,9 +310,9 @@ TEST_F(ProcessRunnerTest, MissingShimOrBadSpecIsStartError) {
 
 TEST_F(ProcessRunnerTest, ShimRejectsMalformedSpec) {
   fs::path dir = root_ / "garbled";
-  fs::create_directories(dir);
-  std::ofstream(dir / "spec") << "not a spec";
-  std::string cmd = std::string(CALDERA_SHIM_PATH) + " " + dir.string() + " 100";
+  std::ofstream(root_ / "garbled.spec") << "not a spec";
+  std::string cmd = std::string(CALDERA_SHIM_PATH) + " " + dir.string() + " 100 < " +
+                    (root_ / "garbled.spec").string();
   int rc = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 2);
@@ -334,7 +345,7 @@ TEST_F(ProcessRunnerTest, KillEscalatesToSigkillAfterGrace) {
   EXPECT_EQ(done->containers[0].signal, SIGKILL);
   EXPECT_EQ(done->containers[0].reason, "Signaled");
   // No orphan: the shell and its `sleep` (same process group) are gone.
-  auto pids = pod_dir::parse_pids(slurp(root_ / "stubborn" / "pids"));
+  auto pids = pgids(root_ / "stubborn");
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 1s));
 }
@@ -350,7 +361,7 @@ TEST_F(ProcessRunnerTest, RunnerKillsAStuckShim) {
   ASSERT_TRUE(done);
   EXPECT_EQ(done->containers[0].reason, "SupervisorLost");
   EXPECT_EQ(done->containers[0].exit_code, 255);
-  auto pids = pod_dir::parse_pids(slurp(root_ / "stuck" / "pids"));
+  auto pids = pgids(root_ / "stuck");
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 1s));
 }
@@ -397,8 +408,9 @@ TEST_F(ProcessRunnerTest, AdoptingAnEndedShimReportsItsRecord) {
   ::waitpid(gone, nullptr, 0);
 
   fs::create_directories(root_ / "ended");
-  std::ofstream(root_ / "ended" / "status")
-      << "a Terminated 0 0 Completed 1000 2000\nb Terminated 137 9 Signaled 1000 3000\n";
+  std::ofstream(root_ / "ended" / "state")
+      << "shim " << gone << " 12345\nstart a 0 1000\nstart b 0 1000\nrunning\n"
+      << "end a 0 0 Completed 1000 2000\nend b 137 9 Signaled 1000 3000\ndone\n";
   runner_->adopt("ended", (root_ / "ended").string(), 2, gone, 12345);
   auto done = collector_.wait_final("ended");
   ASSERT_TRUE(done);
@@ -453,17 +465,19 @@ TEST_F(ProcessRunnerTest, ASecondShimForThePodRunsNothing) {
   ASSERT_TRUE(running);
   fs::path dir = root_ / "once";
   std::string cmd = std::string(CALDERA_SHIM_PATH) + " " + dir.string() + " 100";
-  int rc = std::system(cmd.c_str());  // while the first still runs: the lock is held
+  int rc = std::system(cmd.c_str());  // while the first still runs
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 3);
   ASSERT_TRUE(collector_.wait_final("once"));
   rc = std::system(cmd.c_str());  // after it ended: the pod was claimed once, for ever
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 3);
-  std::istringstream claim(slurp(dir / "shim"));
+  std::istringstream claim(slurp(dir / "state"));
+  std::string word;
   int32_t pid = 0;
   uint64_t ticks = 0;
-  ASSERT_TRUE(claim >> pid >> ticks);
+  ASSERT_TRUE(claim >> word >> pid >> ticks);
+  EXPECT_EQ(word, "shim");
   EXPECT_EQ(pid, running->shim_pid);
   EXPECT_EQ(ticks, running->shim_start_ticks);
   EXPECT_EQ(slurp(root_ / "count"), "ran\n");
@@ -610,7 +624,8 @@ long long cpu_ticks(int32_t pid) {
 
 // ppoll fails with EINVAL when it is given more descriptors than RLIMIT_NOFILE allows (here the
 // limit is lowered under the shim). The shim used to retry at once, forever, at full speed and
-// without reading its pipes; now it waits a little and reads them anyway.
+// without reading its pipes; now it waits a little and reads them anyway. (Each log is made on
+// its container's first output, so the containers write once before the limit is lowered.)
 TEST_F(ProcessRunnerTest, APollThatFailsNeitherSpinsNorStopsReadingThePipes) {
   fs::path go = root_ / "go", end = root_ / "end";
   auto wait_for = [](const fs::path& p) {
@@ -618,11 +633,14 @@ TEST_F(ProcessRunnerTest, APollThatFailsNeitherSpinsNorStopsReadingThePipes) {
   };
   std::vector<Container> cs;
   for (int i = 0; i < 8; ++i)
-    cs.push_back(shell("c" + std::to_string(i),
-                       wait_for(go) + "echo out-" + std::to_string(i) + "; " + wait_for(end)));
+    cs.push_back(shell("c" + std::to_string(i), "echo hi; " + wait_for(go) + "echo out-" +
+                                                    std::to_string(i) + "; " + wait_for(end)));
   runner_->launch(spec("poll", cs));
   auto running = collector_.wait_running("poll");
   ASSERT_TRUE(running);
+  for (int i = 0; i < 8; ++i)
+    ASSERT_TRUE(eventually(
+        [&] { return slurp(root_ / "poll" / ("c" + std::to_string(i) + ".log")) == "hi\n"; }));
   const int32_t shim = running->shim_pid;
   rlimit original{};
   ASSERT_EQ(::prlimit(shim, RLIMIT_NOFILE, nullptr, &original), 0) << strerror(errno);
@@ -637,7 +655,7 @@ TEST_F(ProcessRunnerTest, APollThatFailsNeitherSpinsNorStopsReadingThePipes) {
     EXPECT_TRUE(eventually(
         [&] {
           return slurp(root_ / "poll" / ("c" + std::to_string(i) + ".log")) ==
-                 "out-" + std::to_string(i) + "\n";
+                 "hi\nout-" + std::to_string(i) + "\n";
         },
         2s))
         << "c" << i;
@@ -647,6 +665,74 @@ TEST_F(ProcessRunnerTest, APollThatFailsNeitherSpinsNorStopsReadingThePipes) {
   auto done = collector_.wait_final("poll");
   ASSERT_TRUE(done);
   EXPECT_LT(used, sysconf(_SC_CLK_TCK) / 4) << "the shim spun";
+}
+
+}  // namespace
+}  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// Every file made per pod is an inode to allocate and free, and they dominated the cost of short
+// pods: a pod that prints nothing leaves its pod dir with its state record alone (no spec, lock,
+// pids, started or status files, and no empty log).
+TEST_F(ProcessRunnerTest, ASilentPodLeavesOnlyItsStateRecord) {
+  Container t;
+  t.name = "main";
+  t.command = {"true"};
+  runner_->launch(spec("quiet", {t}));
+  auto done = collector_.wait_final("quiet");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(root_ / "quiet"))
+    files.push_back(entry.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"state"});
+  auto st = pod_dir::parse_state(slurp(root_ / "quiet" / "state"), 1);
+  EXPECT_EQ(st.shim_pid, done->shim_pid);
+  ASSERT_TRUE(st.ended);
+  EXPECT_EQ((*st.ended)[0], done->containers[0]);
+}
+
+// The shim offers its record on stdout, but a node that does not read it (hung, or stopped) must
+// not hold the pod: with a record far larger than a pipe holds, the shim still finishes, and the
+// state file has the whole record.
+TEST_F(ProcessRunnerTest, AShimIsNotHeldByANodeThatDoesNotReadItsPipe) {
+  std::vector<Container> cs;
+  for (int i = 0; i < 400; ++i) {
+    Container c;
+    c.name = std::string(190, 'c') + std::to_string(i);
+    c.command = {"true"};
+    cs.push_back(std::move(c));
+  }
+  fs::path dir = root_ / "unread";
+  { std::ofstream(root_ / "unread.spec", std::ios::binary) << pod_dir::encode_spec(cs); }
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int in = ::open((root_ / "unread.spec").c_str(), O_RDONLY);
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::execl(CALDERA_SHIM_PATH, CALDERA_SHIM_PATH, dir.c_str(), "100", nullptr);
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  int status = 0;
+  bool ended = eventually([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 10s);
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ::close(pipe_fds[0]);
+  ASSERT_TRUE(ended) << "the shim blocked on its stdout";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string record = slurp(dir / "state");
+  EXPECT_GT(record.size(), 65536u);
+  auto st = pod_dir::parse_state(record, cs.size());
+  ASSERT_TRUE(st.ended);
+  for (const auto& c : *st.ended) EXPECT_EQ(c.reason, "Completed") << c.name;
 }
 
 }  // namespace
