@@ -211,6 +211,30 @@ const std::string kTooDeep = "the YAML nests mappings and lists deeper than the 
 
 }  // namespace
 
+// More than the text can nest: each flow collection opens with '[' or '{', and a block one
+// starts at a deeper indentation than its parent or after a '-' or '?' on its line, so a line can
+// hold at most about twice its indentation plus those characters of block levels. Overcounting
+// (a dash in a name, a bracket in a string) only costs the exact check.
+size_t yaml_nesting_bound(std::string_view text) {
+  size_t flows = 0, deepest_line = 0;
+  size_t line_start = 0;
+  while (line_start < text.size()) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(line_start, end - line_start);
+    size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string_view::npos) indent = line.size();
+    size_t marks = 0;
+    for (char c : line) {
+      flows += c == '[' || c == '{';
+      marks += c == '-' || c == '?';
+    }
+    deepest_line = std::max(deepest_line, 2 * (indent + marks));
+    line_start = end + 1;
+  }
+  return flows + deepest_line + 4;
+}
+
 ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags,
                            std::string_view default_namespace) {
   ParsedDocuments out;
@@ -222,10 +246,13 @@ ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags,
   }
   std::vector<YAML::Node> docs;
   try {
-    std::istringstream in{std::string(text)};
-    YAML::Parser parser(in);
-    DepthCheck depth;
-    while (parser.HandleNextDocument(depth)) {
+    // The exact check parses the text once more: only a text that might nest too deep pays it.
+    if (yaml_nesting_bound(text) > static_cast<size_t>(kMaxYamlDepth)) {
+      std::istringstream in{std::string(text)};
+      YAML::Parser parser(in);
+      DepthCheck depth;
+      while (parser.HandleNextDocument(depth)) {
+      }
     }
     for (const auto& doc : YAML::LoadAll(std::string(text)))
       if (doc.IsDefined() && !doc.IsNull()) docs.push_back(doc);
