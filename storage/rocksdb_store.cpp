@@ -19,6 +19,7 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 #include "storage/store.hpp"
@@ -226,7 +227,7 @@ class RocksDbStore final : public Store {
   }
 
   StoreStats stats() const override {
-    return StoreStats{commits_.load(), batches_.load(), writes_.load()};
+    return StoreStats{commits_.load(), batches_.load(), writes_.load(), coalesced_.load()};
   }
 
   bool writable() const override { return health_->writable(); }
@@ -308,16 +309,30 @@ class RocksDbStore final : public Store {
       error = "the data dir is not writable (writes stopped after an error, resumed every " +
               std::to_string(options_.resume_interval.count()) + " ms): " + h.error;
     }
+    // A key written again later in the batch keeps only its last write: the batch is applied
+    // (and recovered) as a whole, so no reader, nor a crash, can see the ones in between. Under
+    // load a short job's rows are written several times within one batch.
+    std::vector<const Write*> all;
+    for (const auto& p : batch)
+      for (const auto& w : p.writes) all.push_back(&w);
+    std::vector<bool> superseded(all.size(), false);
+    if (all.size() > 1) {
+      std::unordered_set<std::string_view> seen[kFamilyNames.size()];
+      for (size_t i = all.size(); i-- > 0;)
+        superseded[i] = !seen[static_cast<size_t>(all[i]->family)].insert(all[i]->key).second;
+    }
     rocksdb::WriteBatch wb;
     size_t count = 0;
-    for (const auto& p : batch) {
-      for (const auto& w : p.writes) {
-        if (!error.empty()) break;
-        auto s = w.value ? wb.Put(handle(w.family), w.key, *w.value)
-                         : wb.Delete(handle(w.family), w.key);
-        if (!s.ok() && error.empty()) error = s.ToString();
-        ++count;
+    for (size_t i = 0; i < all.size() && error.empty(); ++i) {
+      if (superseded[i]) {
+        coalesced_.fetch_add(1);
+        continue;
       }
+      const Write& w = *all[i];
+      auto s =
+          w.value ? wb.Put(handle(w.family), w.key, *w.value) : wb.Delete(handle(w.family), w.key);
+      if (!s.ok()) error = s.ToString();
+      ++count;
     }
     if (error.empty() && count > 0) {
       rocksdb::WriteOptions wo;
@@ -356,6 +371,7 @@ class RocksDbStore final : public Store {
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> coalesced_{0};
 
   std::thread writer_;  // last: started after every other member is ready
 };

@@ -40,9 +40,10 @@ struct StoreHealth {
 };
 
 struct StoreStats {
-  uint64_t commits = 0;  // commit() calls completed
-  uint64_t batches = 0;  // synced WriteBatches written (commits / batches = grouping factor)
-  uint64_t writes = 0;
+  uint64_t commits = 0;    // commit() calls completed
+  uint64_t batches = 0;    // synced WriteBatches written (commits / batches = grouping factor)
+  uint64_t writes = 0;     // writes applied
+  uint64_t coalesced = 0;  // writes skipped: a later write of the same key was in their batch
 };
 
 class Store {

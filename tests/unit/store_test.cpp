@@ -549,3 +549,55 @@ TEST_F(Store, IsWritableWhenHealthy) {
 
 }  // namespace
 }  // namespace caldera::store_test
+
+namespace caldera::store_test {
+namespace {
+
+// Within one batch a key keeps only its last write (put or delete): the batch is one atomic
+// write, so nothing between could ever be seen. Every commit is still answered, in order.
+TEST_F(Store, ABatchKeepsOnlyTheLastWriteOfAKey) {
+  auto s = open(StoreOptions{.sync = false});
+  ASSERT_TRUE(s);
+  ASSERT_EQ(commit_sync(*s, {put(Family::Jobs, "gone", "old"), put(Family::Pods, "k", "pod")}), "");
+  // Hold the writer inside a done callback, so that the commits below share the next batch.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, release = false;
+  s->commit({put(Family::Meta, "gate", "g")}, [&](std::string) {
+    std::unique_lock lock(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return entered; });
+  }
+  std::vector<int> answered;
+  auto note = [&](int i) {
+    return [&answered, i](std::string e) {
+      EXPECT_EQ(e, "");
+      answered.push_back(i);
+    };
+  };
+  s->commit({put(Family::Jobs, "k", "v1"), put(Family::Jobs, "other", "o")}, note(0));
+  s->commit({put(Family::Jobs, "k", "v2")}, note(1));
+  s->commit({put(Family::Jobs, "k", "v3"), del(Family::Jobs, "gone")}, note(2));
+  s->commit({put(Family::Jobs, "gone", "back"), del(Family::Jobs, "other")}, note(3));
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  s->flush();
+  EXPECT_EQ(answered, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(s->get(Family::Jobs, "k"), "v3");
+  EXPECT_EQ(s->get(Family::Jobs, "gone"), "back");
+  EXPECT_EQ(s->get(Family::Jobs, "other"), std::nullopt);
+  EXPECT_EQ(s->get(Family::Pods, "k"), "pod");  // the same key in another family is untouched
+  // k twice, gone once and other once were superseded within the batch.
+  EXPECT_EQ(s->stats().coalesced, 4u);
+}
+
+}  // namespace
+}  // namespace caldera::store_test
