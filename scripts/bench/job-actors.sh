@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Resident memory per live and per finished job with N simulated jobs, job state transitions per
 # second (abort then resume every job; storage on, fsync on), and calderad CPU per pod of one-pod
-# jobs next to one job of up to 10,000 pods. Prints every run and the medians.
+# jobs next to one job of up to 10,000 pods, and how much of that RocksDB's own flushes and
+# compactions took (work earlier writes left behind). Prints every run and the medians.
 # With a baseline revision (e.g. the commit before a change), every run measures that revision's
 # calderad too, with the same benchmark client, so the two sets of figures come from one run.
 # Usage: scripts/bench/job-actors.sh [N=10000] [RUNS=3] [BASELINE_REV]
@@ -47,7 +48,7 @@ field() { sed -E "s/.*$1=([-0-9.]+).*/\\1/" <<<"$2"; }
 
 declare -A results  # "variant key" -> values, one line per run
 keys=(bytes_per_live_job bytes_per_finished_job transitions_per_s cpu_us_per_pod_of_1pod_jobs
-  cpu_us_per_pod_of_big_job)
+  cpu_us_per_pod_of_big_job rocksdb_bg_us_per_pod_of_1pod_jobs rocksdb_bg_us_per_pod_of_big_job)
 for r in $(seq "$runs"); do
   for v in "${variants[@]}"; do
     dir="$work/run-$r-$v"

@@ -1,6 +1,7 @@
 #include "actors/job/core/slow_start.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -41,8 +42,10 @@ void end_round(SlowStart& s) {
 // Pods killed, replaced or reported since they were sent are no longer in flight. A pod leaves
 // flight only by changing, and every change since the last write is in the pod table's changed
 // names (each event ends here, before its write): only those are looked at, not the whole flight.
-void purge_in_flight(JobModel& m) {
+// Returns whether any left.
+bool purge_in_flight(JobModel& m) {
   auto& flight = m.creation.in_flight;
+  const size_t before = flight.size();
   auto gone = [&](const std::string& name) {
     auto it = std::as_const(m.pods).find(name);
     return it == m.pods.cend() || !is_placed_pending(it->second);
@@ -50,12 +53,19 @@ void purge_in_flight(JobModel& m) {
   const auto& changed = m.pods.changed_names();
   if (m.pods.all_changed() || flight.size() <= changed.size()) {
     std::erase_if(flight, gone);
-    return;
+  } else {
+    for (const auto& name : changed) {
+      auto it = flight.find(name);
+      if (it != flight.end() && gone(name)) flight.erase(it);
+    }
   }
-  for (const auto& name : changed) {
-    auto it = flight.find(name);
-    if (it != flight.end() && gone(name)) flight.erase(it);
-  }
+  return flight.size() != before;
+}
+
+// The fields of a round besides its pods in flight, to tell whether an event changed them.
+auto round_fields(const SlowStart& s) {
+  return std::make_tuple(s.next_batch, s.round_created, s.round_batches, s.resume_at_ms,
+                         s.stopped_rounds, s.batch_sent_ms);
 }
 
 }  // namespace
@@ -73,8 +83,9 @@ bool launched(const JobModel& m, const Pod& p) {
 
 void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
   auto& s = m.creation;
-  const SlowStart before = s;
-  purge_in_flight(m);
+  // Not a copy of the round: its pods in flight are a whole batch, and this runs on every event.
+  const auto before = round_fields(s);
+  bool flight_changed = purge_in_flight(m);
   if (s.in_flight.empty()) s.batch_sent_ms = 0;
   if (s.resume_at_ms && s.resume_at_ms <= clock.now_ms) s.resume_at_ms = 0;
   if (!is_active(m.job.status.state.phase)) {
@@ -93,7 +104,7 @@ void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
       auto n = std::min<size_t>(static_cast<size_t>(s.next_batch), waiting.size());
       for (size_t i = 0; i < n; ++i) {
         fx.launch.push_back(waiting[i]->name);
-        s.in_flight.insert(waiting[i]->name);
+        flight_changed |= s.in_flight.insert(waiting[i]->name).second;
         m.pods.find(waiting[i]->name);  // its row says it is in flight: rewritten
       }
       ++s.round_batches;
@@ -101,7 +112,7 @@ void launch_next_batch(JobModel& m, const Clock& clock, Effects& fx) {
       s.next_batch = static_cast<int32_t>(std::min<int64_t>(int64_t{2} * s.next_batch, 1 << 30));
     }
   }
-  if (!(s == before)) fx.changed = true;
+  if (flight_changed || round_fields(s) != before) fx.changed = true;
 }
 
 void relaunch_overdue(JobModel& m, const Clock& clock, Effects& fx) {
