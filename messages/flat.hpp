@@ -10,6 +10,15 @@
 
 namespace caldera {
 
+// A builder for the small messages of every pod and job event. Cap'n Proto's default first
+// segment is 8 KiB, zeroed on each allocation, several times what such a message takes; one that
+// outgrows 2 KiB gets more segments as it needs them.
+class SmallMessageBuilder : public capnp::MallocMessageBuilder {
+ public:
+  SmallMessageBuilder() : capnp::MallocMessageBuilder(kFirstSegmentWords) {}
+  static constexpr unsigned kFirstSegmentWords = 256;
+};
+
 // The message in standard stream framing (segment table + segments).
 std::string to_bytes(capnp::MessageBuilder& message);
 

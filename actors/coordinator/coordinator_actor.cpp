@@ -285,7 +285,7 @@ std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto* job = find_job(self, ref);
   if (!job) return job_not_found(id, ref);
   FlatReader reader(job->record, record_reader_options());
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   r.setJob(reader.root<store::JobRecord>().getJob());
@@ -317,7 +317,7 @@ std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
                        last = key;
                        return true;
                      });
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
@@ -351,7 +351,7 @@ void finish_listing(const std::shared_ptr<PodListing>& l) {
     readers.push_back(std::make_unique<FlatReader>(page, record_reader_options()));
     count += readers.back()->root<api::Response>().getPods().size();
   }
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(l->id);
   auto list = r.initPods(static_cast<unsigned>(count));
@@ -449,7 +449,7 @@ caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
   self->request(self->state.env.scheduler, 10s, nodes_atom::value)
       .then(
           [self, rp, id](const std::vector<NodeInfo>& placed) mutable {
-            capnp::MallocMessageBuilder b;
+            SmallMessageBuilder b;
             auto r = b.initRoot<api::Response>();
             r.setId(id);
             auto list = r.initNodes(static_cast<unsigned>(self->state.nodes.size()));
@@ -516,7 +516,7 @@ void read_pod_log(CoordSelf* self, const std::shared_ptr<PodLogLookup>& l, const
               rp.deliver(error_response(id, Code::INTERNAL, "log chunk too large"));
               return;
             }
-            capnp::MallocMessageBuilder b;
+            SmallMessageBuilder b;
             auto r = b.initRoot<api::Response>();
             r.setId(id);
             auto log = r.initLog();
@@ -675,7 +675,7 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
     }
     switch (req.which()) {
       case api::Request::PING: {
-        capnp::MallocMessageBuilder b;
+        SmallMessageBuilder b;
         auto r = b.initRoot<api::Response>();
         r.setId(id);
         auto pong = r.initPong();
@@ -755,7 +755,7 @@ std::string host_of(const std::string& address) {
 }
 
 std::string copy_report(cluster::PodReport::Reader r) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   b.setRoot(r);
   return to_bytes(b);
 }

@@ -31,7 +31,7 @@ void recover_kind(Registry<T>& reg, Store& store) {
 }  // namespace
 
 std::string FlowKind<JobTemplate>::record(const JobTemplate& t) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   encode(t, b.initRoot<store::JobTemplateRecord>().initTemplate());
   return to_bytes(b);
 }
@@ -56,7 +56,7 @@ void FlowKind<JobTemplate>::set_list(api::Response::Builder r,
 }
 
 std::string FlowKind<JobFlow>::record(const JobFlow& f) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto rec = b.initRoot<store::JobFlowRecord>();
   encode(f, rec.initFlow());
   rec.setSeq(1);  // nothing rewrites a flow yet: its controller is not part of this version
@@ -109,7 +109,7 @@ template <class T>
 std::string get_response(uint64_t id, const Registry<T>& reg, api::ObjectRef::Reader ref) {
   const T* item = reg.find(ref_key(ref));
   if (!item) return not_found_response<T>(id, ref);
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   FlowKind<T>::set_one(r, *item);
@@ -122,7 +122,7 @@ std::string list_response(uint64_t id, const Registry<T>& reg, api::ListFilter::
   std::vector<const T*> items;
   for (const auto& [key, item] : reg.durable)
     if (ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0) items.push_back(&item);
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   FlowKind<T>::set_list(r, items);

@@ -17,7 +17,7 @@ void set_warnings(api::Response::Builder r, const std::vector<std::string>& warn
 
 std::string error_response(uint64_t id, const std::vector<ApiError>& errors,
                            const std::vector<std::string>& warnings) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   set_warnings(r, warnings);
@@ -49,7 +49,7 @@ std::string diagnostics_response(uint64_t id, const Diagnostics& diags) {
 }
 
 std::string ok_response(uint64_t id) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   r.setOk();

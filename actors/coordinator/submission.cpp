@@ -77,7 +77,7 @@ void PendingSubmit::finish() {
     rp.deliver(error_response(id, api::Error::Code::INTERNAL, failures.front()));
     return;
   }
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   if (!warnings.empty()) {

@@ -79,7 +79,7 @@ void encode_container(const Container& c, api::Container::Builder out) {
 }
 
 std::string launch_bytes(const JobModel& m, const Pod& pod) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto l = b.initRoot<cluster::PodLaunch>();
   encode(pod, l.initPod());
   if (auto rt = pod_runtime(m.job.spec, pod, m.pods)) {
@@ -96,7 +96,7 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
 }
 
 std::string kill_bytes(const std::string& uid, const std::string& reason) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto k = b.initRoot<cluster::PodKill>();
   k.setUid(uid);
   k.setGraceMs(10000);
@@ -115,7 +115,7 @@ std::string request_signature(const GangRequest& r) {
 // name after `after`; `continue` names the last one when more follow.
 std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit) {
   limit = std::max<uint32_t>(limit, 1);
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   std::vector<const Pod*> page;
   bool more = false;

@@ -20,7 +20,7 @@ capnp::ReaderOptions record_reader_options() {
 }
 
 std::string encode_job_row(const JobModel& m) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto rec = b.initRoot<store::JobRecord>();
   encode(m.job, rec.initJob());
   auto ids = rec.initCommandIds(static_cast<unsigned>(m.command_ids.size()));
@@ -109,7 +109,7 @@ std::string_view job_key_of_pod_row(std::string_view key) {
 }
 
 std::string encode_pod_row(const Pod& p, const std::string& job_uid, bool in_flight) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto rec = b.initRoot<store::PodRecord>();
   encode(p, rec.initPod());
   rec.setJobUid(job_uid);

@@ -108,7 +108,7 @@ NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node
 }
 
 std::string report_bytes(NodeState& st, const Pod& pod) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<cluster::PodReport>();
   encode(pod, r.initPod());
   r.setSeq(++st.seq);
@@ -116,7 +116,7 @@ std::string report_bytes(NodeState& st, const Pod& pod) {
 }
 
 std::string record_bytes(const NodePodEntry& e) {
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto np = b.initRoot<store::NodePod>();
   FlatReader reader(e.launch);
   np.setLaunch(reader.root<cluster::PodLaunch>());
@@ -252,8 +252,12 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
     }
     e.status.phase = PodPhase::Running;
     persist_and_report(self, e);
-    self->delayed_send(self, std::chrono::milliseconds(e.sim_duration_ms), sim_atom::value,
-                       e.status.uid);
+    // A zero duration needs no trip through CAF's clock thread.
+    if (e.sim_duration_ms == 0)
+      self->send(self, sim_atom::value, e.status.uid);
+    else
+      self->delayed_send(self, std::chrono::milliseconds(e.sim_duration_ms), sim_atom::value,
+                         e.status.uid);
     return;
   }
   PodProcessSpec spec;
@@ -338,7 +342,7 @@ void recover(NodeSelf* self) {
     try {
       FlatReader reader(value);
       auto np = reader.root<store::NodePod>();
-      capnp::MallocMessageBuilder b;
+      SmallMessageBuilder b;
       b.setRoot(np.getLaunch());
       NodePodEntry e = entry_from_launch(to_bytes(b), st.env.name);
       e.status = decode(np.getStatus());
@@ -383,7 +387,7 @@ void recover(NodeSelf* self) {
 
 std::string registration_bytes(NodeSelf* self) {
   auto& st = self->state;
-  capnp::MallocMessageBuilder b;
+  SmallMessageBuilder b;
   auto r = b.initRoot<cluster::NodeRegistration>();
   NodeInfo info;
   info.name = st.env.name;

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Jobs per second to "accepted" (durable) and to Completed, for N single-task simulated jobs and
-# N real /bin/true jobs, each run on a fresh single-node calderad. With each run it measures the
+# Jobs per second to "accepted" (durable) and to Completed, for N single-task simulated jobs sent
+# as YAML (sim) and as structured fields (sim-struct: submitJob, no YAML to read) and N real
+# /bin/true jobs (true, YAML), each run on a fresh single-node calderad. With each run it measures the
 # machine's raw spawn rate (a tight posix_spawn + wait loop of /bin/true, N times) and calderad's
 # CPU time, and prints jobs/s over spawns/s and calderad's CPU per job. Prints every run and the
 # medians.
-# Usage: scripts/bench/submit-throughput.sh [N=1000] [RUNS=3] [KINDS="sim true"]
+# Usage: scripts/bench/submit-throughput.sh [N=1000] [RUNS=3] [KINDS="sim sim-struct true"]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-1000}"
 runs="${2:-3}"
-kinds="${3:-sim true}"
+kinds="${3:-sim sim-struct true}"
 scripts/install-deps.sh
 if [ ! -f build-release/build.ninja ]; then
   cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -39,8 +40,10 @@ for kind in $kinds; do
     pid=$!
     for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
     before=$(cpu_s "$pid")
+    api=yaml
+    [ "$kind" = sim-struct ] && api=struct
     out=$(build-release/scripts/bench/caldera-bench-submit --server "127.0.0.1:$(cat "$dir/port")" \
-      --jobs "$n" --kind "$kind" --prefix "b$r")
+      --jobs "$n" --kind "${kind%-struct}" --api "$api" --prefix "b$r")
     after=$(cpu_s "$pid")
     per_job=$(awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {printf "%.3f", (a - b) * 1000 / n}')
     c=$(field completed_per_s "$out")

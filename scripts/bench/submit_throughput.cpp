@@ -12,7 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "client/client.hpp"
+#include "messages/codec.hpp"
 #include "messages/flat.hpp"
+#include "messages/job_yaml.hpp"
 #include "scripts/bench/list_jobs.hpp"
 
 using namespace caldera;
@@ -36,6 +38,16 @@ std::string frame(uint64_t id, const std::string& yaml) {
   return to_bytes(b);
 }
 
+// The same job as structured fields (submitJob), as a Cap'n Proto client that builds its jobs
+// in code would send it: no YAML for the node to read.
+std::string struct_frame(uint64_t id, JobSpec spec) {
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Request>();
+  r.setId(id);
+  encode(spec, r.initSubmitJob());
+  return to_bytes(b);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,6 +59,9 @@ int main(int argc, char** argv) {
   app.add_option("--kind", kind, "sim (simulated pods) or true (/bin/true processes)");
   app.add_option("--prefix", prefix, "job name prefix");
   app.add_option("--window", window, "requests in flight on the connection");
+  std::string api = "yaml";
+  app.add_option("--api", api, "yaml (submitYaml) or struct (submitJob, the same job as fields)")
+      ->check(CLI::IsMember({"yaml", "struct"}));
   app.add_option("--poll-ms", poll_ms,
                  "how often to ask for the last job while waiting for Completed");
   CLI11_PARSE(app, argc, argv);
@@ -57,12 +72,32 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto& c = **client;
+  // Read once here, so that the client's own YAML work does not compete with the node's.
+  JobSpec base;
+  if (api == "struct") {
+    Diagnostics diags;
+    auto docs = parse_yaml(job_yaml("x", kind), diags);
+    if (docs.jobs.size() != 1) {
+      std::cerr << "cannot build the job\n";
+      return 1;
+    }
+    base = docs.jobs[0].value;
+  }
   auto start = steady_clock::now();
   int sent = 0, answered = 0, failed = 0;
   while (answered < jobs) {
     while (sent < jobs && sent - answered < window) {
       ++sent;
-      if (!c.send_raw(frame(sent, job_yaml(prefix + "-" + std::to_string(sent), kind)))) {
+      std::string name = prefix + "-" + std::to_string(sent);
+      std::string bytes;
+      if (api == "yaml") {
+        bytes = frame(sent, job_yaml(name, kind));
+      } else {
+        JobSpec spec = base;
+        spec.name = name;
+        bytes = struct_frame(sent, std::move(spec));
+      }
+      if (!c.send_raw(bytes)) {
         std::cerr << "send failed\n";
         return 1;
       }
