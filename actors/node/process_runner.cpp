@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,10 +17,13 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <list>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <variant>
+
+#include <spdlog/spdlog.h>
 
 #include "actors/node/pod_dir.hpp"
 
@@ -97,6 +101,13 @@ struct SupervisedPod {
   uint64_t ticks = 0;
   bool finished = false;
   bool launched = false;  // our child (we reap it); adopted ones belong to an earlier calderad
+  // Forked by the launcher: it ends when its record pipe does (the shim holds the only writing
+  // end), and its pidfd comes in the launcher's answer.
+  bool via_launcher = false;
+  bool awaiting_pid = false;  // the launcher has not answered yet (holds one of open_handles)
+  bool orphaned = false;      // the launcher died before it answered: the record names the shim
+  bool kill_requested = false;
+  int64_t kill_grace_ms = 0;
   int open_handles = 0;
   // Launched and adopted shims alike are watched and signalled through a pidfd, which cannot
   // come to name another process.
@@ -154,6 +165,11 @@ class UvProcessRunner final : public ProcessRunner {
     }
     uv_async_send(&async_);
     thread_.join();
+    // The launcher ends when its socket closes; the shims it made go on.
+    if (launcher_sock_ >= 0) {
+      ::close(launcher_sock_);
+      ::waitpid(launcher_pid_, nullptr, 0);
+    }
   }
 
   void launch(PodProcessSpec spec) override { enqueue(LaunchCmd{std::move(spec)}); }
@@ -195,7 +211,12 @@ class UvProcessRunner final : public ProcessRunner {
           },
           cmd);
     }
-    if (stop) uv_walk(&self->loop_, &UvProcessRunner::close_for_shutdown, self);
+    if (stop) {
+      std::deque<SupervisedPod*> awaiting;
+      awaiting.swap(self->awaiting_);
+      for (SupervisedPod* pod : awaiting) release_hold(pod);
+      uv_walk(&self->loop_, &UvProcessRunner::close_for_shutdown, self);
+    }
   }
 
   // Closing a handle neither kills nor forgets the shim: it keeps running and can be adopted.
@@ -204,6 +225,9 @@ class UvProcessRunner final : public ProcessRunner {
     if (uv_is_closing(handle)) return;
     if (handle == reinterpret_cast<uv_handle_t*>(&self->async_)) {
       uv_close(handle, nullptr);
+    } else if (handle == reinterpret_cast<uv_handle_t*>(self->launcher_poll_)) {
+      uv_close(handle, [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+      self->launcher_poll_ = nullptr;
     } else {
       uv_close(handle, &UvProcessRunner::on_pod_handle_closed);
     }
@@ -247,7 +271,18 @@ class UvProcessRunner final : public ProcessRunner {
 
   // Takes in what the shim has recorded: who it is, its containers' groups and start times.
   static void learn(SupervisedPod& pod, const pod_dir::ShimState& st) {
+    if (pod.pid == 0 && pod.via_launcher) pod.pid = st.shim_pid;
     if (st.shim_pid == pod.pid && st.shim_start_ticks != 0) pod.ticks = st.shim_start_ticks;
+    // Its launcher died before it answered: the shim is found as an adopted one would be.
+    if (pod.orphaned && pod.pidfd < 0 && pod.pid > 0 && pod.ticks != 0 && !pod.finished) {
+      int fd = pidfd_open(pod.pid);
+      if (fd >= 0 && pod_dir::proc_start_ticks(pod.pid) == pod.ticks) {
+        pod.pidfd = fd;
+        if (pod.kill_requested) pod.runner->signal_shim(&pod, SIGTERM, pod.kill_grace_ms);
+      } else if (fd >= 0) {
+        ::close(fd);
+      }
+    }
     if (st.running && st.started.size() == pod.names.size()) {
       pod.pgids.clear();
       for (size_t i = 0; i < st.started.size(); ++i) {
@@ -292,6 +327,7 @@ class UvProcessRunner final : public ProcessRunner {
     if (nread < 0) {
       pod->pipe_open = false;
       close_pod_handle(reinterpret_cast<uv_handle_t*>(stream));
+      if (pod->via_launcher && !pod->finished) pod->runner->launcher_pod_ended(pod);
       return;
     }
     if (nread == 0 || pod->finished) return;
@@ -322,11 +358,20 @@ class UvProcessRunner final : public ProcessRunner {
     }
   }
 
-  // The shim gets the spec on stdin from a memfd (no file in the pod dir to make and remove),
-  // its record pipe as stdout, and is started with posix_spawn, which does not copy calderad's
-  // address space the way fork() does.
+  // Beyond the launcher's window a launch waits in the backlog, with nothing made for it yet.
   void do_launch(PodProcessSpec spec) {
-    if (pods_.count(spec.uid) != 0) return;
+    if (pods_.count(spec.uid) != 0 || backlog_index_.count(spec.uid) != 0) return;
+    if ((launcher_sock_ >= 0 || !launcher_given_up_) && awaiting_.size() >= kLauncherWindow) {
+      std::string uid = spec.uid;  // the insert below moves spec first
+      backlog_index_[uid] = backlog_.insert(backlog_.end(), std::move(spec));
+      return;
+    }
+    start_pod(std::move(spec));
+  }
+
+  // The shim gets the spec on stdin from a memfd (no file in the pod dir to make and remove) and
+  // its record pipe as stdout; the launcher forks it, or else it is spawned.
+  void start_pod(PodProcessSpec spec) {
     auto* pod = new SupervisedPod;
     pod->runner = this;
     pod->uid = spec.uid;
@@ -373,28 +418,33 @@ class UvProcessRunner final : public ProcessRunner {
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
     std::string open_files = std::to_string(spec.open_files_limit);
+    if (ensure_launcher() &&
+        send_to_launcher({spec.pod_dir, grace, log_max_bytes, log_max_files, open_files}, spec_fd,
+                         out[1])) {
+      pod->via_launcher = true;
+      pod->launched = false;  // the launcher's child, not ours
+      pod->awaiting_pid = true;
+      uv_pipe_init(&loop_, &pod->out, 0);
+      pod->out.data = pod;
+      pod->has_pipe = true;
+      pod->open_handles = 2;  // the pipe, and the launcher's answer still to come
+      awaiting_.push_back(pod);
+      pods_.emplace(pod->uid, pod);
+      if (uv_pipe_open(&pod->out, out[0]) != 0) {
+        ::close(out[0]);
+        pod->create_error = "cannot read the pod's supervisor";
+        finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+        return;
+      }
+      pod->pipe_open = true;
+      uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
+                    &UvProcessRunner::on_shim_output);
+      return;
+    }
     char* args[] = {shim_path_.data(),    spec.pod_dir.data(), grace.data(), log_max_bytes.data(),
                     log_max_files.data(), open_files.data(),   nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, spec_fd, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);  // why it gave up
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Its own session (a Ctrl-C at calderad's terminal must not reach the pods), no signal
-    // blocked and every one at its default: calderad ignores SIGPIPE, the pods must not.
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, shim_path_.c_str(), &actions, &attr, args, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    int rc = spawn(shim_path_, args, spec_fd, out[1], &pid);
     if (rc != 0) {
       ::close(out[0]);
       pod->create_error = "cannot run " + shim_path_ + ": " + std::strerror(rc);
@@ -430,6 +480,35 @@ class UvProcessRunner final : public ProcessRunner {
     if (pod->pipe_open)
       uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
                     &UvProcessRunner::on_shim_output);
+  }
+
+  // posix_spawn, which does not copy calderad's address space the way fork() does: `in` as
+  // stdin, `out` as stdout and stderr (-1: /dev/null). Its own session (a Ctrl-C at calderad's
+  // terminal must reach neither the launcher nor the pods), no signal blocked and every one at
+  // its default (calderad ignores SIGPIPE, the pods must not). Returns posix_spawn's error.
+  static int spawn(const std::string& path, char* const args[], int in, int out, pid_t* pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in, STDIN_FILENO);
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+      if (out >= 0)
+        posix_spawn_file_actions_adddup2(&actions, out, fd);
+      else
+        posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0);
+    }
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    int rc = posix_spawn(pid, path.c_str(), &actions, &attr, args, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return rc;
   }
 
   // A memfd holding the shim's spec, read from its start. Returns the problem, or "".
@@ -536,10 +615,24 @@ class UvProcessRunner final : public ProcessRunner {
   }
 
   void do_kill(const std::string& uid, int64_t grace_ms) {
+    auto waiting = backlog_index_.find(uid);
+    if (waiting != backlog_index_.end()) {  // never started: it ends here
+      SupervisedPod never;
+      never.uid = uid;
+      for (const auto& c : waiting->second->containers) never.names.push_back(c.name);
+      never.started_ms.assign(never.names.size(), now_ms());
+      backlog_.erase(waiting->second);
+      backlog_index_.erase(waiting);
+      report(never, ended_without_record(never, 128 + SIGTERM, SIGTERM, "Signaled"));
+      return;
+    }
     auto it = pods_.find(uid);
     if (it == pods_.end() || it->second->finished) return;
     SupervisedPod* pod = it->second;
     grace_ms = std::max<int64_t>(grace_ms, 0);
+    // A shim whose pidfd is still to come gets the signal with it.
+    pod->kill_requested = true;
+    pod->kill_grace_ms = grace_ms;
     // The grace period rides along with the SIGTERM (sigqueue); the shim forwards and escalates.
     signal_shim(pod, SIGTERM, grace_ms);
     auto deadline = static_cast<uint64_t>(grace_ms + kShimSlackMs);
@@ -568,6 +661,197 @@ class UvProcessRunner final : public ProcessRunner {
     pod->runner->signal_shim(pod, SIGKILL, 0);
   }
 
+  // ---- the launcher ----
+  // Shims are forked by a small long-lived launcher (caldera-shim --launcher), so that each costs
+  // the fork of a small process instead of an exec: a program's start (the dynamic loader, libc's
+  // CPU probing, which in a VM traps on every cpuid) was most of a short pod's cost.
+  // posix_spawn of the shim is the fallback when there is no launcher.
+
+  // At most this many requests await an answer, so that neither side's socket buffer can fill
+  // and block the other; the rest wait in the backlog, with no descriptors made for them yet.
+  static constexpr size_t kLauncherWindow = 64;
+
+  bool ensure_launcher() {
+    if (launcher_sock_ >= 0) return true;
+    if (launcher_given_up_) return false;
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+      give_up_launcher(std::string("cannot make its socket: ") + std::strerror(errno));
+      return false;
+    }
+    std::string flag = "--launcher";
+    char* args[] = {shim_path_.data(), flag.data(), nullptr};
+    pid_t pid = 0;
+    int rc = spawn(shim_path_, args, sv[1], -1, &pid);
+    ::close(sv[1]);
+    if (rc != 0) {
+      ::close(sv[0]);
+      give_up_launcher("cannot run " + shim_path_ + ": " + std::strerror(rc));
+      return false;
+    }
+    auto* poll = new uv_poll_t;
+    if (uv_poll_init(&loop_, poll, sv[0]) != 0) {
+      delete poll;
+      ::close(sv[0]);
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      give_up_launcher("cannot watch its socket");
+      return false;
+    }
+    poll->data = this;
+    uv_poll_start(poll, UV_READABLE, &UvProcessRunner::on_launcher_readable);
+    launcher_poll_ = poll;
+    launcher_sock_ = sv[0];
+    launcher_pid_ = pid;
+    launcher_started_ms_ = now_ms();
+    return true;
+  }
+
+  void give_up_launcher(const std::string& why) {
+    launcher_given_up_ = true;
+    spdlog::warn("process runner: no shim launcher ({}); each shim is started with posix_spawn",
+                 why);
+  }
+
+  bool send_to_launcher(const std::vector<std::string>& args, int spec_fd, int out_fd) {
+    std::string text;
+    for (const auto& a : args) {
+      text += a;
+      text.push_back('\0');
+    }
+    int fds[2] = {spec_fd, out_fd};
+    union {
+      cmsghdr hdr;
+      char space[CMSG_SPACE(sizeof fds)];
+    } control{};
+    iovec iov{text.data(), text.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n;
+    do n = ::sendmsg(launcher_sock_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n == static_cast<ssize_t>(text.size())) return true;
+    // Gone (EPIPE), or not reading (EAGAIN, which the window rules out for a live one).
+    launcher_dead(n < 0 ? std::strerror(errno) : "a short write");
+    return false;
+  }
+
+  static void on_launcher_readable(uv_poll_t* handle, int status, int /*events*/) {
+    auto* self = static_cast<UvProcessRunner*>(handle->data);
+    if (status < 0) {
+      self->launcher_dead(uv_strerror(status));
+      return;
+    }
+    for (;;) {
+      int32_t pid = 0;
+      union {
+        cmsghdr hdr;
+        char space[CMSG_SPACE(sizeof(int))];
+      } control{};
+      iovec iov{&pid, sizeof pid};
+      msghdr msg{};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control.space;
+      msg.msg_controllen = sizeof control.space;
+      ssize_t n = ::recvmsg(self->launcher_sock_, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+      int fd = -1;
+      cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+      if (c != nullptr && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+        std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+      if (n != static_cast<ssize_t>(sizeof pid) || self->awaiting_.empty()) {
+        if (fd >= 0) ::close(fd);
+        self->launcher_dead(n == 0 ? "it exited" : n < 0 ? std::strerror(errno) : "a bad answer");
+        return;
+      }
+      SupervisedPod* pod = self->awaiting_.front();
+      self->awaiting_.pop_front();
+      pod->awaiting_pid = false;
+      if (pid > 0 && fd >= 0 && !pod->finished) {
+        pod->pid = pid;
+        pod->pidfd = fd;
+        if (pod->kill_requested) self->signal_shim(pod, SIGTERM, pod->kill_grace_ms);
+      } else {
+        if (fd >= 0) ::close(fd);
+        if (pid <= 0 && !pod->finished) {
+          pod->create_error = std::string("cannot start the pod's supervisor: ") +
+                              std::strerror(pid < 0 ? -pid : EIO);
+          self->finish(
+              pod, self->ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+        }
+      }
+      release_hold(pod);
+    }
+    self->pump_backlog();
+  }
+
+  // The hold that an awaited answer keeps on a pod: it may have ended meanwhile.
+  static void release_hold(SupervisedPod* pod) {
+    if (--pod->open_handles == 0) delete pod;
+  }
+
+  void launcher_dead(const std::string& why) {
+    if (launcher_sock_ < 0) return;
+    uv_poll_stop(launcher_poll_);
+    uv_close(reinterpret_cast<uv_handle_t*>(launcher_poll_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+    launcher_poll_ = nullptr;
+    ::close(launcher_sock_);
+    launcher_sock_ = -1;
+    ::kill(launcher_pid_, SIGKILL);  // if it only misbehaved; its shims are not touched
+    ::waitpid(launcher_pid_, nullptr, 0);
+    bool young = now_ms() - launcher_started_ms_ < 1000;
+    spdlog::error("process runner: the shim launcher went away ({}); {} pods were waiting for it",
+                  why, awaiting_.size());
+    // Each shim it made has said (or will say) who it is on its record pipe first.
+    std::deque<SupervisedPod*> orphans;
+    orphans.swap(awaiting_);
+    for (SupervisedPod* pod : orphans) {
+      pod->awaiting_pid = false;
+      pod->orphaned = true;
+      if (!pod->finished) learn(*pod, pod_dir::parse_state(pod->record, pod->names.size()));
+      release_hold(pod);
+    }
+    if (young) give_up_launcher("it ended within a second of its start");
+    pump_backlog();
+  }
+
+  void pump_backlog() {
+    while (!backlog_.empty() &&
+           (awaiting_.size() < kLauncherWindow || (launcher_sock_ < 0 && launcher_given_up_))) {
+      PodProcessSpec spec = std::move(backlog_.front());
+      backlog_index_.erase(spec.uid);
+      backlog_.pop_front();
+      start_pod(std::move(spec));
+    }
+  }
+
+  // A launcher's shim closed its record pipe: it has ended.
+  void launcher_pod_ended(SupervisedPod* pod) {
+    auto st = pod_dir::parse_state(pod->record, pod->names.size());
+    if (auto statuses = recorded_statuses(*pod)) {
+      finish(pod, std::move(*statuses));
+    } else if (pod->kill_requested && !st.running) {
+      finish(pod, ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
+    } else if (st.shim_pid == 0 &&
+               shim_complaint(*pod).find("claimed by another") == std::string::npos) {
+      // It gave up before it claimed the pod, so before it started anything.
+      pod->create_error = "the pod's supervisor could not set it up" + shim_complaint(*pod);
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+    } else {
+      finish(pod, ended_without_record(*pod, 255, 0, "SupervisorLost"));
+    }
+  }
+
   std::string shim_path_;
   OnChange on_change_;
   uv_loop_t loop_{};
@@ -577,6 +861,15 @@ class UvProcessRunner final : public ProcessRunner {
   std::deque<Command> queue_;                             // guarded by mutex_
   bool stopping_ = false;                                 // guarded by mutex_
   std::unordered_map<std::string, SupervisedPod*> pods_;  // loop thread only; pods still running
+  // The launcher and what waits for it (loop thread only).
+  int launcher_sock_ = -1;
+  pid_t launcher_pid_ = 0;
+  uv_poll_t* launcher_poll_ = nullptr;
+  int64_t launcher_started_ms_ = 0;
+  bool launcher_given_up_ = false;
+  std::deque<SupervisedPod*> awaiting_;  // sent to the launcher, in order, not yet answered
+  std::list<PodProcessSpec> backlog_;    // beyond the window: not started yet
+  std::unordered_map<std::string, std::list<PodProcessSpec>::iterator> backlog_index_;
 };
 
 }  // namespace

@@ -3,6 +3,13 @@
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
  * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]] < SPEC
+ *        caldera-shim --launcher   (stdin: a SOCK_SEQPACKET socket from calderad)
+ *
+ * As a launcher it makes shims without an exec each: per request (the five arguments above,
+ * NUL-terminated, with the spec's and the record pipe's descriptors attached) it forks a child
+ * that runs as the shim of that pod, and answers with the child's pid (negative: -errno) and a
+ * pidfd for it. It never waits for its children (the kernel reaps them) and ends when calderad
+ * closes the socket; shims outlive it as they outlive calderad.
  *
  * SPEC, on stdin: NUL-terminated fields: "caldera-spec-1", container count, then per container:
  * name, working dir ("" = the pod dir), argc, argv..., envc, "K=V"...
@@ -53,6 +60,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -648,7 +657,10 @@ static unsigned long long self_start_ticks(void) {
 static void claim_pod(int dirfd) {
   g_state_fd = openat(dirfd, "state", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (g_state_fd < 0) {
-    if (errno == EEXIST) exit(3);
+    if (errno == EEXIST) {
+      fprintf(stderr, "caldera-shim: the pod is claimed by another supervisor\n");
+      exit(3);
+    }
     give_up(dirfd, 1, "caldera-shim: cannot create state: %s", strerror(errno));
   }
   char buf[64];
@@ -657,7 +669,7 @@ static void claim_pod(int dirfd) {
     give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
 }
 
-int main(int argc, char** argv) {
+static int shim_main(int argc, char** argv) {
   /* First: until the SIGTERM handler is set, a SIGTERM kills the shim before any container ran. */
   sigset_t orig_mask, wait_mask;
   setup_signals(&orig_mask, &wait_mask);
@@ -809,4 +821,121 @@ int main(int argc, char** argv) {
     give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
   if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write state (started)");
   return 0;
+}
+
+/* ---- launcher ---- */
+
+#define LAUNCH_ARGS 5
+
+/* clone3's arguments, as <linux/sched.h> has them (that header clashes with glibc's). */
+struct clone3_args {
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+#define CLONE3_PIDFD 0x00001000ULL
+
+/* Reads one request: its arguments into args (pointing into buf) and its two descriptors. */
+static int launcher_receive(char* buf, size_t len, char** args, int fds[2]) {
+  union {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE(2 * sizeof(int))];
+  } control;
+  struct iovec iov = {buf, len - 1};
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.space;
+  msg.msg_controllen = sizeof control.space;
+  ssize_t n;
+  do n = recvmsg(STDIN_FILENO, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return -1; /* calderad is gone (or the socket broke): so are we */
+  buf[n] = '\0';
+  fds[0] = fds[1] = -1;
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+      c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+    memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+  char* p = buf;
+  for (int i = 0; i < LAUNCH_ARGS; ++i) {
+    if (p >= buf + n) return 1;
+    args[i] = p;
+    p += strlen(p) + 1;
+  }
+  return fds[0] >= 0 && fds[1] >= 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 0 : 1;
+}
+
+static void launcher_answer(int32_t pid, int pidfd) {
+  union {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE(sizeof(int))];
+  } control;
+  struct iovec iov = {&pid, sizeof pid};
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (pidfd >= 0) {
+    memset(&control, 0, sizeof control);
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+  }
+  while (sendmsg(STDIN_FILENO, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+static int launcher_main(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGCHLD, &sa, NULL); /* children are reaped by the kernel: no zombies, no waits */
+  sigaction(SIGPIPE, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  static char buf[64 * 1024];
+  for (;;) {
+    char* args[LAUNCH_ARGS + 1];
+    int fds[2];
+    int rc = launcher_receive(buf, sizeof buf, args, fds);
+    if (rc < 0) return 0;
+    if (rc > 0) {
+      launcher_answer(-EINVAL, -1);
+    } else {
+      int pidfd = -1;
+      struct clone3_args ca;
+      memset(&ca, 0, sizeof ca);
+      ca.flags = CLONE3_PIDFD;
+      ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+      ca.exit_signal = SIGCHLD;
+      long pid = syscall(SYS_clone3, &ca, sizeof ca);
+      if (pid == 0) {
+        /* The shim of this pod from here on: its spec on stdin, its record pipe as stdout and
+           stderr, its own session, signals as a fresh process has them. */
+        if (dup2(fds[0], STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0 ||
+            dup2(fds[1], STDERR_FILENO) < 0)
+          _exit(2);
+        close(fds[0]);
+        close(fds[1]);
+        sa.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &sa, NULL);
+        setsid();
+        char* argv[LAUNCH_ARGS + 2] = {"caldera-shim", args[0], args[1], args[2],
+                                       args[3],        args[4], NULL};
+        exit(shim_main(LAUNCH_ARGS + 1, argv));
+      }
+      launcher_answer(pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);
+      if (pidfd >= 0) close(pidfd);
+    }
+    if (fds[0] >= 0) close(fds[0]);
+    if (fds[1] >= 0) close(fds[1]);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "--launcher") == 0) return launcher_main();
+  return shim_main(argc, argv);
 }

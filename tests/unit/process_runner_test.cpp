@@ -99,6 +99,13 @@ class Collector {
   std::map<std::string, std::vector<PodProcessStatus>> events_;
 };
 
+Container program(const std::string& name, std::vector<std::string> argv) {
+  Container c;
+  c.name = name;
+  c.command = std::move(argv);
+  return c;
+}
+
 Container shell(const std::string& name, const std::string& script) {
   Container c;
   c.name = name;
@@ -677,10 +684,7 @@ namespace {
 // pods: a pod that prints nothing leaves its pod dir with its state record alone (no spec, lock,
 // pids, started or status files, and no empty log).
 TEST_F(ProcessRunnerTest, ASilentPodLeavesOnlyItsStateRecord) {
-  Container t;
-  t.name = "main";
-  t.command = {"true"};
-  runner_->launch(spec("quiet", {t}));
+  runner_->launch(spec("quiet", {program("main", {"true"})}));
   auto done = collector_.wait_final("quiet");
   ASSERT_TRUE(done);
   EXPECT_EQ(done->containers[0].reason, "Completed");
@@ -733,6 +737,98 @@ TEST_F(ProcessRunnerTest, AShimIsNotHeldByANodeThatDoesNotReadItsPipe) {
   auto st = pod_dir::parse_state(record, cs.size());
   ASSERT_TRUE(st.ended);
   for (const auto& c : *st.ended) EXPECT_EQ(c.reason, "Completed") << c.name;
+}
+
+}  // namespace
+}  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// The shim launcher this test process's runner started (its child, "caldera-shim --launcher").
+int32_t launcher_pid() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::string cmdline = slurp(entry.path() / "cmdline");
+    if (cmdline.find("--launcher") == std::string::npos) continue;
+    std::string stat = slurp(entry.path() / "stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    int32_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == ::getpid() && state != "Z") return std::stoi(entry.path().filename().string());
+  }
+  return 0;
+}
+
+Container sleeper(const std::string& name, const std::string& seconds) {
+  return program(name, {"sleep", seconds});
+}
+
+// Shims come from a launcher that forks them. If it dies, the pods it made run on and end as
+// usual, a launch it never took fails as a creation (nothing of it ran), and the next launch
+// gets a new launcher.
+TEST_F(ProcessRunnerTest, PodsOutliveTheLauncherAndALostLaunchIsAFailedCreation) {
+  runner_->launch(spec("before", {sleeper("main", "1.5")}));
+  ASSERT_TRUE(collector_.wait_running("before"));
+  int32_t first = launcher_pid();
+  ASSERT_GT(first, 0) << "no launcher";
+  std::this_thread::sleep_for(1100ms);  // a launcher that dies young is not started again
+
+  ASSERT_EQ(::kill(first, SIGSTOP), 0);  // it takes no more requests
+  for (const char* uid : {"lost-0", "lost-1", "lost-2"})
+    runner_->launch(spec(uid, {sleeper("main", "30")}));
+  std::this_thread::sleep_for(200ms);
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  for (const char* uid : {"lost-0", "lost-1", "lost-2"}) {
+    auto done = collector_.wait_final(uid);
+    ASSERT_TRUE(done) << uid;
+    EXPECT_NE(done->create_error, "") << uid;
+    EXPECT_EQ(done->containers[0].reason.rfind("StartError", 0), 0u) << done->containers[0].reason;
+  }
+
+  auto before = collector_.wait_final("before");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->containers[0].reason, "Completed");
+
+  runner_->launch(spec("after", {program("main", {"true"})}));
+  auto after = collector_.wait_final("after");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->containers[0].reason, "Completed");
+  int32_t second = launcher_pid();
+  EXPECT_GT(second, 0);
+  EXPECT_NE(second, first);
+}
+
+// Launches beyond what the launcher has in hand wait in the runner; a kill finds them there and
+// ends them at once, without their ever running.
+TEST_F(ProcessRunnerTest, AKillReachesAPodStillWaitingForTheLauncher) {
+  constexpr int kPods = 150;  // more than the launcher's window
+  for (int i = 0; i < kPods; ++i)
+    runner_->launch(spec("w" + std::to_string(i), {sleeper("main", "30")}));
+  const std::string last = "w" + std::to_string(kPods - 1);
+  runner_->kill(last, 10000);
+  auto done = collector_.wait_final(last);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Signaled");
+  EXPECT_EQ(done->containers[0].exit_code, 128 + SIGTERM);
+  for (int i = 0; i < kPods - 1; ++i) runner_->kill("w" + std::to_string(i), 0);
+  EXPECT_EQ(collector_.wait_final_count(kPods, 20s), static_cast<size_t>(kPods));
+  EXPECT_FALSE(fs::exists(root_ / last / "state")) << "it never ran";
+
+  // A kill that comes before the launcher's answer goes out with the answer.
+  int32_t launcher = launcher_pid();
+  ASSERT_GT(launcher, 0);
+  ASSERT_EQ(::kill(launcher, SIGSTOP), 0);
+  runner_->launch(spec("held", {sleeper("main", "30")}));
+  runner_->kill("held", 10000);
+  std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(::kill(launcher, SIGCONT), 0);
+  done = collector_.wait_final("held");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Signaled");
 }
 
 }  // namespace
