@@ -1,11 +1,7 @@
 #include "messages/job_yaml.hpp"
 
 #include <exception>
-#include <sstream>
-
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
+#include <variant>
 
 #include "messages/job_template.hpp"
 #include "messages/yaml_flow.hpp"
@@ -20,7 +16,7 @@ constexpr const char* kJobApiVersion = "batch.volcano.sh/v1alpha1";
 
 // Job, JobTemplate (both a JobSpec) and JobFlowSpec share Kubernetes' object metadata.
 template <class Spec>
-void read_metadata(YamlContext& ctx, const YAML::Node& node, Spec& obj) {
+void read_metadata(YamlContext& ctx, const YamlNode& node, Spec& obj) {
   MapReader m(ctx, node, "metadata");
   m.str("name", obj.name);
   m.str("namespace", obj.namespace_);
@@ -32,8 +28,7 @@ void read_metadata(YamlContext& ctx, const YAML::Node& node, Spec& obj) {
   m.warn_unknown();
 }
 
-std::vector<Plugin> read_plugins(YamlContext& ctx, const YAML::Node& node,
-                                 const std::string& path) {
+std::vector<Plugin> read_plugins(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   std::vector<Plugin> out;
   MapReader m(ctx, node, path);
   for (const auto& [name, args] : m.entries()) {
@@ -44,7 +39,7 @@ std::vector<Plugin> read_plugins(YamlContext& ctx, const YAML::Node& node,
   return out;
 }
 
-DependsOn read_depends_on(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+DependsOn read_depends_on(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   DependsOn d;
   MapReader m(ctx, node, path);
   m.strings("name", d.names);
@@ -54,7 +49,7 @@ DependsOn read_depends_on(YamlContext& ctx, const YAML::Node& node, const std::s
   return d;
 }
 
-PartitionPolicy read_partition_policy(YamlContext& ctx, const YAML::Node& node,
+PartitionPolicy read_partition_policy(YamlContext& ctx, const YamlNode& node,
                                       const std::string& path) {
   PartitionPolicy p;
   MapReader m(ctx, node, path);
@@ -68,7 +63,7 @@ PartitionPolicy read_partition_policy(YamlContext& ctx, const YAML::Node& node,
   return p;
 }
 
-TaskSpec read_task(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+TaskSpec read_task(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   TaskSpec t;
   t.replicas = 1;  // Volcano's default for a task that does not say
   MapReader m(ctx, node, path);
@@ -86,7 +81,7 @@ TaskSpec read_task(YamlContext& ctx, const YAML::Node& node, const std::string& 
   return t;
 }
 
-void read_spec(YamlContext& ctx, const YAML::Node& node, JobSpec& job) {
+void read_spec(YamlContext& ctx, const YamlNode& node, JobSpec& job) {
   MapReader m(ctx, node, "spec");
   m.i32("minAvailable", job.min_available);
   m.i32("minSuccess", job.min_success);
@@ -133,7 +128,7 @@ void read_object_metadata(YamlContext& ctx, MapReader& root, std::string_view de
   }
 }
 
-void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& prefix, size_t index,
+void read_document(YamlContext& ctx, const YamlNode& doc, const std::string& prefix, size_t index,
                    std::string_view default_namespace, ParsedDocuments& out) {
   MapReader root(ctx, doc, "");
   if (!root.valid()) return;
@@ -169,113 +164,40 @@ void read_document(YamlContext& ctx, const YAML::Node& doc, const std::string& p
   (*kind == "Job" ? out.jobs : out.templates).push_back({std::move(job), prefix, index});
 }
 
-// Thrown by DepthCheck where a mapping or list opens one level too deep.
-struct TooDeep {
-  YAML::Mark mark;
-};
-
-// yaml-cpp's events, only to measure nesting before the text is loaded into nodes: loading
-// recurses once per level, and yaml-cpp's own guard only says "bad file".
-class DepthCheck : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark&) override { depth_ = 0; }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    open(mark);
-  }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    open(mark);
-  }
-  void OnMapEnd() override { --depth_; }
-
- private:
-  void open(const YAML::Mark& mark) {
-    if (++depth_ > kMaxYamlDepth) throw TooDeep{mark};
-  }
-  int depth_ = 0;
-};
-
-std::string line_of(const YAML::Mark& mark) {
-  return mark.is_null() ? "" : "line " + std::to_string(mark.line + 1);
-}
-
 const std::string kTooDeep = "the YAML nests mappings and lists deeper than the limit of " +
                              std::to_string(kMaxYamlDepth) + " levels";
 
-}  // namespace
-
-// More than the text can nest: each flow collection opens with '[' or '{', and a block one
-// starts at a deeper indentation than its parent or after a '-' or '?' on its line, so a line can
-// hold at most about twice its indentation plus those characters of block levels. Overcounting
-// (a dash in a name, a bracket in a string) only costs the exact check.
-size_t yaml_nesting_bound(std::string_view text) {
-  size_t flows = 0, deepest_line = 0;
-  size_t line_start = 0;
-  while (line_start < text.size()) {
-    size_t end = text.find('\n', line_start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(line_start, end - line_start);
-    size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string_view::npos) indent = line.size();
-    size_t marks = 0;
-    for (char c : line) {
-      flows += c == '[' || c == '{';
-      marks += c == '-' || c == '?';
-    }
-    deepest_line = std::max(deepest_line, 2 * (indent + marks));
-    line_start = end + 1;
-  }
-  return flows + deepest_line + 4;
+std::string line_path(int line) {
+  return line > 0 ? "line " + std::to_string(line) : "";
 }
+
+}  // namespace
 
 ParsedDocuments parse_yaml(std::string_view text, Diagnostics& diags,
                            std::string_view default_namespace) {
   ParsedDocuments out;
-  // yaml-cpp stops reading at a NUL byte, which would silently drop the documents after it.
+  // A NUL byte is no YAML character: a parser may stop there and silently drop what follows.
   if (auto nul = text.find('\0'); nul != std::string_view::npos) {
     diags.error("", "the YAML contains a NUL byte at byte offset " + std::to_string(nul) +
                         " (is it a binary file?); YAML text cannot contain NUL bytes");
     return out;
   }
-  std::vector<YAML::Node> docs;
-  try {
-    // The exact check parses the text once more: only a text that might nest too deep pays it.
-    if (yaml_nesting_bound(text) > static_cast<size_t>(kMaxYamlDepth)) {
-      std::istringstream in{std::string(text)};
-      YAML::Parser parser(in);
-      DepthCheck depth;
-      while (parser.HandleNextDocument(depth)) {
-      }
-    }
-    for (const auto& doc : YAML::LoadAll(std::string(text)))
-      if (doc.IsDefined() && !doc.IsNull()) docs.push_back(doc);
-  } catch (const TooDeep& e) {
-    diags.error(line_of(e.mark), kTooDeep);
-    return out;
-  } catch (const YAML::DeepRecursion& e) {
-    diags.error(line_of(e.mark), kTooDeep);
-    return out;
-  } catch (const YAML::Exception& e) {
-    diags.error(line_of(e.mark), e.msg);
-    return out;
-  } catch (const std::exception& e) {
-    diags.error("", std::string("cannot read the YAML: ") + e.what());
+  // One pass: the loader refuses nesting beyond the limit as it reads.
+  auto loaded = load_yaml(text, kMaxYamlDepth);
+  if (auto* error = std::get_if<YamlLoadError>(&loaded)) {
+    diags.error(line_path(error->line), error->too_deep ? kTooDeep : error->message);
     return out;
   }
+  std::vector<YamlNode> docs;
+  for (auto& doc : std::get<std::vector<YamlNode>>(loaded))
+    if (!doc.is_null()) docs.push_back(std::move(doc));
   YamlContext ctx(diags);
   for (size_t i = 0; i < docs.size(); ++i) {
     std::string prefix = docs.size() > 1 ? "documents[" + std::to_string(i) + "]." : "";
     ctx.set_prefix(prefix);
     try {
       read_document(ctx, docs[i], prefix, i, default_namespace, out);
-    } catch (const std::exception& e) {  // YAML::Exception included: yaml-cpp throws on misuse
+    } catch (const std::exception& e) {
       ctx.error("", std::string("cannot read the document: ") + e.what());
     }
   }

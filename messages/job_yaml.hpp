@@ -32,10 +32,6 @@ struct ParsedDocuments {
 // Mappings and lists nested deeper than this are refused before the text is loaded.
 inline constexpr int kMaxYamlDepth = 100;
 
-// An upper bound on how deep the text's mappings and lists nest, from its characters alone:
-// texts within kMaxYamlDepth skip the exact (second) parse that measures nesting.
-size_t yaml_nesting_bound(std::string_view text);
-
 // Parses every document. Problems land in `diags` with field paths ("spec.tasks[1].replicas"; when
 // the text holds several documents, prefixed "documents[N]."). Unknown fields are warnings.
 // A NUL byte anywhere, or nesting deeper than kMaxYamlDepth, rejects the whole text.

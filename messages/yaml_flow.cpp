@@ -3,7 +3,7 @@
 namespace caldera {
 namespace {
 
-FlowDependsOn read_flow_depends_on(YamlContext& ctx, const YAML::Node& node,
+FlowDependsOn read_flow_depends_on(YamlContext& ctx, const YamlNode& node,
                                    const std::string& path) {
   FlowDependsOn d;
   MapReader m(ctx, node, path);
@@ -15,7 +15,7 @@ FlowDependsOn read_flow_depends_on(YamlContext& ctx, const YAML::Node& node,
   return d;
 }
 
-Flow read_flow(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+Flow read_flow(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   Flow f;
   MapReader m(ctx, node, path);
   m.str("name", f.name);
@@ -30,7 +30,7 @@ Flow read_flow(YamlContext& ctx, const YAML::Node& node, const std::string& path
 
 }  // namespace
 
-void read_flow_spec(YamlContext& ctx, const YAML::Node& node, JobFlowSpec& flow) {
+void read_flow_spec(YamlContext& ctx, const YamlNode& node, JobFlowSpec& flow) {
   MapReader m(ctx, node, "spec");
   if (auto n = m.get("flows")) {
     if (auto items = read_sequence(ctx, *n, "spec.flows"))

@@ -6,6 +6,6 @@
 
 namespace caldera {
 
-void read_flow_spec(YamlContext& ctx, const YAML::Node& node, JobFlowSpec& flow);
+void read_flow_spec(YamlContext& ctx, const YamlNode& node, JobFlowSpec& flow);
 
 }  // namespace caldera

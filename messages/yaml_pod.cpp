@@ -3,7 +3,7 @@
 namespace caldera {
 namespace {
 
-std::vector<EnvVar> read_env(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+std::vector<EnvVar> read_env(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   std::vector<EnvVar> out;
   auto items = read_sequence(ctx, node, path);
   if (!items) return out;
@@ -25,7 +25,7 @@ std::vector<EnvVar> read_env(YamlContext& ctx, const YAML::Node& node, const std
   return out;
 }
 
-void read_resources(YamlContext& ctx, const YAML::Node& node, const std::string& path,
+void read_resources(YamlContext& ctx, const YamlNode& node, const std::string& path,
                     Container& c) {
   MapReader m(ctx, node, path);
   m.quantities("requests", c.requests);
@@ -34,7 +34,7 @@ void read_resources(YamlContext& ctx, const YAML::Node& node, const std::string&
   m.warn_unknown();
 }
 
-Container read_container(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+Container read_container(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   Container c;
   MapReader m(ctx, node, path);
   m.str("name", c.name);
@@ -54,7 +54,7 @@ Container read_container(YamlContext& ctx, const YAML::Node& node, const std::st
 
 }  // namespace
 
-PodTemplate read_pod_template(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   PodTemplate t;
   MapReader root(ctx, node, path);
   if (auto n = root.get("metadata")) {

@@ -8,6 +8,6 @@
 
 namespace caldera {
 
-PodTemplate read_pod_template(YamlContext& ctx, const YAML::Node& node, const std::string& path);
+PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path);
 
 }  // namespace caldera

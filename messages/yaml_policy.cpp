@@ -13,7 +13,7 @@ constexpr const char* kPolicyActions =
     "AbortJob, RestartJob, RestartTask, RestartPod, RestartPartition, TerminateJob, CompleteJob, "
     "SyncJob";
 
-void add_event(YamlContext& ctx, const YAML::Node& node, const std::string& path,
+void add_event(YamlContext& ctx, const YamlNode& node, const std::string& path,
                LifecyclePolicy& out) {
   auto word = read_string(ctx, node, path);
   if (!word) return;
@@ -24,7 +24,7 @@ void add_event(YamlContext& ctx, const YAML::Node& node, const std::string& path
   }
 }
 
-LifecyclePolicy read_policy(YamlContext& ctx, const YAML::Node& node, const std::string& path) {
+LifecyclePolicy read_policy(YamlContext& ctx, const YamlNode& node, const std::string& path) {
   LifecyclePolicy p;
   MapReader m(ctx, node, path);
   if (!m.valid()) return p;
@@ -63,7 +63,7 @@ LifecyclePolicy read_policy(YamlContext& ctx, const YAML::Node& node, const std:
 
 }  // namespace
 
-std::vector<LifecyclePolicy> read_policies(YamlContext& ctx, const YAML::Node& node,
+std::vector<LifecyclePolicy> read_policies(YamlContext& ctx, const YamlNode& node,
                                            const std::string& path) {
   std::vector<LifecyclePolicy> out;
   if (auto items = read_sequence(ctx, node, path))

@@ -9,7 +9,7 @@
 
 namespace caldera {
 
-std::vector<LifecyclePolicy> read_policies(YamlContext& ctx, const YAML::Node& node,
+std::vector<LifecyclePolicy> read_policies(YamlContext& ctx, const YamlNode& node,
                                            const std::string& path);
 
 }  // namespace caldera

@@ -6,21 +6,15 @@
 namespace caldera {
 namespace {
 
-std::string_view kind_of(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Scalar:
-      return node.Tag() == "!" ? "a string" : "a scalar";
-    default:
-      return "nothing";
-  }
+std::string_view kind_of(const YamlNode& node) {
+  if (node.is_sequence()) return "a list";
+  if (node.is_map()) return "a mapping";
+  if (node.is_scalar()) return node.plain() ? "a scalar" : "a string";
+  return "nothing";
 }
 
-bool present(const YAML::Node& node) {
-  return node.IsDefined() && !node.IsNull();
+bool present(const YamlNode& node) {
+  return node.defined() && !node.is_null();
 }
 
 }  // namespace
@@ -57,22 +51,22 @@ bool YamlContext::spend() {
   return false;
 }
 
-MapReader::MapReader(YamlContext& ctx, const YAML::Node& node, std::string path)
+MapReader::MapReader(YamlContext& ctx, const YamlNode& node, std::string path)
     : ctx_(ctx), path_(std::move(path)) {
   if (!present(node)) return;
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     ctx_.error(path_, "expected a mapping, got " + std::string(kind_of(node)));
     valid_ = false;
     return;
   }
   std::unordered_set<std::string> seen;
-  for (const auto& kv : node) {
+  for (const auto& kv : node.entries()) {
     if (!ctx_.spend()) break;
-    if (!kv.first.IsScalar()) {
+    if (!kv.first.is_scalar()) {
       ctx_.error(path_, "mapping keys must be strings, got " + std::string(kind_of(kv.first)));
       continue;
     }
-    const std::string& key = kv.first.Scalar();
+    const std::string& key = kv.first.scalar();
     if (!seen.insert(key).second) {
       ctx_.error(child_path(path_, key), "duplicate field");
       continue;
@@ -82,7 +76,7 @@ MapReader::MapReader(YamlContext& ctx, const YAML::Node& node, std::string path)
   used_.assign(entries_.size(), false);
 }
 
-std::optional<YAML::Node> MapReader::get(std::string_view key) {
+std::optional<YamlNode> MapReader::get(std::string_view key) {
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (entries_[i].first != key) continue;
     used_[i] = true;
@@ -158,56 +152,56 @@ void MapReader::warn_unknown() {
     if (!used_[i]) ctx_.warn(path(entries_[i].first), "unknown field, ignored");
 }
 
-std::optional<std::string> read_string(YamlContext& ctx, const YAML::Node& node,
+std::optional<std::string> read_string(YamlContext& ctx, const YamlNode& node,
                                        const std::string& path) {
   // Any scalar is accepted: users write `value: 8` for strings and YAML has no way to say
   // otherwise.
-  if (node.IsScalar()) return node.Scalar();
+  if (node.is_scalar()) return node.scalar();
   if (!present(node)) return std::string();
   ctx.error(path, "expected a string, got " + std::string(kind_of(node)));
   return std::nullopt;
 }
 
-std::optional<int64_t> read_int(YamlContext& ctx, const YAML::Node& node, const std::string& path,
+std::optional<int64_t> read_int(YamlContext& ctx, const YamlNode& node, const std::string& path,
                                 int64_t min, int64_t max) {
   // A quoted scalar is a string to Kubernetes too: `replicas: "3"` is rejected there as well.
-  bool plain = node.Tag() == "?" || node.Tag() == "tag:yaml.org,2002:int";
-  if (!node.IsScalar() || !plain) {
+  bool plain = node.plain() && (node.tag().empty() || node.tag() == "tag:yaml.org,2002:int");
+  if (!node.is_scalar() || !plain) {
     ctx.error(path, "expected an integer, got " + std::string(kind_of(node)));
     return std::nullopt;
   }
-  std::string_view text = node.Scalar();
+  std::string_view text = node.scalar();
   if (text.starts_with('+')) text.remove_prefix(1);
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range || (ec == std::errc() && (value < min || value > max))) {
-    ctx.error(path, "integer " + node.Scalar() + " is out of range [" + std::to_string(min) + ", " +
+    ctx.error(path, "integer " + node.scalar() + " is out of range [" + std::to_string(min) + ", " +
                         std::to_string(max) + "]");
     return std::nullopt;
   }
   if (ec != std::errc() || end != text.data() + text.size()) {
-    ctx.error(path, "expected an integer, got \"" + node.Scalar() + "\"");
+    ctx.error(path, "expected an integer, got \"" + node.scalar() + "\"");
     return std::nullopt;
   }
   return value;
 }
 
-std::optional<std::vector<YAML::Node>> read_sequence(YamlContext& ctx, const YAML::Node& node,
-                                                     const std::string& path) {
-  std::vector<YAML::Node> out;
+std::optional<std::vector<YamlNode>> read_sequence(YamlContext& ctx, const YamlNode& node,
+                                                   const std::string& path) {
+  std::vector<YamlNode> out;
   if (!present(node)) return out;
-  if (!node.IsSequence()) {
+  if (!node.is_sequence()) {
     ctx.error(path, "expected a list, got " + std::string(kind_of(node)));
     return std::nullopt;
   }
-  for (const auto& item : node) {
+  for (const auto& item : node.items()) {
     if (!ctx.spend()) break;
     out.push_back(item);
   }
   return out;
 }
 
-std::optional<std::vector<std::string>> read_string_list(YamlContext& ctx, const YAML::Node& node,
+std::optional<std::vector<std::string>> read_string_list(YamlContext& ctx, const YamlNode& node,
                                                          const std::string& path) {
   auto items = read_sequence(ctx, node, path);
   if (!items) return std::nullopt;

@@ -1,8 +1,6 @@
 // Reading YAML nodes into plain values with field paths: type errors and unknown-field warnings.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -14,6 +12,7 @@
 
 #include "messages/diagnostic.hpp"
 #include "messages/resources.hpp"
+#include "messages/yaml_tree.hpp"
 
 namespace caldera {
 
@@ -46,15 +45,15 @@ class YamlContext {
 class MapReader {
  public:
   // A null node reads as an empty mapping; any other non-mapping is an error at `path`.
-  MapReader(YamlContext& ctx, const YAML::Node& node, std::string path);
+  MapReader(YamlContext& ctx, const YamlNode& node, std::string path);
 
   bool valid() const { return valid_; }
   const std::string& path() const { return path_; }
   std::string path(std::string_view key) const { return child_path(path_, key); }
-  const std::vector<std::pair<std::string, YAML::Node>>& entries() const { return entries_; }
+  const std::vector<std::pair<std::string, YamlNode>>& entries() const { return entries_; }
 
   // The value under `key`; nullopt when absent or null. Marks the key as known.
-  std::optional<YAML::Node> get(std::string_view key);
+  std::optional<YamlNode> get(std::string_view key);
   void str(std::string_view key, std::string& out);
   void i32(std::string_view key, int32_t& out);
   void i32(std::string_view key, std::optional<int32_t>& out);
@@ -72,18 +71,18 @@ class MapReader {
   YamlContext& ctx_;
   std::string path_;
   bool valid_ = true;
-  std::vector<std::pair<std::string, YAML::Node>> entries_;
+  std::vector<std::pair<std::string, YamlNode>> entries_;
   std::vector<bool> used_;
 };
 
-std::optional<std::string> read_string(YamlContext& ctx, const YAML::Node& node,
+std::optional<std::string> read_string(YamlContext& ctx, const YamlNode& node,
                                        const std::string& path);
-std::optional<int64_t> read_int(YamlContext& ctx, const YAML::Node& node, const std::string& path,
+std::optional<int64_t> read_int(YamlContext& ctx, const YamlNode& node, const std::string& path,
                                 int64_t min, int64_t max);
 // The elements of a sequence, or nullopt (with an error) when `node` is not one.
-std::optional<std::vector<YAML::Node>> read_sequence(YamlContext& ctx, const YAML::Node& node,
-                                                     const std::string& path);
-std::optional<std::vector<std::string>> read_string_list(YamlContext& ctx, const YAML::Node& node,
+std::optional<std::vector<YamlNode>> read_sequence(YamlContext& ctx, const YamlNode& node,
+                                                   const std::string& path);
+std::optional<std::vector<std::string>> read_string_list(YamlContext& ctx, const YamlNode& node,
                                                          const std::string& path);
 
 }  // namespace caldera
