@@ -13,6 +13,10 @@ namespace {
 constexpr std::string_view kSpecMagic = "caldera-spec-1";
 constexpr size_t kMaxName = 200;  // the shim's limit: NAME.log must be a valid file name
 constexpr size_t kMaxFile = 16 << 20;
+// The shim's limits (MAX_CONTAINERS, the argc/envc bound and MAX_SPEC_BYTES in shim.c).
+constexpr size_t kMaxContainers = 4096;
+constexpr size_t kMaxListEntries = size_t{1} << 20;
+constexpr size_t kMaxSpecBytes = size_t{64} << 20;
 
 bool has_nul(std::string_view s) {
   return s.find('\0') != std::string_view::npos;
@@ -47,8 +51,20 @@ std::vector<std::string_view> words(std::string_view line) {
 }  // namespace
 
 std::optional<std::string> check_containers(const std::vector<Container>& containers) {
+  // The shim's own limits (node/shim/shim.c): what it would refuse fails here, as the pod's
+  // failure, not later as a failed creation made again and again.
+  if (containers.size() > kMaxContainers)
+    return "more than " + std::to_string(kMaxContainers) + " containers";
+  size_t spec_bytes = 0;
   std::set<std::string_view> seen;
   for (const auto& c : containers) {
+    if (c.command.size() + c.args.size() > kMaxListEntries || c.env.size() > kMaxListEntries)
+      return "container '" + c.name + "': more than " + std::to_string(kMaxListEntries) +
+             " arguments or env entries";
+    spec_bytes += c.name.size() + c.working_dir.size() + 64;
+    for (const auto& a : c.command) spec_bytes += a.size() + 1;
+    for (const auto& a : c.args) spec_bytes += a.size() + 1;
+    for (const auto& e : c.env) spec_bytes += e.name.size() + e.value.size() + 2;
     const std::string& n = c.name;
     bool bad = n.empty() || n.size() > kMaxName || n == "." || n == "..";
     for (unsigned char ch : n) bad |= ch == '/' || ch <= ' ' || ch == 0x7f;
@@ -64,6 +80,9 @@ std::optional<std::string> check_containers(const std::vector<Container>& contai
     }
     if (nul) return "container '" + n + "': a NUL byte in its command, env or working dir";
   }
+  if (spec_bytes > kMaxSpecBytes)
+    return "the containers' commands and env take more than " + std::to_string(kMaxSpecBytes) +
+           " bytes";
   return std::nullopt;
 }
 

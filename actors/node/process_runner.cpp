@@ -106,8 +106,10 @@ struct SupervisedPod {
   bool via_launcher = false;
   bool awaiting_pid = false;  // the launcher has not answered yet (holds one of open_handles)
   bool orphaned = false;      // the launcher died before it answered: the record names the shim
+  uint32_t launch_seq = 0;    // the number of its request to the launcher
   bool kill_requested = false;
   int64_t kill_grace_ms = 0;
+  bool kill_overdue = false;  // the grace ran out before its pidfd came: SIGKILL on arrival
   int open_handles = 0;
   // Launched and adopted shims alike are watched and signalled through a pidfd, which cannot
   // come to name another process.
@@ -278,7 +280,7 @@ class UvProcessRunner final : public ProcessRunner {
       int fd = pidfd_open(pod.pid);
       if (fd >= 0 && pod_dir::proc_start_ticks(pod.pid) == pod.ticks) {
         pod.pidfd = fd;
-        if (pod.kill_requested) pod.runner->signal_shim(&pod, SIGTERM, pod.kill_grace_ms);
+        pod.runner->deliver_pending_kill(&pod);
       } else if (fd >= 0) {
         ::close(fd);
       }
@@ -418,38 +420,41 @@ class UvProcessRunner final : public ProcessRunner {
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
     std::string open_files = std::to_string(spec.open_files_limit);
-    if (ensure_launcher() &&
-        send_to_launcher({spec.pod_dir, grace, log_max_bytes, log_max_files, open_files}, spec_fd,
-                         out[1])) {
-      pod->via_launcher = true;
-      pod->launched = false;  // the launcher's child, not ours
-      pod->awaiting_pid = true;
-      uv_pipe_init(&loop_, &pod->out, 0);
-      pod->out.data = pod;
-      pod->has_pipe = true;
-      pod->open_handles = 2;  // the pipe, and the launcher's answer still to come
-      awaiting_.push_back(pod);
-      pods_.emplace(pod->uid, pod);
-      if (uv_pipe_open(&pod->out, out[0]) != 0) {
-        ::close(out[0]);
-        pod->create_error = "cannot read the pod's supervisor";
-        finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+    // The record pipe is watched before anything runs: no shim is ever unwatched.
+    uv_pipe_init(&loop_, &pod->out, 0);
+    pod->out.data = pod;
+    pod->has_pipe = true;
+    pod->open_handles = 1;
+    if (uv_pipe_open(&pod->out, out[0]) != 0) {
+      ::close(out[0]);
+      pod->create_error = "cannot read the pod's supervisor";
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+      return;
+    }
+    pod->pipe_open = true;
+    if (ensure_launcher()) {
+      pod->launch_seq = ++launch_seq_;
+      if (send_to_launcher({std::to_string(pod->launch_seq), spec.pod_dir, grace, log_max_bytes,
+                            log_max_files, open_files},
+                           spec_fd, out[1])) {
+        pod->via_launcher = true;
+        pod->launched = false;  // the launcher's child, not ours
+        pod->awaiting_pid = true;
+        ++pod->open_handles;  // held until the launcher's answer
+        awaiting_.push_back(pod);
+        pods_.emplace(pod->uid, pod);
+        uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
+                      &UvProcessRunner::on_shim_output);
         return;
       }
-      pod->pipe_open = true;
-      uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
-                    &UvProcessRunner::on_shim_output);
-      return;
     }
     char* args[] = {shim_path_.data(),    spec.pod_dir.data(), grace.data(), log_max_bytes.data(),
                     log_max_files.data(), open_files.data(),   nullptr};
     pid_t pid = 0;
     int rc = spawn(shim_path_, args, spec_fd, out[1], &pid);
     if (rc != 0) {
-      ::close(out[0]);
       pod->create_error = "cannot run " + shim_path_ + ": " + std::strerror(rc);
-      report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
-      delete pod;
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
       return;
     }
     pod->pid = pid;
@@ -461,25 +466,17 @@ class UvProcessRunner final : public ProcessRunner {
       int err = errno;
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
-      ::close(out[0]);
       pod->create_error = std::string("cannot watch the pod's supervisor: ") + std::strerror(err);
-      report(*pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
-      delete pod;
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
       return;
     }
     pod->poll.data = pod;
     pod->has_poll = true;
-    uv_pipe_init(&loop_, &pod->out, 0);
-    pod->out.data = pod;
-    pod->has_pipe = true;
-    pod->open_handles = 2;  // the poll and the pipe
-    pod->pipe_open = uv_pipe_open(&pod->out, out[0]) == 0;
-    if (!pod->pipe_open) ::close(out[0]);  // its end is then read from the state file
+    ++pod->open_handles;
     pods_.emplace(pod->uid, pod);
     uv_poll_start(&pod->poll, UV_READABLE, &UvProcessRunner::on_pidfd);
-    if (pod->pipe_open)
-      uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
-                    &UvProcessRunner::on_shim_output);
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&pod->out), &UvProcessRunner::alloc_chunk,
+                  &UvProcessRunner::on_shim_output);
   }
 
   // posix_spawn, which does not copy calderad's address space the way fork() does: `in` as
@@ -567,27 +564,69 @@ class UvProcessRunner final : public ProcessRunner {
     auto* pod = static_cast<SupervisedPod*>(poll->data);
     if (pod->finished) return;
     uv_poll_stop(poll);
-    int wstatus = 0;
-    // Reaps it if this process is its parent (launched, or re-created in the same process).
-    bool reaped = ::waitpid(pod->pid, &wstatus, WNOHANG) == pod->pid;
+    int signal = reap(*pod);
     drain(*pod);
-    auto* self = pod->runner;
-    auto statuses = self->recorded_statuses(*pod);
-    if (statuses) {
-      self->finish(pod, std::move(*statuses));
-    } else if (pod->launched && reaped && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 3 &&
-               !pod->reported_running) {
-      // It gave up before it started any container (its pod dir or state file could not be
-      // made): a failed creation, as when calderad could not spawn it.
-      pod->create_error = "the pod's supervisor could not set it up (exit " +
-                          std::to_string(WEXITSTATUS(wstatus)) + ")" + shim_complaint(*pod);
-      self->finish(pod,
-                   self->ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
-    } else if (pod->launched && reaped && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM) {
-      self->finish(pod, self->ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
-    } else {
-      self->finish(pod, self->ended_without_record(*pod, 255, 0, "SupervisorLost"));
+    pod->runner->pod_ended(pod, signal);
+  }
+
+  // Collects the shim's exit if this process is its parent (spawned, or made by a launcher while
+  // calderad is a subreaper), through its pidfd: its pid may name another child by now. Returns
+  // the signal it died of, or 0.
+  static int reap(const SupervisedPod& pod) {
+    if (pod.pidfd < 0) return 0;
+    siginfo_t info{};
+    if (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pod.pidfd), &info,
+                 WEXITED | WNOHANG) != 0)
+      return 0;
+    return info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED ? info.si_status : 0;
+  }
+
+  // The shim has ended: its record says how the pod ended. Without one: a pod killed before its
+  // containers started was Signaled; a shim that never claimed the pod set nothing up (a failed
+  // creation, made again); one that claimed it and vanished lost the outcome. A shim that found
+  // the pod claimed by another leaves it to that one, which is adopted while it lives.
+  void pod_ended(SupervisedPod* pod, int signal) {
+    std::string complaint = shim_complaint(*pod);
+    bool claimed_elsewhere = complaint.find("claimed by another") != std::string::npos;
+    if (claimed_elsewhere && adopt_claimant(pod)) return;
+    auto st = pod_dir::parse_state(pod->record, pod->names.size());
+    if (!claimed_elsewhere && !st.ended) {  // what the pipe had no room for is in the file
+      if (auto text = pod_dir::read_file(pod->dir + "/state"))
+        st = pod_dir::parse_state(*text, pod->names.size());
     }
+    learn(*pod, st);
+    bool claimed = st.shim_pid != 0 && (pod->pid == 0 || st.shim_pid == pod->pid);
+    if (st.ended && !claimed_elsewhere) {
+      finish(pod, std::move(*st.ended));
+    } else if ((pod->kill_requested || signal == SIGTERM) && !st.running) {
+      finish(pod, ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
+    } else if (!claimed && !claimed_elsewhere) {
+      pod->create_error = "the pod's supervisor could not set it up" + complaint;
+      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+    } else {
+      finish(pod, ended_without_record(*pod, 255, 0, "SupervisorLost"));
+    }
+  }
+
+  // The pod was launched again while a shim still ran it (a restart raced with a launch its
+  // launcher still had queued): that shim, if it is alive, is the pod's.
+  bool adopt_claimant(SupervisedPod* pod) {
+    auto text = pod_dir::read_file(pod->dir + "/state");
+    auto st = pod_dir::parse_state(text ? *text : "", pod->names.size());
+    if (st.shim_pid <= 0 || st.shim_start_ticks == 0 ||
+        pod_dir::proc_start_ticks(st.shim_pid) != st.shim_start_ticks)
+      return false;
+    AdoptCmd adopt{pod->uid, pod->dir, pod->names.size(), st.shim_pid, st.shim_start_ticks};
+    bool kill = pod->kill_requested;
+    int64_t grace = pod->kill_grace_ms;
+    pod->finished = true;  // silently: the adopted one reports
+    pods_.erase(pod->uid);
+    if (pod->has_poll) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->poll));
+    if (pod->has_timer) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->kill_timer));
+    if (pod->has_pipe) close_pod_handle(reinterpret_cast<uv_handle_t*>(&pod->out));
+    do_adopt(adopt);
+    if (kill) do_kill(adopt.uid, grace);
+    return true;
   }
 
   // The shim's own lines on what went wrong ("caldera-shim: ..."), which share its pipe.
@@ -658,7 +697,14 @@ class UvProcessRunner final : public ProcessRunner {
         learn(*pod, pod_dir::parse_state(*text, pod->names.size()));
     for (int32_t pgid : pod->pgids)
       if (pgid > 0 && ::getsid(pgid) == pod->pid) ::kill(-pgid, SIGKILL);
+    if (pod->pidfd < 0) pod->kill_overdue = true;  // sent once its pidfd comes
     pod->runner->signal_shim(pod, SIGKILL, 0);
+  }
+
+  // A pidfd came for a pod that was told to stop meanwhile.
+  void deliver_pending_kill(SupervisedPod* pod) {
+    if (pod->kill_requested) signal_shim(pod, SIGTERM, pod->kill_grace_ms);
+    if (pod->kill_overdue) signal_shim(pod, SIGKILL, 0);
   }
 
   // ---- the launcher ----
@@ -746,50 +792,73 @@ class UvProcessRunner final : public ProcessRunner {
 
   static void on_launcher_readable(uv_poll_t* handle, int status, int /*events*/) {
     auto* self = static_cast<UvProcessRunner*>(handle->data);
-    if (status < 0) {
-      self->launcher_dead(uv_strerror(status));
-      return;
-    }
+    // Answers already queued are taken even when the socket broke after them.
     for (;;) {
-      int32_t pid = 0;
+      int32_t answer[2] = {0, 0};  // the request's number, the pid (negative: -errno)
       union {
         cmsghdr hdr;
         char space[CMSG_SPACE(sizeof(int))];
       } control{};
-      iovec iov{&pid, sizeof pid};
+      iovec iov{answer, sizeof answer};
       msghdr msg{};
       msg.msg_iov = &iov;
       msg.msg_iovlen = 1;
       msg.msg_control = control.space;
       msg.msg_controllen = sizeof control.space;
       ssize_t n = ::recvmsg(self->launcher_sock_, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        if (status < 0) {
+          self->launcher_dead(uv_strerror(status));
+          return;
+        }
+        break;
+      }
       int fd = -1;
       cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
       if (c != nullptr && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
         std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-      if (n != static_cast<ssize_t>(sizeof pid) || self->awaiting_.empty()) {
+      bool in_turn = n == static_cast<ssize_t>(sizeof answer) && !self->awaiting_.empty() &&
+                     static_cast<uint32_t>(answer[0]) == self->awaiting_.front()->launch_seq;
+      if (!in_turn) {
         if (fd >= 0) ::close(fd);
-        self->launcher_dead(n == 0 ? "it exited" : n < 0 ? std::strerror(errno) : "a bad answer");
+        self->launcher_dead(n == 0  ? "it exited"
+                            : n < 0 ? std::strerror(errno)
+                                    : "an answer out of turn");
         return;
       }
       SupervisedPod* pod = self->awaiting_.front();
       self->awaiting_.pop_front();
       pod->awaiting_pid = false;
-      if (pid > 0 && fd >= 0 && !pod->finished) {
+      int32_t pid = answer[1];
+      bool cannot_fork = false;
+      if (pid > 0 && !pod->finished) {
         pod->pid = pid;
-        pod->pidfd = fd;
-        if (pod->kill_requested) self->signal_shim(pod, SIGTERM, pod->kill_grace_ms);
+        if (fd >= 0) {
+          pod->pidfd = fd;
+          self->deliver_pending_kill(pod);
+        } else {  // no room for the descriptor (MSG_CTRUNC): found as an orphan is
+          pod->orphaned = true;
+          learn(*pod, pod_dir::parse_state(pod->record, pod->names.size()));
+        }
       } else {
         if (fd >= 0) ::close(fd);
         if (pid <= 0 && !pod->finished) {
-          pod->create_error = std::string("cannot start the pod's supervisor: ") +
-                              std::strerror(pid < 0 ? -pid : EIO);
+          int err = pid < 0 ? -pid : EIO;
+          pod->create_error =
+              std::string("cannot start the pod's supervisor: ") + std::strerror(err);
           self->finish(
               pod, self->ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
+          cannot_fork = err == ENOSYS || err == EPERM || err == EINVAL;
         }
       }
       release_hold(pod);
+      if (cannot_fork) {
+        // A launcher that cannot fork (a seccomp filter, say) would fail every pod: spawn them.
+        self->give_up_launcher("it cannot fork");
+        self->launcher_dead("it cannot fork");
+        return;
+      }
     }
     self->pump_backlog();
   }
@@ -836,21 +905,7 @@ class UvProcessRunner final : public ProcessRunner {
   }
 
   // A launcher's shim closed its record pipe: it has ended.
-  void launcher_pod_ended(SupervisedPod* pod) {
-    auto st = pod_dir::parse_state(pod->record, pod->names.size());
-    if (auto statuses = recorded_statuses(*pod)) {
-      finish(pod, std::move(*statuses));
-    } else if (pod->kill_requested && !st.running) {
-      finish(pod, ended_without_record(*pod, 128 + SIGTERM, SIGTERM, "Signaled"));
-    } else if (st.shim_pid == 0 &&
-               shim_complaint(*pod).find("claimed by another") == std::string::npos) {
-      // It gave up before it claimed the pod, so before it started anything.
-      pod->create_error = "the pod's supervisor could not set it up" + shim_complaint(*pod);
-      finish(pod, ended_without_record(*pod, 127, 0, "StartError: " + pod->create_error));
-    } else {
-      finish(pod, ended_without_record(*pod, 255, 0, "SupervisorLost"));
-    }
-  }
+  void launcher_pod_ended(SupervisedPod* pod) { pod_ended(pod, reap(*pod)); }
 
   std::string shim_path_;
   OnChange on_change_;
@@ -868,6 +923,7 @@ class UvProcessRunner final : public ProcessRunner {
   int64_t launcher_started_ms_ = 0;
   bool launcher_given_up_ = false;
   std::deque<SupervisedPod*> awaiting_;  // sent to the launcher, in order, not yet answered
+  uint32_t launch_seq_ = 0;              // the last request's number
   std::list<PodProcessSpec> backlog_;    // beyond the window: not started yet
   std::unordered_map<std::string, std::list<PodProcessSpec>::iterator> backlog_index_;
 };

@@ -5,11 +5,12 @@
  * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]] < SPEC
  *        caldera-shim --launcher   (stdin: a SOCK_SEQPACKET socket from calderad)
  *
- * As a launcher it makes shims without an exec each: per request (the five arguments above,
- * NUL-terminated, with the spec's and the record pipe's descriptors attached) it forks a child
- * that runs as the shim of that pod, and answers with the child's pid (negative: -errno) and a
- * pidfd for it. It never waits for its children (the kernel reaps them) and ends when calderad
- * closes the socket; shims outlive it as they outlive calderad.
+ * As a launcher it makes shims without an exec each: per request (a sequence number and the five
+ * arguments above, NUL-terminated, with the spec's and the record pipe's descriptors attached)
+ * it forks a child that runs as the shim of that pod, and answers with the sequence number, the
+ * child's pid (negative: -errno) and a pidfd for it. It never waits for its children (the kernel
+ * reaps them), and ends when calderad hangs up or an answer cannot be sent; shims outlive it as
+ * they outlive calderad.
  *
  * SPEC, on stdin: NUL-terminated fields: "caldera-spec-1", container count, then per container:
  * name, working dir ("" = the pod dir), argc, argv..., envc, "K=V"...
@@ -30,8 +31,8 @@
  *                                                   per container; REASON is Completed, Error,
  *                                                   Signaled or StartError
  *                    done                           the record is complete
- *                  The same lines go to stdout, a pipe the node reads, for as long as it takes
- *                  them without blocking the shim.
+ *                  The same lines go to stdout, a pipe the node reads, whole lines at a time
+ *                  and as it has room for them: the shim never waits for the node.
  *   NAME.log  out: the container's stdout and stderr, interleaved, made on its first output. The
  *                  shim copies them from a pipe and rotates like the kubelet
  *                  (containerLogMaxSize, containerLogMaxFiles): a write that would take NAME.log
@@ -51,6 +52,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -547,18 +549,50 @@ static size_t reap(struct container* cs, size_t n) {
 /* ---- records ---- */
 
 static int g_state_fd = -1;
-static int g_report_broken; /* a write to the node's pipe was short: it gets nothing more */
+/* Record lines the node's pipe had no room for yet, sent as it drains. */
+static char* g_unsent;
+static size_t g_unsent_len, g_unsent_cap;
+static int g_report_broken; /* the node's pipe is gone (or no memory): it gets nothing more */
 
-/* Appends whole lines to the state file, then offers them to the node, which must never hold us:
-   stdout does not block, and after a short write (the node is slow or gone) the node reads the
-   state file instead. */
+/* Sends what is unsent, whole lines at a time, at most PIPE_BUF bytes per write: such a write to
+   a pipe is all or nothing, so the node never sees a torn line. Never waits: stdout does not
+   block, and what a slow node has no room for waits here for the next try. */
+static void flush_report(void) {
+  size_t sent = 0;
+  while (!g_report_broken && sent < g_unsent_len) {
+    size_t len = g_unsent_len - sent;
+    if (len > PIPE_BUF) {
+      const char* nl = memrchr(g_unsent + sent, '\n', PIPE_BUF);
+      len = nl != NULL ? (size_t)(nl - (g_unsent + sent)) + 1 : PIPE_BUF;
+    }
+    ssize_t n = write(STDOUT_FILENO, g_unsent + sent, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n != (ssize_t)len) g_report_broken = 1; /* the node is gone: it reads the state file */
+    else sent += len;
+  }
+  if (g_report_broken) sent = g_unsent_len;
+  memmove(g_unsent, g_unsent + sent, g_unsent_len - sent);
+  g_unsent_len -= sent;
+}
+
+/* Appends whole lines to the state file, then offers them to the node. */
 static int record(const char* buf, size_t len) {
   int rc = write_all(g_state_fd, buf, len);
   if (!g_report_broken) {
-    ssize_t n;
-    do n = write(STDOUT_FILENO, buf, len);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)len) g_report_broken = 1;
+    if (g_unsent_len + len > g_unsent_cap) {
+      size_t cap = (g_unsent_len + len) * 2;
+      char* grown = realloc(g_unsent, cap);
+      if (grown == NULL) {
+        g_report_broken = 1;
+        return rc;
+      }
+      g_unsent = grown;
+      g_unsent_cap = cap;
+    }
+    memcpy(g_unsent + g_unsent_len, buf, len);
+    g_unsent_len += len;
+    flush_report();
   }
   return rc;
 }
@@ -745,8 +779,8 @@ static int shim_main(int argc, char** argv) {
     running += cs[i].state == RUNNING;
     open_pipes += cs[i].out_fd >= 0;
   }
-  struct pollfd* fds = calloc(n + 1, sizeof *fds);
-  size_t* fd_owner = calloc(n + 1, sizeof *fd_owner);
+  struct pollfd* fds = calloc(n + 2, sizeof *fds);
+  size_t* fd_owner = calloc(n + 2, sizeof *fd_owner);
   if (fds == NULL || fd_owner == NULL) give_up(dirfd, 1, "caldera-shim: out of memory");
   int forwarded = 0, escalated = 0;
   long long drain_until = -1;
@@ -791,6 +825,12 @@ static int shim_main(int argc, char** argv) {
       fds[k].revents = 0;
       fd_owner[k++] = i;
     }
+    nfds_t pipes = k;
+    if (g_unsent_len > 0 && !g_report_broken) { /* the node's pipe, once it has room */
+      fds[k].fd = STDOUT_FILENO;
+      fds[k].events = POLLOUT;
+      fds[k++].revents = 0;
+    }
     /* Signals are blocked except inside ppoll: none slips between a check and the wait. */
     int ready = ppoll(fds, k, timeout, &wait_mask);
     if (ready < 0 && errno != EINTR) {
@@ -801,12 +841,13 @@ static int shim_main(int argc, char** argv) {
       if (timeout != NULL && timeout->tv_sec == 0 && timeout->tv_nsec < pause.tv_nsec)
         pause = *timeout;
       ppoll(NULL, 0, &pause, &wait_mask);
-      for (nfds_t j = 0; j < k; ++j) fds[j].revents = POLLIN;
+      for (nfds_t j = 0; j < k; ++j) fds[j].revents = j < pipes ? POLLIN : POLLOUT;
       ready = (int)k;
     }
     if (ready <= 0) continue;
-    for (nfds_t j = 0; j < k; ++j)
+    for (nfds_t j = 0; j < pipes; ++j)
       if (fds[j].revents != 0 && pump(&cs[fd_owner[j]]) == 0) --open_pipes;
+    if (k > pipes && fds[pipes].revents != 0) flush_report();
   }
   for (size_t i = 0; i < n; ++i) {
     if (cs[i].out_fd >= 0) {
@@ -817,6 +858,7 @@ static int shim_main(int argc, char** argv) {
     if (cs[i].log.fd >= 0) close(cs[i].log.fd);
   }
 
+  /* What the node's pipe has no room for now it reads from the state file, after our end. */
   if (record_ended(cs, n) != 0)
     give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
   if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write state (started)");
@@ -825,19 +867,16 @@ static int shim_main(int argc, char** argv) {
 
 /* ---- launcher ---- */
 
-#define LAUNCH_ARGS 5
+#define LAUNCH_ARGS 6 /* the request's sequence number, then the shim's five arguments */
+#define CLONE_PIDFD_FLAG 0x00001000
 
-/* clone3's arguments, as <linux/sched.h> has them (that header clashes with glibc's). */
-struct clone3_args {
-  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-};
-#define CLONE3_PIDFD 0x00001000ULL
-
-/* Reads one request: its arguments into args (pointing into buf) and its two descriptors. */
+/* Reads one request: its arguments into args (pointing into buf) and its two descriptors. Any
+   other descriptors that came along are closed. Returns -1 once calderad is gone, 1 for a
+   request that is not one. */
 static int launcher_receive(char* buf, size_t len, char** args, int fds[2]) {
   union {
     struct cmsghdr hdr;
-    char space[CMSG_SPACE(2 * sizeof(int))];
+    char space[CMSG_SPACE(8 * sizeof(int))];
   } control;
   struct iovec iov = {buf, len - 1};
   struct msghdr msg;
@@ -852,25 +891,38 @@ static int launcher_receive(char* buf, size_t len, char** args, int fds[2]) {
   if (n <= 0) return -1; /* calderad is gone (or the socket broke): so are we */
   buf[n] = '\0';
   fds[0] = fds[1] = -1;
-  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-      c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
-    memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+  int got = 0;
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (got < 2) fds[got] = fd;
+      else close(fd);
+      ++got;
+    }
+  }
   char* p = buf;
-  for (int i = 0; i < LAUNCH_ARGS; ++i) {
-    if (p >= buf + n) return 1;
+  int ok = got == 2 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+  for (int i = 0; i < LAUNCH_ARGS && ok; ++i) {
+    if (p >= buf + n) ok = 0;
     args[i] = p;
     p += strlen(p) + 1;
   }
-  return fds[0] >= 0 && fds[1] >= 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
-static void launcher_answer(int32_t pid, int pidfd) {
+/* The answer: the request's sequence number, the child's pid (negative: -errno) and its pidfd.
+   An answer that cannot be sent would leave the next ones matched to the wrong pods: calderad
+   then finds every pod of ours through its record instead, as it does when we die. */
+static void launcher_answer(uint32_t seq, int32_t pid, int pidfd) {
   union {
     struct cmsghdr hdr;
     char space[CMSG_SPACE(sizeof(int))];
   } control;
-  struct iovec iov = {&pid, sizeof pid};
+  int32_t answer[2] = {(int32_t)seq, pid};
+  struct iovec iov = {answer, sizeof answer};
   struct msghdr msg;
   memset(&msg, 0, sizeof msg);
   msg.msg_iov = &iov;
@@ -885,8 +937,16 @@ static void launcher_answer(int32_t pid, int pidfd) {
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
   }
-  while (sendmsg(STDIN_FILENO, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
+  ssize_t n;
+  do n = sendmsg(STDIN_FILENO, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof answer) _exit(1);
+}
+
+/* Whether calderad has hung up: requests it queued before it went are not run for nobody. */
+static int launcher_orphaned(void) {
+  struct pollfd p = {STDIN_FILENO, POLLRDHUP, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0;
 }
 
 static int launcher_main(void) {
@@ -901,17 +961,15 @@ static int launcher_main(void) {
     char* args[LAUNCH_ARGS + 1];
     int fds[2];
     int rc = launcher_receive(buf, sizeof buf, args, fds);
-    if (rc < 0) return 0;
+    if (rc < 0 || launcher_orphaned()) return 0;
+    uint32_t seq = rc == 0 ? (uint32_t)strtoul(args[0], NULL, 10) : 0;
     if (rc > 0) {
-      launcher_answer(-EINVAL, -1);
+      launcher_answer(seq, -EINVAL, -1);
     } else {
+      /* clone rather than clone3, which some seccomp profiles refuse (Docker's among them) */
       int pidfd = -1;
-      struct clone3_args ca;
-      memset(&ca, 0, sizeof ca);
-      ca.flags = CLONE3_PIDFD;
-      ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
-      ca.exit_signal = SIGCHLD;
-      long pid = syscall(SYS_clone3, &ca, sizeof ca);
+      long pid = syscall(SYS_clone, (unsigned long)(CLONE_PIDFD_FLAG | SIGCHLD), NULL, &pidfd,
+                         NULL, NULL);
       if (pid == 0) {
         /* The shim of this pod from here on: its spec on stdin, its record pipe as stdout and
            stderr, its own session, signals as a fresh process has them. */
@@ -923,11 +981,11 @@ static int launcher_main(void) {
         sa.sa_handler = SIG_DFL;
         for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &sa, NULL);
         setsid();
-        char* argv[LAUNCH_ARGS + 2] = {"caldera-shim", args[0], args[1], args[2],
-                                       args[3],        args[4], NULL};
-        exit(shim_main(LAUNCH_ARGS + 1, argv));
+        char* argv[LAUNCH_ARGS + 1] = {"caldera-shim", args[1], args[2], args[3],
+                                       args[4],        args[5], NULL};
+        exit(shim_main(LAUNCH_ARGS, argv));
       }
-      launcher_answer(pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);
+      launcher_answer(seq, pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);
       if (pidfd >= 0) close(pidfd);
     }
     if (fds[0] >= 0) close(fds[0]);

@@ -833,3 +833,59 @@ TEST_F(ProcessRunnerTest, AKillReachesAPodStillWaitingForTheLauncher) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// A start record larger than the record pipe holds still reaches the node whole, as the pipe
+// drains: the pod is reported Running while it runs.
+TEST_F(ProcessRunnerTest, APodWithALargeStartRecordIsReportedRunning) {
+  std::vector<Container> cs;
+  for (int i = 0; i < 400; ++i)
+    cs.push_back(sleeper(std::string(190, 'c') + std::to_string(i), "2"));
+  runner_->launch(spec("wide", cs));
+  auto running = collector_.wait_running("wide");
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->containers.size(), cs.size());
+  EXPECT_EQ(running->containers[399].name, cs[399].name);
+  EXPECT_GT(running->containers[399].started_ms, 0);
+  auto done = collector_.wait_final("wide", 10s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[399].reason, "Completed");
+}
+
+// Launched again while its first shim still runs it (a restart that raced a queued launch), a
+// pod is not reported ended: the running shim is adopted and its end is the pod's.
+TEST_F(ProcessRunnerTest, ALaunchOfAPodAnotherShimRunsAdoptsThatShim) {
+  runner_->launch(spec("twice", {sleeper("main", "1")}));
+  auto first = collector_.wait_running("twice");
+  ASSERT_TRUE(first);
+  Collector later;
+  auto second = ProcessRunner::create(CALDERA_SHIM_PATH, later.callback());
+  second->launch(spec("twice", {sleeper("main", "1")}));
+  auto adopted = later.wait_running("twice");
+  ASSERT_TRUE(adopted);
+  EXPECT_EQ(adopted->shim_pid, first->shim_pid);
+  auto done = later.wait_final("twice");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  for (const auto& s : later.all()) EXPECT_EQ(s.shim_pid, first->shim_pid);
+}
+
+// What the shim would refuse after claiming the pod is refused before: a pod failure, not a
+// failed creation made again and again.
+TEST(PodDir, TheShimsLimitsAreCheckedBeforeLaunch) {
+  std::vector<Container> many(4097);
+  for (size_t i = 0; i < many.size(); ++i) {
+    many[i].name = "c" + std::to_string(i);
+    many[i].command = {"true"};
+  }
+  auto problem = pod_dir::check_containers(many);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("4096"), std::string::npos) << *problem;
+  many.resize(4096);
+  EXPECT_FALSE(pod_dir::check_containers(many));
+}
+
+}  // namespace
+}  // namespace caldera
