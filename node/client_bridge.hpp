@@ -2,6 +2,7 @@
 // coordinator's answer back on the same connection.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,10 @@ class ReplySink {
 };
 
 // Messages: (frame_atom, connection, frame bytes). `token`: when not empty, requests must carry it.
+// A request the coordinator has not answered within `timeout` is answered `unavailable` (checked
+// once a second); the coordinator's answer after that is dropped.
 caf::actor spawn_client_bridge(caf::actor_system& sys, std::shared_ptr<ReplySink> sink,
-                               caf::actor coordinator, std::string token);
+                               caf::actor coordinator, std::string token,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 }  // namespace caldera

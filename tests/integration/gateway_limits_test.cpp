@@ -18,9 +18,12 @@
 
 #include "client/client.hpp"
 #include "harness.hpp"
+#include "tests/api_requests.hpp"
 
 namespace caldera::testing {
 namespace {
+
+using caldera::testing::list_jobs_request;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -63,14 +66,6 @@ uint64_t cpu_ticks(pid_t pid) {
   uint64_t utime = 0, stime = 0;
   fields >> utime >> stime;
   return utime + stime;
-}
-
-std::string list_jobs_request(uint64_t id) {
-  capnp::MallocMessageBuilder builder;
-  auto request = builder.initRoot<api::Request>();
-  request.setId(id);
-  request.initListJobs();
-  return to_bytes(builder);
 }
 
 int raw_connect(int port, int receive_buffer) {

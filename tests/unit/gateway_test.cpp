@@ -23,9 +23,13 @@
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"
 #include "node/gateway.hpp"
+#include "tests/api_requests.hpp"
 
 namespace caldera {
 namespace {
+
+using caldera::testing::list_jobs_request;
+using caldera::testing::ping_request;
 
 using namespace std::chrono_literals;
 
@@ -42,22 +46,6 @@ std::string error_response(uint64_t id, api::Error::Code code, const std::string
   auto error = response.initErrors(1)[0];
   error.setCode(code);
   error.setMessage(message);
-  return to_bytes(builder);
-}
-
-std::string ping_request(uint64_t id) {
-  capnp::MallocMessageBuilder builder;
-  auto request = builder.initRoot<api::Request>();
-  request.setId(id);
-  request.setPing();
-  return to_bytes(builder);
-}
-
-std::string list_jobs_request(uint64_t id) {
-  capnp::MallocMessageBuilder builder;
-  auto request = builder.initRoot<api::Request>();
-  request.setId(id);
-  request.initListJobs();
   return to_bytes(builder);
 }
 
