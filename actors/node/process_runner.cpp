@@ -100,7 +100,6 @@ struct SupervisedPod {
   int32_t pid = 0;
   uint64_t ticks = 0;
   bool finished = false;
-  bool launched = false;  // our child (we reap it); adopted ones belong to an earlier calderad
   // Forked by the launcher: it ends when its record pipe does (the shim holds the only writing
   // end), and its pidfd comes in the launcher's answer.
   bool via_launcher = false;
@@ -378,7 +377,6 @@ class UvProcessRunner final : public ProcessRunner {
     pod->runner = this;
     pod->uid = spec.uid;
     pod->dir = spec.pod_dir;
-    pod->launched = true;
     for (const auto& c : spec.containers) pod->names.push_back(c.name);
     pod->started_ms.assign(pod->names.size(), now_ms());
 
@@ -438,7 +436,6 @@ class UvProcessRunner final : public ProcessRunner {
                             log_max_files, open_files},
                            spec_fd, out[1])) {
         pod->via_launcher = true;
-        pod->launched = false;  // the launcher's child, not ours
         pod->awaiting_pid = true;
         ++pod->open_handles;  // held until the launcher's answer
         awaiting_.push_back(pod);
@@ -557,9 +554,8 @@ class UvProcessRunner final : public ProcessRunner {
     report(*pod, running_statuses(*pod));
   }
 
-  // The shim ended (readable pidfd). Its own record says how the pod ended; without one, a
-  // launched shim that died of SIGTERM was killed before it started any container (it handles
-  // SIGTERM from its first instruction on), and any other end lost the pod's outcome.
+  // A spawned or adopted shim ended (its pidfd is readable); launcher-made ones end with their
+  // record pipe.
   static void on_pidfd(uv_poll_t* poll, int /*status*/, int /*events*/) {
     auto* pod = static_cast<SupervisedPod*>(poll->data);
     if (pod->finished) return;
