@@ -103,6 +103,7 @@ struct SupervisedPod {
   // Forked by the launcher: it ends when its record pipe does (the shim holds the only writing
   // end), and its pidfd comes in the launcher's answer.
   bool via_launcher = false;
+  bool adopted = false;       // started by an earlier calderad: it surely ran
   bool awaiting_pid = false;  // the launcher has not answered yet (holds one of open_handles)
   bool orphaned = false;      // the launcher died before it answered: the record names the shim
   uint32_t launch_seq = 0;    // the number of its request to the launcher
@@ -530,6 +531,7 @@ class UvProcessRunner final : public ProcessRunner {
     pod->dir = c.pod_dir;
     pod->pid = c.pid;
     pod->ticks = c.ticks;
+    pod->adopted = true;
     pod->names.resize(c.container_count);
     pod->started_ms.assign(c.container_count, 0);
     if (auto text = pod_dir::read_file(c.pod_dir + "/state"))
@@ -591,7 +593,7 @@ class UvProcessRunner final : public ProcessRunner {
         st = pod_dir::parse_state(*text, pod->names.size());
     }
     learn(*pod, st);
-    bool claimed = st.shim_pid != 0 && (pod->pid == 0 || st.shim_pid == pod->pid);
+    bool claimed = pod->adopted || (st.shim_pid != 0 && (pod->pid == 0 || st.shim_pid == pod->pid));
     if (st.ended && !claimed_elsewhere) {
       finish(pod, std::move(*st.ended));
     } else if ((pod->kill_requested || signal == SIGTERM) && !st.running) {

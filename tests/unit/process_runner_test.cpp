@@ -889,3 +889,30 @@ TEST(PodDir, TheShimsLimitsAreCheckedBeforeLaunch) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// An adopted supervisor surely ran its pod: ending without a record (one from an older calderad,
+// which kept other files) loses the outcome, and is never a failed creation to make again.
+TEST_F(ProcessRunnerTest, AnAdoptedShimWithoutARecordIsLostNotAFailedCreation) {
+  pid_t old_shim = ::fork();
+  if (old_shim == 0) {
+    ::execlp("sleep", "sleep", "0.3", nullptr);
+    ::_exit(127);
+  }
+  ASSERT_GT(old_shim, 0);
+  auto ticks = pod_dir::proc_start_ticks(old_shim);
+  ASSERT_TRUE(ticks);
+  fs::create_directories(root_ / "old");
+  runner_->adopt("old", (root_ / "old").string(), 1, old_shim, *ticks);
+  ASSERT_TRUE(collector_.wait_running("old"));
+  auto done = collector_.wait_final("old");
+  ::waitpid(old_shim, nullptr, 0);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "SupervisorLost");
+  EXPECT_EQ(done->create_error, "");
+}
+
+}  // namespace
+}  // namespace caldera
