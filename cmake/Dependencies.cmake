@@ -16,7 +16,8 @@ find_package(CapnProto 0.9 CONFIG REQUIRED)
 find_package(RocksDB CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
-# Job, JobTemplate and JobFlow YAML from clients (fast); yaml-cpp still reads the cluster config.
+# Every YAML calderad reads (jobs, flows, templates, the cluster config); yaml-cpp only checks, in
+# tests, the YAML the CLI prints.
 pkg_check_modules(LIBFYAML REQUIRED IMPORTED_TARGET libfyaml)
 find_package(GTest CONFIG REQUIRED)
 find_package(fmt CONFIG REQUIRED)

@@ -95,7 +95,10 @@ caf::behavior client_bridge(BridgeSelf* self, std::shared_ptr<ReplySink> sink,
           sink->send(it->second.connection, std::move(response));
           self->state.waiting.erase(it);
         };
-        self->request(coordinator, caf::infinite, api_atom::value, frame)
+        // Ahead of the coordinator's own traffic (a 10,000-pod job's pod events, say): a client
+        // is answered within a bound whatever the cluster is busy with.
+        self->request<caf::message_priority::high>(coordinator, caf::infinite, api_atom::value,
+                                                   frame)
             .then([answer](const std::string& response) { answer(response); },
                   [self, answer, id](caf::error& err) {
                     answer(error_response(
