@@ -916,3 +916,38 @@ TEST_F(ProcessRunnerTest, AnAdoptedShimWithoutARecordIsLostNotAFailedCreation) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// A launcher that dies young is not started again: every shim after it is spawned directly
+// (posix_spawn), and such pods run, are killed and end as launched ones do.
+TEST_F(ProcessRunnerTest, WithoutALauncherShimsAreSpawned) {
+  runner_->launch(spec("first", {sleeper("main", "0.2")}));
+  ASSERT_TRUE(collector_.wait_running("first"));
+  int32_t launcher = launcher_pid();
+  ASSERT_GT(launcher, 0);
+  ASSERT_EQ(::kill(launcher, SIGKILL), 0);  // within a second of its start
+  ASSERT_TRUE(eventually([&] { return launcher_pid() == 0; }));
+
+  runner_->launch(spec("spawned", {program("main", {"true"})}));
+  auto done = collector_.wait_final("spawned");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Completed");
+  EXPECT_EQ(launcher_pid(), 0) << "a launcher was started again";
+
+  runner_->launch(spec("stopped", {shell("main", "echo ready; sleep 30")}));
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "stopped" / "main.log") == "ready\n"; }));
+  runner_->kill("stopped", 10000);
+  done = collector_.wait_final("stopped");
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "Signaled");
+  EXPECT_EQ(done->containers[0].exit_code, 128 + SIGTERM);
+
+  auto first = collector_.wait_final("first");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->containers[0].reason, "Completed");
+}
+
+}  // namespace
+}  // namespace caldera
