@@ -25,8 +25,7 @@ std::vector<EnvVar> read_env(YamlContext& ctx, const YamlNode& node, const std::
   return out;
 }
 
-void read_resources(YamlContext& ctx, const YamlNode& node, const std::string& path,
-                    Container& c) {
+void read_resources(YamlContext& ctx, const YamlNode& node, const std::string& path, Container& c) {
   MapReader m(ctx, node, path);
   m.quantities("requests", c.requests);
   m.quantities("limits", c.limits);

@@ -46,6 +46,36 @@ std::string commit_sync(caldera::Store& s, std::vector<Write> writes) {
   return result;
 }
 
+// Holds the store's writer thread inside a done callback (of a write to Meta "gate") until
+// open(), so that the commits made meanwhile queue up and share the next batch.
+class WriterGate {
+ public:
+  explicit WriterGate(caldera::Store& s) {
+    s.commit({put(Family::Meta, "gate", "g")}, [this](std::string) {
+      std::unique_lock lock(mu_);
+      entered_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return released_; });
+    });
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return entered_; });
+  }
+  ~WriterGate() { open(); }
+  void open() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool entered_ = false;
+  bool released_ = false;
+};
+
 class Store : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -268,20 +298,7 @@ TEST_F(Store, BatchesRespectMaxWritesWithoutSplittingACommit) {
   auto s = open(StoreOptions{.sync = false, .max_batch_writes = 10});
   ASSERT_TRUE(s);
   // Hold the writer inside the first done callback, so that everything after it queues up.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool entered = false;
-  bool release = false;
-  s->commit({put(Family::Jobs, "gate", "g")}, [&](std::string) {
-    std::unique_lock lock(mu);
-    entered = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  });
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return entered; });
-  }
+  WriterGate gate(*s);
   for (int i = 0; i < 20; ++i) {
     std::vector<Write> w;
     for (int j = 0; j < 4; ++j) w.push_back(put(Family::Jobs, std::to_string(i * 4 + j), "v"));
@@ -290,11 +307,7 @@ TEST_F(Store, BatchesRespectMaxWritesWithoutSplittingACommit) {
   std::vector<Write> big;
   for (int j = 0; j < 25; ++j) big.push_back(put(Family::NodePods, "big" + std::to_string(j), "v"));
   s->commit(std::move(big), nullptr);
-  {
-    std::lock_guard lock(mu);
-    release = true;
-  }
-  cv.notify_all();
+  gate.open();
   s->flush();
   auto st = s->stats();
   // gate alone; then 20 commits of 4 at two per batch; then the oversized commit whole.
@@ -560,19 +573,7 @@ TEST_F(Store, ABatchKeepsOnlyTheLastWriteOfAKey) {
   ASSERT_TRUE(s);
   ASSERT_EQ(commit_sync(*s, {put(Family::Jobs, "gone", "old"), put(Family::Pods, "k", "pod")}), "");
   // Hold the writer inside a done callback, so that the commits below share the next batch.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool entered = false, release = false;
-  s->commit({put(Family::Meta, "gate", "g")}, [&](std::string) {
-    std::unique_lock lock(mu);
-    entered = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  });
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return entered; });
-  }
+  WriterGate gate(*s);
   std::vector<int> answered;
   auto note = [&](int i) {
     return [&answered, i](std::string e) {
@@ -584,11 +585,7 @@ TEST_F(Store, ABatchKeepsOnlyTheLastWriteOfAKey) {
   s->commit({put(Family::Jobs, "k", "v2")}, note(1));
   s->commit({put(Family::Jobs, "k", "v3"), del(Family::Jobs, "gone")}, note(2));
   s->commit({put(Family::Jobs, "gone", "back"), del(Family::Jobs, "other")}, note(3));
-  {
-    std::lock_guard lock(mu);
-    release = true;
-  }
-  cv.notify_all();
+  gate.open();
   s->flush();
   EXPECT_EQ(answered, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(s->get(Family::Jobs, "k"), "v3");
