@@ -13,36 +13,12 @@ runs="${2:-3}"
 baseline="${3:-}"
 scripts/install-deps.sh
 
-build_release() {  # source dir, build dir, targets...
-  local src="$1" dir="$2"
-  shift 2
-  if [ ! -f "$dir/build.ninja" ]; then
-    cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  fi
-  if ! log=$(cmake --build "$dir" -j "$(nproc)" --target "$@" 2>&1); then
-    echo "$log" >&2
-    exit 1
-  fi
-}
+source scripts/bench/lib.sh
 build_release . build-release calderad caldera-shim caldera caldera-bench-jobs
-variants=(current)
-declare -A calderad=([current]=build-release/node/calderad)
-if [ -n "$baseline" ]; then
-  sha=$(git rev-parse --short "$baseline^{commit}")
-  base="build-baseline/$sha"
-  if [ ! -d "$base/src" ]; then  # extracted once, so that rebuilds stay incremental
-    mkdir -p "$base/src"
-    git archive "$sha" | tar -x -C "$base/src"
-  fi
-  build_release "$base/src" "$base/build" calderad caldera-shim
-  variants=(baseline current)
-  calderad[baseline]="$base/build/node/calderad"
-  echo "baseline $sha ($(git log -1 --format=%s "$sha" | cut -c1-60))"
-fi
+setup_variants "$baseline"
 
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 field() { sed -E "s/.*$1=([-0-9.]+).*/\\1/" <<<"$2"; }
 
