@@ -54,5 +54,7 @@ using sim_atom = caf::atom_constant<caf::atom("sim")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 // job actor's own timer: delayed actions, deadlines, TTL
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+// the timer actor's own wake-up
+using timer_atom = caf::atom_constant<caf::atom("timer")>;
 
 }  // namespace caldera

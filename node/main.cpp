@@ -15,6 +15,7 @@
 #include "actors/coordinator/coordinator_actor.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/timer/timer_actor.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
 #include "node/gateway.hpp"
@@ -205,7 +206,8 @@ int main(int argc, char** argv) {
   caf::actor_system sys{cfg};
 
   auto scheduler = spawn_scheduler(sys);
-  auto coordinator = spawn_coordinator(sys, CoordinatorEnv{store, scheduler, node->name});
+  auto timer = spawn_timer(sys);
+  auto coordinator = spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, node->name});
   NodeActorEnv node_env;
   node_env.name = node->name;
   node_env.address = node->host + ":" + std::to_string(node->cluster_port);
@@ -246,9 +248,9 @@ int main(int argc, char** argv) {
     sink->attach(nullptr);
     gateway->reset();
   }
-  for (auto* a : {&bridge, &node_actor, &coordinator, &scheduler})
+  for (auto* a : {&bridge, &node_actor, &coordinator, &scheduler, &timer})
     caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
-  bridge = node_actor = coordinator = scheduler = nullptr;
+  bridge = node_actor = coordinator = scheduler = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   sys.await_all_actors_done();

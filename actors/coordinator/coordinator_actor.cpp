@@ -75,7 +75,8 @@ std::string ns_or_default(capnp::Text::Reader t) {
 }
 
 JobActorEnv job_env(CoordSelf* self) {
-  return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler};
+  return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
+          self->state.env.timer};
 }
 
 ResourceList largest_node(const CoordinatorState& st) {

@@ -14,6 +14,7 @@ namespace caldera {
 struct CoordinatorEnv {
   std::shared_ptr<Store> store;
   caf::actor scheduler;
+  caf::actor timer;       // the job actors' clock (actors/timer)
   std::string node_name;  // the node this coordinator runs on, for `ping`
 };
 

@@ -152,6 +152,10 @@ void schedule_tick(JobSelf* self) {
   auto due = next_due_ms(st.model);
   if (!due || (st.timer_at && *st.timer_at <= *due)) return;
   st.timer_at = due;
+  if (st.env.timer) {
+    self->send(st.env.timer, tick_atom::value, *due, caf::actor_cast<caf::actor>(self));
+    return;
+  }
   auto delay = std::max<int64_t>(0, *due - now_ms());
   self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom::value, *due);
 }

@@ -15,6 +15,7 @@ struct JobActorEnv {
   std::shared_ptr<Store> store;
   caf::actor coordinator;  // routes launches/kills to nodes, caches records for reads
   caf::actor scheduler;
+  caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
 };
 
 // Messages:

@@ -251,13 +251,15 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
       c.started_ms = t;
     }
     e.status.phase = PodPhase::Running;
+    // A pod that runs for no time ends as it starts: one write and one report, as a kubelet
+    // that saw it only once it had ended would report it.
+    if (e.sim_duration_ms == 0) {
+      finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error");
+      return;
+    }
     persist_and_report(self, e);
-    // A zero duration needs no trip through CAF's clock thread.
-    if (e.sim_duration_ms == 0)
-      self->send(self, sim_atom::value, e.status.uid);
-    else
-      self->delayed_send(self, std::chrono::milliseconds(e.sim_duration_ms), sim_atom::value,
-                         e.status.uid);
+    self->delayed_send(self, std::chrono::milliseconds(e.sim_duration_ms), sim_atom::value,
+                       e.status.uid);
     return;
   }
   PodProcessSpec spec;
@@ -449,6 +451,11 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         }
         e.status.phase = PodPhase::Pending;
         auto [pos, _] = st.pods.emplace(uid, std::move(e));
+        // A simulated pod starts nothing outside the node, so its first record is its start.
+        if (pos->second.sim_duration_ms >= 0) {
+          start_pod(self, pos->second);
+          return;
+        }
         // Durable before it starts: after a crash the node knows every pod it may have started.
         auto me = caf::actor_cast<caf::actor>(self);
         st.env.store->commit({Write{Family::NodePods, uid, record_bytes(pos->second)}},

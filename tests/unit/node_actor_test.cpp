@@ -1,6 +1,6 @@
-// The node actor on the real store, on a small tmpfs of its own that fills up and is then freed:
-// what it keeps while writes fail, and what it writes again once it can. Simulated pods: no
-// processes. Needs to mount a tmpfs (tests run as root); skipped where that is not allowed.
+// The node actor on the real store, with simulated pods (no processes): what it reports and
+// writes, and, on a small tmpfs of its own that fills up and is then freed, what it keeps while
+// writes fail and writes again once it can (the tmpfs needs root; skipped where not allowed).
 #include "actors/node/node_actor.hpp"
 
 #include <fcntl.h>
@@ -51,7 +51,7 @@ bool holds(Pred pred, std::chrono::milliseconds period) {
   return pred();
 }
 
-std::string sim_launch(const std::string& uid) {
+std::string sim_launch(const std::string& uid, int64_t duration_ms = 0) {
   capnp::MallocMessageBuilder b;
   auto l = b.initRoot<cluster::PodLaunch>();
   Pod pod;
@@ -62,7 +62,7 @@ std::string sim_launch(const std::string& uid) {
   pod.task_name = "main";
   encode(pod, l.initPod());
   l.initContainers(1)[0].setName("main");
-  l.setSimDurationMs(0);
+  l.setSimDurationMs(duration_ms);
   return to_bytes(b);
 }
 
@@ -209,6 +209,87 @@ TEST_F(NodeActor, AFailedDeleteIsMadeAgainOnceTheStoreCanWrite) {
   reopened.value()->scan(Family::NodePods, [&](std::string_view, std::string_view) { ++records; });
   EXPECT_EQ(records, 0);
   EXPECT_FALSE(fs::exists(pod_dir));
+}
+
+// The reports a node sends its coordinator for simulated pods, and the writes they cost: a pod
+// that runs for no time is written and reported once, ended; one that runs for a while twice.
+class SimulatedPods : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/caldera-node-sim-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto opened = Store::open((dir_ / "db").string());
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    store_ = std::move(opened.value());
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // Launches one pod and returns the phases and start/end times the coordinator is told of,
+  // until it ends.
+  struct Seen {
+    PodPhase phase;
+    int64_t started_ms, finished_ms;
+  };
+  std::vector<Seen> run(int64_t duration_ms) {
+    std::vector<Seen> seen;
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    NodeActorEnv env;
+    env.name = "n1";
+    env.data_dir = (dir_ / "node").string();
+    env.shim_path = "/nonexistent/caldera-shim";
+    env.store = store_;
+    env.coordinator = caf::actor_cast<caf::actor>(coordinator);
+    auto node = spawn_node_actor(sys, env);
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", duration_ms));
+    bool ended = false;
+    while (!ended) {
+      bool timed_out = false;
+      coordinator->receive([&](register_atom, const std::string&, const caf::actor&) {},
+                           [&](report_atom, const std::string& bytes) {
+                             FlatReader reader(bytes);
+                             auto pod = decode(reader.root<cluster::PodReport>().getPod());
+                             seen.push_back({pod.phase, pod.started_ms, pod.finished_ms});
+                             ended = is_terminal(pod.phase);
+                           },
+                           caf::after(5s) >> [&] { timed_out = true; });
+      if (timed_out) {
+        ADD_FAILURE() << "no report within 5 s";
+        break;
+      }
+    }
+    store_->flush();
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    return seen;
+  }
+
+  fs::path dir_;
+  std::shared_ptr<Store> store_;
+};
+
+TEST_F(SimulatedPods, APodOfNoDurationIsWrittenAndReportedOnceEnded) {
+  auto seen = run(0);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].phase, PodPhase::Succeeded);
+  EXPECT_GT(seen[0].started_ms, 0);
+  EXPECT_EQ(seen[0].started_ms, seen[0].finished_ms);
+  EXPECT_EQ(store_->stats().writes, 1u);
+  EXPECT_EQ(recorded_phase(*store_, "u1"), PodPhase::Succeeded);
+}
+
+TEST_F(SimulatedPods, APodThatRunsAWhileIsReportedRunningThenEnded) {
+  auto seen = run(30);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].phase, PodPhase::Running);
+  EXPECT_EQ(seen[1].phase, PodPhase::Succeeded);
+  EXPECT_GE(seen[1].finished_ms - seen[1].started_ms, 30);
+  EXPECT_EQ(store_->stats().writes, 2u);
+  EXPECT_EQ(recorded_phase(*store_, "u1"), PodPhase::Succeeded);
 }
 
 }  // namespace
