@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct NodeConfig {
   uint16_t client_port = 7070;   // the Cap'n Proto gateway
   std::string data_dir;
   ResourceList resources;  // capacity offered to pods
+  std::map<std::string, std::string> labels;  // for nodeSelector and `get nodes`
   // Client gateway limits. Unset: calderad's flags, else its defaults; a timeout of 0: never.
   std::optional<uint32_t> max_connections;
   std::optional<std::chrono::milliseconds> idle_timeout;
@@ -33,7 +35,11 @@ struct NodeConfig {
 struct ClusterConfig {
   std::string name = "caldera";
   std::string coordinator;  // the name of the node that runs the coordinator actors
-  std::string token;        // when set, every client request must carry it
+  std::string token;        // when set, every client request and node registration must carry it
+  // Node <-> coordinator liveness: each side sends a heartbeat this often, and a node not heard
+  // from for heartbeat_timeout is NotReady (as is a coordinator, for its nodes).
+  std::chrono::milliseconds heartbeat_interval{500};
+  std::chrono::milliseconds heartbeat_timeout{2000};
   std::vector<NodeConfig> nodes;
 
   const NodeConfig* find(const std::string& node) const;
