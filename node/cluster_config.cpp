@@ -1,5 +1,7 @@
 #include "node/cluster_config.hpp"
 
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -115,14 +117,174 @@ void read_container_log(const YamlNode& n, const std::string& path, NodeConfig& 
   }
 }
 
-void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg, Diagnostics& diags) {
+// A label's name, or its value (which may be empty): at most 63 of [A-Za-z0-9._-].
+bool label_text_ok(std::string_view text) {
+  if (text.size() > 63) return false;
+  for (char c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+      return false;
+  return true;
+}
+
+// A label key as Kubernetes has them, kept simple: an optional DNS prefix and a slash, then a
+// name (example.com/fpga, zone); why not, or nullopt.
+std::optional<std::string> check_label_key(std::string_view key) {
+  auto slash = key.find('/');
+  std::string_view name = key;
+  if (slash != std::string_view::npos) {
+    auto prefix = key.substr(0, slash);
+    name = key.substr(slash + 1);
+    bool prefix_ok = !prefix.empty() && prefix.size() <= 253;
+    for (char c : prefix)
+      if (!(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') && c != '.' && c != '-')
+        prefix_ok = false;
+    if (!prefix_ok)
+      return fmt::format(
+          "the prefix of label key '{}' must be at most 253 of [a-z0-9.-] before the '/' "
+          "(example: example.com/fpga)",
+          key);
+  }
+  if (name.empty() || name.find('/') != std::string_view::npos || !label_text_ok(name))
+    return fmt::format(
+        "label key '{}' must be a name of 1 to 63 of [A-Za-z0-9._-], optionally after a prefix "
+        "and a '/' (examples: zone, example.com/fpga)",
+        key);
+  return std::nullopt;
+}
+
+void read_labels(const YamlNode& n, const std::string& path,
+                 std::map<std::string, std::string>& out, Diagnostics& diags) {
+  if (!n.defined() || n.is_null()) return;
+  if (!n.is_map()) {
+    diags.error(path, "must be a mapping of label keys to values, such as {zone: a, disk: ssd}");
+    return;
+  }
+  for (const auto& [k, v] : n.entries()) {
+    if (!k.is_scalar()) {
+      diags.error(path, "label keys must be strings, such as zone");
+      continue;
+    }
+    const std::string& key = k.scalar();
+    std::string at = path + "." + key;
+    if (auto problem = check_label_key(key)) {
+      diags.error(at, *problem);
+      continue;
+    }
+    if (!v.is_null() && !v.is_scalar()) {
+      diags.error(at, "must be a string such as ssd (a label value)");
+      continue;
+    }
+    std::string value = v.is_null() ? std::string{} : v.scalar();
+    if (!label_text_ok(value)) {
+      diags.error(at, fmt::format("label value '{}' must be at most 63 of [A-Za-z0-9._-], or empty "
+                                  "(examples: ssd, eu-west-1a)",
+                                  value));
+      continue;
+    }
+    if (!out.emplace(key, value).second) diags.error(at, "label given twice");
+  }
+}
+
+// 2000ms as "2s", 90000ms as "90s", 120000ms as "2m": as a Go duration, shortly.
+std::string duration_text(std::chrono::milliseconds d) {
+  auto ms = d.count();
+  if (ms % 60'000 == 0) return fmt::format("{}m", ms / 60'000);
+  if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+  return fmt::format("{}ms", ms);
+}
+
+// A heartbeat duration; nullopt (and an error) when it is not a positive duration up to `max`.
+std::optional<std::chrono::milliseconds> read_heartbeat(const YamlNode& n, const std::string& path,
+                                                        std::chrono::milliseconds max,
+                                                        std::string_view max_text,
+                                                        std::string_view example,
+                                                        Diagnostics& diags) {
+  if (!n.is_scalar()) {
+    diags.error(path, fmt::format("must be a duration (example: {})", example));
+    return std::nullopt;
+  }
+  const std::string& text = n.scalar();
+  auto ms = parse_go_duration_ms(text);
+  if (!ms) {
+    diags.error(path,
+                fmt::format("'{}' is not a duration (examples: {}, 1s, 1m30s)", text, example));
+    return std::nullopt;
+  }
+  if (*ms <= 0) {
+    diags.error(path, fmt::format("'{}' must be more than 0 (example: {})", text, example));
+    return std::nullopt;
+  }
+  if (std::chrono::milliseconds(*ms) > max) {
+    diags.error(path, fmt::format("'{}' is more than the maximum, {} (example: {})", text, max_text,
+                                  example));
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(*ms);
+}
+
+void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
+  if (!c.defined() || c.is_null()) return;
+  if (!c.is_map()) {
+    diags.error("cluster", "must be a mapping such as {name: local-3, coordinator: node-1}");
+    return;
+  }
+  static const std::set<std::string> known{"name", "coordinator", "token", "heartbeatInterval",
+                                           "heartbeatTimeout"};
+  for (const auto& kv : c.entries()) {
+    auto key = text_of(kv.first);
+    if (!known.count(key)) diags.warn("cluster." + key, "unknown field, ignored");
+  }
+  cfg.name = scalar(get(c, "name"), "cluster.name", diags);
+  cfg.coordinator = scalar(get(c, "coordinator"), "cluster.coordinator", diags);
+  cfg.token = scalar(get(c, "token"), "cluster.token", diags);
+
+  using std::chrono::milliseconds, std::chrono::seconds, std::chrono::minutes;
+  auto interval_node = get(c, "heartbeatInterval");
+  auto timeout_node = get(c, "heartbeatTimeout");
+  std::optional<milliseconds> interval = cfg.heartbeat_interval, timeout = cfg.heartbeat_timeout;
+  if (interval_node.defined())
+    interval = read_heartbeat(interval_node, "cluster.heartbeatInterval", seconds(60), "60s",
+                              "500ms", diags);
+  if (timeout_node.defined())
+    timeout =
+        read_heartbeat(timeout_node, "cluster.heartbeatTimeout", minutes(10), "10m", "2s", diags);
+  if (!interval || !timeout) return;
+  if (*timeout <= *interval) {
+    // Blame the one written out: the defaults are in order.
+    if (timeout_node.defined())
+      diags.error("cluster.heartbeatTimeout",
+                  fmt::format("{} must be more than heartbeatInterval, {}, so that one late "
+                              "heartbeat is not a lost node (example: heartbeatInterval: 500ms, "
+                              "heartbeatTimeout: 2s)",
+                              duration_text(*timeout), duration_text(*interval)));
+    else
+      diags.error("cluster.heartbeatInterval",
+                  fmt::format("{} must be less than heartbeatTimeout, {} by default; set "
+                              "heartbeatTimeout too (example: heartbeatInterval: 5s, "
+                              "heartbeatTimeout: 20s)",
+                              duration_text(*interval), duration_text(*timeout)));
+    return;
+  }
+  cfg.heartbeat_interval = *interval;
+  cfg.heartbeat_timeout = *timeout;
+}
+
+// Where a node of the config came from, for the checks across nodes.
+struct NodeSource {
+  std::string path;                 // "nodes[2]"
+  bool data_dir_defaulted = false;  // not written: derived from the name
+};
+
+void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
+               std::vector<NodeSource>& sources, Diagnostics& diags) {
   NodeConfig node;
+  NodeSource source{path};
   if (!n.is_map()) {
     diags.error(path, "must be a mapping with name, host, clusterPort, clientPort, dataDir");
     return;
   }
-  static const std::set<std::string> known{"name",       "host",    "clusterPort",
-                                           "clientPort", "dataDir", "resources"};
+  static const std::set<std::string> known{"name",    "host",      "clusterPort", "clientPort",
+                                           "dataDir", "resources", "labels"};
   for (const auto& kv : n.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key) && !kGatewayFields.count(key) && !kContainerLogFields.count(key))
@@ -134,7 +296,10 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg, D
   read_port(get(n, "clusterPort"), path + ".clusterPort", node.cluster_port, diags);
   read_port(get(n, "clientPort"), path + ".clientPort", node.client_port, diags);
   node.data_dir = scalar(get(n, "dataDir"), path + ".dataDir", diags);
-  if (node.data_dir.empty()) node.data_dir = "./caldera-data/" + node.name;
+  if (node.data_dir.empty()) {
+    node.data_dir = "./caldera-data/" + node.name;
+    source.data_dir_defaulted = true;
+  }
   if (auto r = get(n, "resources"); r.defined()) {
     if (!r.is_map()) {
       diags.error(path + ".resources", "must be a mapping such as {cpu: 8, memory: 16Gi}");
@@ -154,8 +319,31 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg, D
   read_count(get(n, "maxConnections"), path + ".maxConnections", node.max_connections, diags);
   read_timeout(get(n, "idleTimeout"), path + ".idleTimeout", node.idle_timeout, diags);
   read_timeout(get(n, "frameTimeout"), path + ".frameTimeout", node.frame_timeout, diags);
+  read_labels(get(n, "labels"), path + ".labels", node.labels, diags);
   read_container_log(n, path, node, diags);
   cfg.nodes.push_back(std::move(node));
+  sources.push_back(std::move(source));
+}
+
+// No two nodes may keep their data in one directory; paths are compared lexically normalised
+// ("./data/a/" is "data/a"), not resolved.
+void check_data_dirs(const ClusterConfig& cfg, const std::vector<NodeSource>& sources,
+                     Diagnostics& diags) {
+  std::vector<std::filesystem::path> seen;
+  for (size_t i = 0; i < cfg.nodes.size(); ++i) {
+    auto dir = std::filesystem::path(cfg.nodes[i].data_dir).lexically_normal();
+    if (dir.has_relative_path() && !dir.has_filename()) dir = dir.parent_path();  // "a/b/"
+    for (size_t j = 0; j < seen.size(); ++j) {
+      // Two default directories are the same only when the names are, reported already.
+      if (seen[j] != dir || (sources[i].data_dir_defaulted && sources[j].data_dir_defaulted))
+        continue;
+      diags.error(sources[i].path + ".dataDir",
+                  fmt::format("data directory {} is already {}.dataDir; every node needs its own",
+                              dir.string(), sources[j].path));
+      break;
+    }
+    seen.push_back(std::move(dir));
+  }
 }
 
 }  // namespace
@@ -205,23 +393,21 @@ Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics&
     diags.error("", "the cluster config must be a mapping with `cluster` and `nodes`");
     return Failure{"invalid cluster config"};
   }
-  if (auto c = get(root, "cluster"); c.defined()) {
-    cfg.name = scalar(get(c, "name"), "cluster.name", diags);
-    cfg.coordinator = scalar(get(c, "coordinator"), "cluster.coordinator", diags);
-    cfg.token = scalar(get(c, "token"), "cluster.token", diags);
-  }
+  read_cluster(get(root, "cluster"), cfg, diags);
   auto nodes = get(root, "nodes");
+  std::vector<NodeSource> sources;  // one per cfg.nodes
   if (!nodes.is_sequence() || nodes.items().empty()) {
     diags.error("nodes", "must list at least one node");
   } else {
     for (size_t i = 0; i < nodes.items().size(); ++i)
-      read_node(nodes.items()[i], fmt::format("nodes[{}]", i), cfg, diags);
+      read_node(nodes.items()[i], fmt::format("nodes[{}]", i), cfg, sources, diags);
   }
   std::set<std::string> names;
   for (size_t i = 0; i < cfg.nodes.size(); ++i)
     if (!names.insert(cfg.nodes[i].name).second)
-      diags.error(fmt::format("nodes[{}].name", i),
+      diags.error(sources[i].path + ".name",
                   fmt::format("node name '{}' is used twice", cfg.nodes[i].name));
+  check_data_dirs(cfg, sources, diags);
   if (cfg.coordinator.empty() && !cfg.nodes.empty()) cfg.coordinator = cfg.nodes.front().name;
   if (!cfg.coordinator.empty() && !names.count(cfg.coordinator))
     diags.error("cluster.coordinator",

@@ -1,6 +1,10 @@
 // The cluster config file: what it reads, and the paths of what is wrong in it.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "node/cluster_config.hpp"
 
 namespace caldera {
@@ -10,6 +14,20 @@ bool has_error(const Diagnostics& d, const std::string& path) {
   for (const auto& e : d.errors)
     if (e.path == path) return true;
   return false;
+}
+
+std::string all_errors(const Diagnostics& d) {
+  std::string out;
+  for (const auto& e : d.errors) out += to_string(e) + "\n";
+  return out;
+}
+
+// A config of these nodes (flow mappings) under a cluster mapping.
+Result<ClusterConfig> parse(const std::string& cluster, const std::vector<std::string>& nodes,
+                            Diagnostics& diags) {
+  std::string text = "cluster: " + cluster + "\nnodes:\n";
+  for (const auto& n : nodes) text += "  - " + n + "\n";
+  return parse_cluster_config(text, diags);
 }
 
 TEST(ClusterConfig, ReadsTheShippedLocalConfig) {
@@ -68,8 +86,8 @@ TEST(ClusterConfig, GatewayLimitsPerNode) {
   auto cfg = parse_cluster_config(R"(
 nodes:
   - {name: a, maxConnections: 2000, idleTimeout: 90s, frameTimeout: 500ms}
-  - {name: b, idleTimeout: 0}
-  - {name: c}
+  - {name: b, clientPort: 7071, clusterPort: 7171, idleTimeout: 0}
+  - {name: c, clientPort: 7072, clusterPort: 7172}
 )",
                                   diags);
   ASSERT_TRUE(cfg) << cfg.error();
@@ -89,8 +107,8 @@ TEST(ClusterConfig, BadGatewayLimitsNameTheirField) {
   auto cfg = parse_cluster_config(R"(
 nodes:
   - {name: a, maxConnections: 0, idleTimeout: 5 minutes}
-  - {name: b, maxConnections: many, frameTimeout: -1s}
-  - {name: c, frameTimeout: [10s]}
+  - {name: b, clientPort: 7071, clusterPort: 7171, maxConnections: many, frameTimeout: -1s}
+  - {name: c, clientPort: 7072, clusterPort: 7172, frameTimeout: [10s]}
 )",
                                   diags);
   EXPECT_FALSE(cfg);
@@ -100,6 +118,270 @@ nodes:
   EXPECT_TRUE(has_error(diags, "nodes[1].frameTimeout"));
   EXPECT_TRUE(has_error(diags, "nodes[2].frameTimeout"));
   EXPECT_EQ(diags.errors.size(), 5u);
+}
+
+TEST(ClusterConfig, ReadsTheShippedThreeNodeConfig) {
+  Diagnostics diags;
+  auto cfg =
+      load_cluster_config(std::string(CALDERA_SOURCE_DIR) + "/cluster-config/local-3.yaml", diags);
+  ASSERT_TRUE(cfg) << cfg.error() << "\n" << all_errors(diags);
+  EXPECT_TRUE(diags.warnings.empty());
+  EXPECT_EQ(cfg->name, "local-3");
+  EXPECT_EQ(cfg->coordinator, "node-1");
+  EXPECT_EQ(cfg->token, "");
+  EXPECT_EQ(cfg->heartbeat_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(cfg->heartbeat_timeout, std::chrono::seconds(2));
+  ASSERT_EQ(cfg->nodes.size(), 3u);
+  const std::map<std::string, std::string> zone_a_ssd{{"zone", "a"}, {"disk", "ssd"}};
+  const std::map<std::string, std::string> zone_b{{"zone", "b"}};
+  const std::map<std::string, std::string> zone_b_ssd{{"zone", "b"}, {"disk", "ssd"}};
+  const std::vector<std::map<std::string, std::string>> labels{zone_a_ssd, zone_b, zone_b_ssd};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const auto& n = cfg->nodes[i];
+    EXPECT_EQ(n.name, "node-" + std::to_string(i + 1));
+    EXPECT_EQ(n.host, "127.0.0.1");
+    EXPECT_EQ(n.client_port, 7071 + i);
+    EXPECT_EQ(n.cluster_port, 7171 + i);
+    EXPECT_EQ(n.data_dir, "./caldera-data/local-3/" + n.name);
+    EXPECT_EQ(n.labels, labels[i]);
+    EXPECT_EQ(n.resources.get("pods"), 110000);
+  }
+  const MilliValue gi = 1024LL * 1024 * 1024 * 1000;
+  EXPECT_EQ(cfg->nodes[0].resources.get("cpu"), 4000);
+  EXPECT_EQ(cfg->nodes[0].resources.get("memory"), 8 * gi);
+  EXPECT_EQ(cfg->nodes[1].resources.get("cpu"), 2000);
+  EXPECT_EQ(cfg->nodes[1].resources.get("memory"), 4 * gi);
+  EXPECT_EQ(cfg->nodes[1].resources.get("example.com/fpga"), 0);
+  EXPECT_EQ(cfg->nodes[2].resources.get("cpu"), 2000);
+  EXPECT_EQ(cfg->nodes[2].resources.get("memory"), 4 * gi);
+  EXPECT_EQ(cfg->nodes[2].resources.get("example.com/fpga"), 1000);
+}
+
+TEST(ClusterConfig, HeartbeatsDefaultToHalfASecondAndTwoSeconds) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config("nodes: [{name: a}]\n", diags);
+  ASSERT_TRUE(cfg) << cfg.error();
+  EXPECT_EQ(cfg->heartbeat_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(cfg->heartbeat_timeout, std::chrono::milliseconds(2000));
+}
+
+TEST(ClusterConfig, HeartbeatsAreGoDurations) {
+  struct Case {
+    std::string interval, timeout;
+    std::chrono::milliseconds want_interval, want_timeout;
+  };
+  using std::chrono::milliseconds;
+  for (const auto& c : std::vector<Case>{
+           {"100ms", "300ms", milliseconds(100), milliseconds(300)},
+           {"1s", "1m30s", milliseconds(1000), milliseconds(90'000)},
+           {"60s", "10m", milliseconds(60'000), milliseconds(600'000)},  // both maximums
+           {"1ms", "2ms", milliseconds(1), milliseconds(2)},
+           {"\"250ms\"", "1.5s", milliseconds(250), milliseconds(1500)},
+       }) {
+    SCOPED_TRACE(c.interval + " " + c.timeout);
+    Diagnostics diags;
+    auto cfg = parse("{heartbeatInterval: " + c.interval + ", heartbeatTimeout: " + c.timeout + "}",
+                     {"{name: a}"}, diags);
+    ASSERT_TRUE(cfg) << all_errors(diags);
+    EXPECT_TRUE(diags.warnings.empty());
+    EXPECT_EQ(cfg->heartbeat_interval, c.want_interval);
+    EXPECT_EQ(cfg->heartbeat_timeout, c.want_timeout);
+  }
+  // Only one given: the other keeps its default.
+  Diagnostics diags;
+  auto cfg = parse("{heartbeatInterval: 1s}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->heartbeat_interval, std::chrono::seconds(1));
+  EXPECT_EQ(cfg->heartbeat_timeout, std::chrono::seconds(2));
+}
+
+TEST(ClusterConfig, BadHeartbeatsNameTheirFieldAndSayWhy) {
+  struct Case {
+    std::string cluster, path, says;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"{heartbeatInterval: 0}", "cluster.heartbeatInterval", "more than 0"},
+           {"{heartbeatInterval: 0s}", "cluster.heartbeatInterval", "more than 0"},
+           {"{heartbeatInterval: -1s}", "cluster.heartbeatInterval", "more than 0"},
+           {"{heartbeatInterval: 500}", "cluster.heartbeatInterval", "not a duration"},
+           {"{heartbeatInterval: half a second}", "cluster.heartbeatInterval", "not a duration"},
+           {"{heartbeatInterval: [1s]}", "cluster.heartbeatInterval", "must be a duration"},
+           {"{heartbeatInterval: 61s, heartbeatTimeout: 5m}", "cluster.heartbeatInterval",
+            "maximum, 60s"},
+           {"{heartbeatTimeout: 11m}", "cluster.heartbeatTimeout", "maximum, 10m"},
+           {"{heartbeatTimeout: 0}", "cluster.heartbeatTimeout", "more than 0"},
+           {"{heartbeatTimeout: soon}", "cluster.heartbeatTimeout", "not a duration"},
+           {"{heartbeatInterval: 2s, heartbeatTimeout: 2s}", "cluster.heartbeatTimeout",
+            "must be more than heartbeatInterval, 2s"},
+           {"{heartbeatInterval: 1s, heartbeatTimeout: 500ms}", "cluster.heartbeatTimeout",
+            "must be more than heartbeatInterval, 1s"},
+           {"{heartbeatTimeout: 400ms}", "cluster.heartbeatTimeout",
+            "must be more than heartbeatInterval, 500ms"},
+           // The default timeout (2s) is not more than this: the interval, written, is blamed.
+           {"{heartbeatInterval: 5s}", "cluster.heartbeatInterval", "2s by default"},
+       }) {
+    SCOPED_TRACE(c.cluster);
+    Diagnostics diags;
+    EXPECT_FALSE(parse(c.cluster, {"{name: a}"}, diags));
+    ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+    EXPECT_EQ(diags.errors[0].path, c.path);
+    EXPECT_NE(diags.errors[0].message.find(c.says), std::string::npos) << all_errors(diags);
+    EXPECT_NE(diags.errors[0].message.find("example"), std::string::npos) << all_errors(diags);
+  }
+}
+
+TEST(ClusterConfig, KnownClusterFieldsAreQuietAndOthersWarned) {
+  Diagnostics diags;
+  auto cfg = parse(
+      "{name: c, coordinator: a, token: t0k, heartbeatInterval: 1s, heartbeatTimeout: 3s, "
+      "colour: blue, nodez: []}",
+      {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->name, "c");
+  EXPECT_EQ(cfg->token, "t0k");
+  ASSERT_EQ(diags.warnings.size(), 2u);
+  EXPECT_EQ(diags.warnings[0].path, "cluster.colour");
+  EXPECT_EQ(diags.warnings[0].message, "unknown field, ignored");
+  EXPECT_EQ(diags.warnings[1].path, "cluster.nodez");
+}
+
+TEST(ClusterConfig, ClusterMustBeAMapping) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("[local-3]", {"{name: a}"}, diags));
+  EXPECT_TRUE(has_error(diags, "cluster"));
+}
+
+TEST(ClusterConfig, NodeLabelsAreRead) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+nodes:
+  - name: a
+    clientPort: 7071
+    clusterPort: 7171
+    labels:
+      zone: eu-west-1a
+      disk: ssd
+      example.com/fpga: "true"
+      kubernetes.io/hostname: a
+      gpu: ""
+      spot:
+      Tier_2.x: "0"
+      count: 3
+  - {name: b, clientPort: 7072, clusterPort: 7172, labels: {}}
+  - {name: c, clientPort: 7073, clusterPort: 7173}
+)",
+                                  diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_TRUE(diags.warnings.empty());  // labels is a known field
+  const std::map<std::string, std::string> want{{"zone", "eu-west-1a"},
+                                                {"disk", "ssd"},
+                                                {"example.com/fpga", "true"},
+                                                {"gpu", ""},
+                                                {"spot", ""},
+                                                {"kubernetes.io/hostname", "a"},
+                                                {"Tier_2.x", "0"},
+                                                {"count", "3"}};
+  EXPECT_EQ(cfg->nodes[0].labels, want);
+  EXPECT_TRUE(cfg->nodes[1].labels.empty());
+  EXPECT_TRUE(cfg->nodes[2].labels.empty());
+}
+
+TEST(ClusterConfig, LabelNamesAndValuesFollowKubernetesRules) {
+  const std::string name63(63, 'n'), name64(64, 'n');
+  Diagnostics ok_diags;
+  auto ok = parse(
+      "{}", {"{name: a, labels: {" + name63 + ": " + name63 + ", example.com/" + name63 + ": x}}"},
+      ok_diags);
+  ASSERT_TRUE(ok) << all_errors(ok_diags);
+  EXPECT_EQ(ok->nodes[0].labels.at(name63), name63);
+
+  struct Case {
+    std::string labels, path;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"{zone: a b}", "nodes[0].labels.zone"},
+           {"{zone: a/b}", "nodes[0].labels.zone"},
+           {"{zone: " + name64 + "}", "nodes[0].labels.zone"},
+           {"{zone: [a]}", "nodes[0].labels.zone"},
+           {"{zone: {a: b}}", "nodes[0].labels.zone"},
+           {"{" + name64 + ": a}", "nodes[0].labels." + name64},
+           {"{\"\": a}", "nodes[0].labels."},
+           {"{\"a b\": c}", "nodes[0].labels.a b"},
+           {"{example.com/: a}", "nodes[0].labels.example.com/"},
+           {"{/zone: a}", "nodes[0].labels./zone"},
+           {"{Example.com/zone: a}", "nodes[0].labels.Example.com/zone"},
+           {"{a/b/c: a}", "nodes[0].labels.a/b/c"},
+           {"{zone: a, zone: b}", "nodes[0].labels.zone"},
+           {"[zone]", "nodes[0].labels"},
+           {"zone=a", "nodes[0].labels"},
+       }) {
+    SCOPED_TRACE(c.labels);
+    Diagnostics diags;
+    EXPECT_FALSE(parse("{}", {"{name: a, labels: " + c.labels + "}"}, diags));
+    ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+    EXPECT_EQ(diags.errors[0].path, c.path) << all_errors(diags);
+  }
+}
+
+TEST(ClusterConfig, BadLabelsAreReportedOnTheirNode) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, labels: {zone: a}}",
+                      "{name: b, clientPort: 7072, clusterPort: 7172, labels: {zone: \"a:b\"}}"},
+                     diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+  EXPECT_EQ(diags.errors[0].path, "nodes[1].labels.zone");
+  EXPECT_NE(diags.errors[0].message.find("a:b"), std::string::npos);
+  EXPECT_NE(diags.errors[0].message.find("example"), std::string::npos);
+}
+
+TEST(ClusterConfig, TwoNodesCannotShareADataDir) {
+  struct Case {
+    std::string first, second;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"./data/x", "./data/x"},
+           {"./data/x", "data/x/"},
+           {"data/./y/../x", "data//x"},
+           {"/var/lib/caldera", "/var/lib/caldera/"},
+           {"./caldera-data/b", ""},  // b's default
+       }) {
+    SCOPED_TRACE(c.first + " " + c.second);
+    Diagnostics diags;
+    std::string second = "{name: b, clientPort: 7072, clusterPort: 7172";
+    if (!c.second.empty()) second += ", dataDir: \"" + c.second + "\"";
+    second += "}";
+    EXPECT_FALSE(parse(
+        "{}",
+        {"{name: a, clientPort: 7071, clusterPort: 7171, dataDir: \"" + c.first + "\"}", second},
+        diags));
+    ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+    EXPECT_EQ(diags.errors[0].path, "nodes[1].dataDir");
+    EXPECT_NE(diags.errors[0].message.find("nodes[0].dataDir"), std::string::npos);
+  }
+}
+
+TEST(ClusterConfig, DistinctDataDirsAreFine) {
+  Diagnostics diags;
+  auto cfg = parse("{}",
+                   {"{name: a, clientPort: 7071, clusterPort: 7171, dataDir: ./data/a}",
+                    "{name: b, clientPort: 7072, clusterPort: 7172, dataDir: ./data/a/b}",
+                    "{name: c, clientPort: 7073, clusterPort: 7173}",
+                    "{name: d, clientPort: 7074, clusterPort: 7174, dataDir: /data/a}"},
+                   diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->nodes[2].data_dir, "./caldera-data/c");
+}
+
+TEST(ClusterConfig, DuplicateNodeNamesAreRefusedOnce) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, clientPort: 7071, clusterPort: 7171}",
+                      "{name: a, clientPort: 7072, clusterPort: 7172}"},
+                     diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);  // not also their default dataDir
+  EXPECT_EQ(diags.errors[0].path, "nodes[1].name");
 }
 
 }  // namespace
