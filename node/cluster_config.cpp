@@ -1,5 +1,6 @@
 #include "node/cluster_config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -271,7 +272,9 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
 
 // Where a node of the config came from, for the checks across nodes.
 struct NodeSource {
-  std::string path;                 // "nodes[2]"
+  std::string path;            // "nodes[2]"
+  bool client_port_ok = true;  // read without error (or the default)
+  bool cluster_port_ok = true;
   bool data_dir_defaulted = false;  // not written: derived from the name
 };
 
@@ -293,8 +296,10 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
   node.name = scalar(get(n, "name"), path + ".name", diags);
   if (node.name.empty()) diags.error(path + ".name", "every node needs a name");
   if (auto host = get(n, "host"); host.defined()) node.host = scalar(host, path + ".host", diags);
-  read_port(get(n, "clusterPort"), path + ".clusterPort", node.cluster_port, diags);
-  read_port(get(n, "clientPort"), path + ".clientPort", node.client_port, diags);
+  source.cluster_port_ok =
+      read_port(get(n, "clusterPort"), path + ".clusterPort", node.cluster_port, diags);
+  source.client_port_ok =
+      read_port(get(n, "clientPort"), path + ".clientPort", node.client_port, diags);
   node.data_dir = scalar(get(n, "dataDir"), path + ".dataDir", diags);
   if (node.data_dir.empty()) {
     node.data_dir = "./caldera-data/" + node.name;
@@ -323,6 +328,47 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
   read_container_log(n, path, node, diags);
   cfg.nodes.push_back(std::move(node));
   sources.push_back(std::move(source));
+}
+
+// Whether sockets listening on these two hosts can clash: the same host, or one listening on
+// every address. Hosts are compared as written (localhost and 127.0.0.1 are different).
+bool same_interface(const std::string& a, const std::string& b) {
+  return a == b || a == "0.0.0.0" || b == "0.0.0.0";
+}
+
+// Every listening socket once: a node's clientPort and clusterPort must differ, and nodes on the
+// same host may not share a port. Uses are taken in order, node by node and clientPort before
+// clusterPort; the second use of a port is the one in error.
+void check_ports(const ClusterConfig& cfg, const std::vector<NodeSource>& sources,
+                 Diagnostics& diags) {
+  struct Use {
+    const std::string* host;
+    uint16_t port;
+    std::string field;
+  };
+  std::vector<Use> uses;
+  for (size_t i = 0; i < cfg.nodes.size(); ++i) {
+    const auto& node = cfg.nodes[i];
+    const auto& src = sources[i];
+    std::vector<Use> mine;
+    if (src.client_port_ok)
+      mine.push_back({&node.host, node.client_port, src.path + ".clientPort"});
+    if (src.cluster_port_ok)
+      mine.push_back({&node.host, node.cluster_port, src.path + ".clusterPort"});
+    for (auto& use : mine) {
+      auto clash = std::find_if(uses.begin(), uses.end(), [&](const Use& u) {
+        return u.port == use.port && same_interface(*u.host, *use.host);
+      });
+      if (clash != uses.end()) {
+        std::string message =
+            fmt::format("port {} on {} is already {}", use.port, *use.host, clash->field);
+        if (*clash->host != *use.host) message += fmt::format(" (on {})", *clash->host);
+        diags.error(use.field, std::move(message));
+      } else {
+        uses.push_back(std::move(use));
+      }
+    }
+  }
 }
 
 // No two nodes may keep their data in one directory; paths are compared lexically normalised
@@ -407,6 +453,7 @@ Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics&
     if (!names.insert(cfg.nodes[i].name).second)
       diags.error(sources[i].path + ".name",
                   fmt::format("node name '{}' is used twice", cfg.nodes[i].name));
+  check_ports(cfg, sources, diags);
   check_data_dirs(cfg, sources, diags);
   if (cfg.coordinator.empty() && !cfg.nodes.empty()) cfg.coordinator = cfg.nodes.front().name;
   if (!cfg.coordinator.empty() && !names.count(cfg.coordinator))

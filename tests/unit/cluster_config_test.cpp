@@ -16,6 +16,13 @@ bool has_error(const Diagnostics& d, const std::string& path) {
   return false;
 }
 
+// The message of the error at `path`, "" when there is none.
+std::string error_at(const Diagnostics& d, const std::string& path) {
+  for (const auto& e : d.errors)
+    if (e.path == path) return e.message;
+  return "";
+}
+
 std::string all_errors(const Diagnostics& d) {
   std::string out;
   for (const auto& e : d.errors) out += to_string(e) + "\n";
@@ -336,6 +343,77 @@ TEST(ClusterConfig, BadLabelsAreReportedOnTheirNode) {
   EXPECT_NE(diags.errors[0].message.find("example"), std::string::npos);
 }
 
+TEST(ClusterConfig, ANodesClientAndClusterPortsMustDiffer) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}", {"{name: a, clientPort: 7070, clusterPort: 7070}"}, diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+  EXPECT_EQ(diags.errors[0].path, "nodes[0].clusterPort");
+  EXPECT_EQ(diags.errors[0].message, "port 7070 on 127.0.0.1 is already nodes[0].clientPort");
+}
+
+TEST(ClusterConfig, TwoNodesOnOneHostCannotShareAPort) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, host: 127.0.0.1, clientPort: 7071, clusterPort: 7171}",
+                      "{name: b, host: 127.0.0.1, clientPort: 7072, clusterPort: 7172}",
+                      "{name: c, host: 127.0.0.1, clientPort: 7073, clusterPort: 7072}"},
+                     diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+  EXPECT_EQ(diags.errors[0].path, "nodes[2].clusterPort");
+  EXPECT_EQ(diags.errors[0].message, "port 7072 on 127.0.0.1 is already nodes[1].clientPort");
+}
+
+TEST(ClusterConfig, TwoNodesOnOneHostCannotShareTheDefaultPorts) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}", {"{name: a}", "{name: b}"}, diags));
+  EXPECT_EQ(error_at(diags, "nodes[1].clientPort"),
+            "port 7070 on 127.0.0.1 is already nodes[0].clientPort");
+  EXPECT_EQ(error_at(diags, "nodes[1].clusterPort"),
+            "port 7170 on 127.0.0.1 is already nodes[0].clusterPort");
+  EXPECT_EQ(diags.errors.size(), 2u) << all_errors(diags);
+}
+
+TEST(ClusterConfig, NodesOnDifferentHostsMayShareAPort) {
+  Diagnostics diags;
+  auto cfg = parse("{}",
+                   {"{name: a, host: 10.0.0.1}", "{name: b, host: 10.0.0.2}",
+                    // hosts are compared as written: these are different too
+                    "{name: c, host: localhost}", "{name: d, host: 127.0.0.1}"},
+                   diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->nodes.size(), 4u);
+}
+
+TEST(ClusterConfig, ANodeOnEveryAddressClashesWithEveryHost) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, host: 10.0.0.1, clientPort: 7071, clusterPort: 7171}",
+                      "{name: b, host: 0.0.0.0, clientPort: 7072, clusterPort: 7171}"},
+                     diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+  EXPECT_EQ(diags.errors[0].path, "nodes[1].clusterPort");
+  EXPECT_EQ(diags.errors[0].message,
+            "port 7171 on 0.0.0.0 is already nodes[0].clusterPort (on 10.0.0.1)");
+
+  Diagnostics other_way;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, host: 0.0.0.0, clientPort: 7071, clusterPort: 7171}",
+                      "{name: b, host: 10.0.0.2, clientPort: 7071, clusterPort: 7172}"},
+                     other_way));
+  ASSERT_EQ(other_way.errors.size(), 1u) << all_errors(other_way);
+  EXPECT_EQ(other_way.errors[0].path, "nodes[1].clientPort");
+}
+
+TEST(ClusterConfig, APortThatIsWrongIsNotAlsoAClash) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"{name: a, clientPort: 7071, clusterPort: 7171}",
+                      "{name: b, clientPort: 70000, clusterPort: 7172}"},
+                     diags));
+  ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+  EXPECT_EQ(diags.errors[0].path, "nodes[1].clientPort");
+}
+
 TEST(ClusterConfig, TwoNodesCannotShareADataDir) {
   struct Case {
     std::string first, second;
@@ -382,6 +460,19 @@ TEST(ClusterConfig, DuplicateNodeNamesAreRefusedOnce) {
                      diags));
   ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);  // not also their default dataDir
   EXPECT_EQ(diags.errors[0].path, "nodes[1].name");
+}
+
+TEST(ClusterConfig, PathsCountNodesAsWrittenPastOneThatIsNoMapping) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{}",
+                     {"just-a-name", "{name: a, clientPort: 7071, clusterPort: 7171}",
+                      "{name: a, clientPort: 7071, clusterPort: 7172}"},
+                     diags));
+  EXPECT_TRUE(has_error(diags, "nodes[0]"));
+  EXPECT_TRUE(has_error(diags, "nodes[2].name"));
+  EXPECT_TRUE(has_error(diags, "nodes[2].clientPort"));
+  EXPECT_EQ(error_at(diags, "nodes[2].clientPort"),
+            "port 7071 on 127.0.0.1 is already nodes[1].clientPort");
 }
 
 }  // namespace
