@@ -34,6 +34,14 @@ using report_atom = caf::atom_constant<caf::atom("report")>;
 using register_atom = caf::atom_constant<caf::atom("register")>;
 using log_atom = caf::atom_constant<caf::atom("log")>;
 
+// node (its coordinator link) <-> membership: (heartbeat_atom, node, incarnation) -> bool, false
+// when the node must register again
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
+// membership -> coordinator: (node_lost_atom, node, reason), a node went NotReady
+using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
+// main -> membership: (coordinator_atom, coordinator), whom registrations are passed on to
+using coordinator_atom = caf::atom_constant<caf::atom("coord")>;
+
 // job actor <-> scheduler
 using place_atom = caf::atom_constant<caf::atom("place")>;
 using placed_atom = caf::atom_constant<caf::atom("placed")>;

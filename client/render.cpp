@@ -364,8 +364,9 @@ std::string pod_exit_codes(const Pod& pod) {
   return out;
 }
 
-std::string alloc_of_cap(const NodeInfo& n, const std::string& resource) {
-  return format_quantity(n.allocatable.get(resource)) + "/" +
+// What its pods hold of what pods may use, as `kubectl describe node` counts it.
+std::string allocated_of_allocatable(const NodeInfo& n, const std::string& resource) {
+  return format_quantity(n.allocated.get(resource)) + "/" +
          format_quantity(n.capacity.get(resource));
 }
 
@@ -535,13 +536,20 @@ nlohmann::json pod_to_json(const Pod& pod) {
 
 nlohmann::json node_to_json(const NodeInfo& n) {
   json metadata{{"name", n.name}};
-  if (n.coordinator) metadata["labels"] = {{"node-role.kubernetes.io/coordinator", ""}};
-  json status{
-      {"address", n.address},
-      {"conditions", json::array({{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}})},
-      {"capacity", resource_map(n.capacity)},
-      {"allocatable", resource_map(n.allocatable)},
-      {"pods", n.pods}};
+  json labels(n.labels);
+  if (n.coordinator) labels["node-role.kubernetes.io/coordinator"] = "";
+  if (!labels.empty()) metadata["labels"] = std::move(labels);
+  json ready{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}};
+  if (!n.ready && !n.reason.empty()) ready["message"] = n.reason;
+  if (n.last_heartbeat_ms > 0) ready["lastHeartbeatTime"] = format_timestamp(n.last_heartbeat_ms);
+  json status{{"address", n.address},
+              {"conditions", json::array({std::move(ready)})},
+              {"capacity", resource_map(n.capacity)},
+              {"allocatable", resource_map(n.capacity)},
+              {"allocated", resource_map(n.allocated)},
+              {"pods", n.pods},
+              {"incarnation", std::to_string(n.incarnation)}};
+  if (n.joined_ms > 0) status["joinedTime"] = format_timestamp(n.joined_ms);
   return {{"apiVersion", "v1"},
           {"kind", "Node"},
           {"metadata", std::move(metadata)},
@@ -634,11 +642,18 @@ std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms, 
   return format_table(rows);
 }
 
-std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide) {
+std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t now_ms) {
   if (nodes.empty()) return "No resources found.";
   std::vector<Row> rows;
-  Row header{"NAME", "STATUS", "ROLES", "CPU(ALLOC/CAP)", "MEMORY(ALLOC/CAP)", "PODS"};
-  if (wide) header.push_back("ADDRESS");
+  Row header{"NAME",
+             "STATUS",
+             "ROLES",
+             "AGE",
+             "CPU(ALLOCATED/ALLOCATABLE)",
+             "MEMORY(ALLOCATED/ALLOCATABLE)",
+             "PODS",
+             "HEARTBEAT"};
+  if (wide) header.insert(header.end(), {"ADDRESS", "INCARNATION", "LABELS", "REASON"});
   rows.push_back(std::move(header));
   for (const auto& n : nodes) {
     std::string pods = std::to_string(n.pods);
@@ -646,10 +661,18 @@ std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide) {
     Row row{n.name,
             n.ready ? "Ready" : "NotReady",
             n.coordinator ? "coordinator" : "<none>",
-            alloc_of_cap(n, "cpu"),
-            alloc_of_cap(n, "memory"),
-            pods};
-    if (wide) row.push_back(n.address);
+            age_since(n.joined_ms, now_ms),
+            allocated_of_allocatable(n, "cpu"),
+            allocated_of_allocatable(n, "memory"),
+            pods,
+            n.last_heartbeat_ms > 0 ? format_age(now_ms - n.last_heartbeat_ms) + " ago" : "<none>"};
+    if (wide) {
+      std::string labels;
+      for (const auto& [k, v] : n.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+      row.insert(row.end(),
+                 {n.address, std::to_string(n.incarnation), labels.empty() ? "<none>" : labels,
+                  n.reason.empty() ? "<none>" : n.reason});
+    }
     rows.push_back(std::move(row));
   }
   return format_table(rows);

@@ -35,7 +35,7 @@ std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms,
                        bool namespaces = false);
 std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms,
                        bool namespaces = false);
-std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide);
+std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t now_ms);
 // NAME AGE (wide: TASKS REPLICAS) and NAME STATUS AGE (wide: FLOWS RETAIN).
 std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms);
 std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t now_ms);

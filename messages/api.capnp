@@ -182,6 +182,12 @@ struct NodeInfo {
   allocatable @4 :List(KeyValue);  # capacity minus what placed pods hold
   pods @5 :Int32;
   coordinator @6 :Bool;
+  allocated @7 :List(KeyValue);    # what placed pods hold
+  reason @8 :Text;                 # why it is NotReady
+  incarnation @9 :UInt64;          # changes on every start of the node's process
+  joinedMs @10 :Int64;             # when this incarnation registered
+  lastHeartbeatMs @11 :Int64;
+  labels @12 :List(KeyValue);
 }
 
 # ---- JobTemplate and JobFlow (Volcano flow.volcano.sh/v1alpha1) ----

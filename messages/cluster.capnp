@@ -41,4 +41,5 @@ struct NodeRegistration {
   node @0 :Api.NodeInfo;
   pods @1 :List(PodReport);
   incarnation @2 :UInt64;               # changes on every start of the node process
+  token @3 :Text;                       # the cluster's token, when its config has one
 }

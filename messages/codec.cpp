@@ -435,6 +435,12 @@ void encode(const NodeInfo& in, api::NodeInfo::Builder out) {
   encode(in.allocatable, out.initAllocatable(in.allocatable.values.size()));
   out.setPods(in.pods);
   out.setCoordinator(in.coordinator);
+  encode(in.allocated, out.initAllocated(in.allocated.values.size()));
+  out.setReason(text(in.reason));
+  out.setIncarnation(in.incarnation);
+  out.setJoinedMs(in.joined_ms);
+  out.setLastHeartbeatMs(in.last_heartbeat_ms);
+  encode_map(in.labels, out.initLabels(static_cast<unsigned>(in.labels.size())));
 }
 
 NodeInfo decode(api::NodeInfo::Reader in) {
@@ -446,6 +452,12 @@ NodeInfo decode(api::NodeInfo::Reader in) {
   n.allocatable = decode_own_resources(in.getAllocatable());
   n.pods = in.getPods();
   n.coordinator = in.getCoordinator();
+  n.allocated = decode_own_resources(in.getAllocated());
+  n.reason = str(in.getReason());
+  n.incarnation = in.getIncarnation();
+  n.joined_ms = in.getJoinedMs();
+  n.last_heartbeat_ms = in.getLastHeartbeatMs();
+  n.labels = decode_map(in.getLabels());
   return n;
 }
 

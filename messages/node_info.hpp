@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "messages/resources.hpp"
@@ -16,6 +17,12 @@ struct NodeInfo {
   ResourceList allocatable;  // capacity minus what placed pods hold
   int32_t pods = 0;
   bool coordinator = false;
+  ResourceList allocated;    // what placed pods hold
+  std::string reason;        // why it is NotReady
+  uint64_t incarnation = 0;  // changes on every start of the node's process
+  int64_t joined_ms = 0;     // when this incarnation registered
+  int64_t last_heartbeat_ms = 0;
+  std::map<std::string, std::string> labels;
   bool operator==(const NodeInfo&) const = default;
 };
 

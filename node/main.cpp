@@ -12,7 +12,9 @@
 #include <caf/io/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/cluster/membership_actor.hpp"
 #include "actors/coordinator/coordinator_actor.hpp"
+#include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/timer/timer_actor.hpp"
@@ -155,10 +157,14 @@ int main(int argc, char** argv) {
     node_name = cluster.nodes.front().name;
   }
   const NodeConfig* node = cluster.find(node_name);
-  if (!node) return fail("node '" + node_name + "' is not in the cluster config");
-  if (node->name != cluster.coordinator)
-    return fail("node '" + node_name + "' is not the coordinator (" + cluster.coordinator +
-                "): joining a coordinator on another node is not supported yet");
+  if (!node) {
+    std::string names;
+    for (const auto& n : cluster.nodes) names += (names.empty() ? "" : ", ") + n.name;
+    return fail("--node: '" + node_name + "' is not in the cluster config (its nodes: " + names +
+                ")");
+  }
+  const bool is_coordinator = node->name == cluster.coordinator;
+  const NodeConfig* coordinator_node = cluster.find(cluster.coordinator);
   if (access(shim_path.c_str(), X_OK) != 0)
     return fail("cannot run the pod supervisor '" + shim_path + "' (use --shim PATH)");
 
@@ -198,6 +204,11 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  // A peer process that hangs (SIGSTOP, a partition) is noticed by its silence, not only a dead
+  // one by its closed connection.
+  cfg.set("middleman.heartbeat-interval", caf::timespan{cluster.heartbeat_interval});
+  cfg.set("middleman.connection-timeout", caf::timespan{cluster.heartbeat_timeout});
   cfg.set("scheduler.max-threads", 2);
   // An idle CAF worker polls, then naps 50 us at a time for 500 naps, then sleeps until woken. The
   // naps cost a context switch each, which took a third of calderad's CPU per real pod: skip
@@ -205,9 +216,43 @@ int main(int argc, char** argv) {
   cfg.set("work-stealing.moderate-poll-attempts", 0);
   caf::actor_system sys{cfg};
 
-  auto scheduler = spawn_scheduler(sys);
-  auto timer = spawn_timer(sys);
-  auto coordinator = spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, node->name});
+  // The coordinator's actors run on the coordinator node only; a worker reaches them through its
+  // link, over the cluster port.
+  caf::actor scheduler, timer, membership, coordinator, link;
+  if (is_coordinator) {
+    scheduler = spawn_scheduler(sys);
+    timer = spawn_timer(sys);
+    MembershipEnv members{scheduler, {}};
+    members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
+    members.options.token = cluster.token;
+    for (const auto& n : cluster.nodes) members.options.allowed.insert(n.name);
+    membership = spawn_membership(sys, std::move(members));
+    coordinator =
+        spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, membership, node->name});
+    caf::anon_send(membership, coordinator_atom::value, coordinator);
+    if (!config_path.empty()) {
+      auto published =
+          sys.middleman().publish(membership, node->cluster_port, node->host.c_str(), true);
+      if (!published) {
+        caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
+        return fail("cannot listen on the cluster port " + node->host + ":" +
+                    std::to_string(node->cluster_port) + ": " + sys.render(published.error()));
+      }
+      spdlog::info("calderad node={} coordinator of cluster={} listening for nodes on {}:{}",
+                   node->name, cluster.name, node->host, *published);
+    }
+  } else {
+    CoordinatorLinkEnv link_env;
+    link_env.node_name = node->name;
+    link_env.host = coordinator_node->host;
+    link_env.port = coordinator_node->cluster_port;
+    link_env.heartbeat_interval = cluster.heartbeat_interval;
+    link_env.heartbeat_timeout = cluster.heartbeat_timeout;
+    link = spawn_coordinator_link(sys, link_env);
+  }
   NodeActorEnv node_env;
   node_env.name = node->name;
   node_env.address = node->host + ":" + std::to_string(node->cluster_port);
@@ -216,8 +261,11 @@ int main(int argc, char** argv) {
   node_env.data_dir = std::filesystem::absolute(node->data_dir).lexically_normal().string();
   node_env.shim_path = shim_path;
   node_env.store = store;
-  node_env.coordinator = coordinator;
-  node_env.is_coordinator = true;
+  node_env.coordinator = is_coordinator ? coordinator : link;
+  node_env.membership = is_coordinator ? membership : link;
+  node_env.token = cluster.token;
+  node_env.labels = node->labels;
+  node_env.is_coordinator = is_coordinator;
   node_env.container_log_max_size = node->container_log_max_size;
   node_env.container_log_max_files = node->container_log_max_files;
   // Containers are not calderad's client connections: they get the limit it was started with.
@@ -225,7 +273,7 @@ int main(int argc, char** argv) {
   auto node_actor = spawn_node_actor(sys, node_env);
 
   auto sink = std::make_shared<ReplySink>();
-  auto bridge = spawn_client_bridge(sys, sink, coordinator, cluster.token);
+  auto bridge = spawn_client_bridge(sys, sink, is_coordinator ? coordinator : link, cluster.token);
   auto gateway = Gateway::start(
       node->host, node->client_port, limits, [bridge](uint64_t connection, std::string frame) {
         caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
@@ -248,9 +296,9 @@ int main(int argc, char** argv) {
     sink->attach(nullptr);
     gateway->reset();
   }
-  for (auto* a : {&bridge, &node_actor, &coordinator, &scheduler, &timer})
-    caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
-  bridge = node_actor = coordinator = scheduler = timer = nullptr;
+  for (auto* a : {&bridge, &node_actor, &link, &membership, &coordinator, &scheduler, &timer})
+    if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+  bridge = node_actor = link = membership = coordinator = scheduler = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   sys.await_all_actors_done();

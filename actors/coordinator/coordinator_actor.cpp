@@ -40,15 +40,16 @@ struct JobEntry {
   bool deleting = false;
 };
 
-struct NodeEntry {
-  caf::actor actor;
-  NodeInfo info;
+// What admission needs of a node: the membership actor tells every change.
+struct NodeCapacity {
+  ResourceList capacity;
+  bool ready = false;
 };
 
 struct CoordinatorState {
   CoordinatorEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
-  std::map<std::string, NodeEntry> nodes;
+  std::map<std::string, NodeCapacity> nodes;
   FlowRegistry registry;                                                // JobTemplates and JobFlows
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
@@ -76,13 +77,13 @@ std::string ns_or_default(capnp::Text::Reader t) {
 
 JobActorEnv job_env(CoordSelf* self) {
   return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
-          self->state.env.timer};
+          self->state.env.timer, self->state.env.membership};
 }
 
 ResourceList largest_node(const CoordinatorState& st) {
   ResourceList out;
   for (const auto& [name, n] : st.nodes)
-    for (const auto& [k, v] : n.info.capacity.values) out.values[k] = std::max(out.get(k), v);
+    for (const auto& [k, v] : n.capacity.values) out.values[k] = std::max(out.get(k), v);
   return out;
 }
 
@@ -91,9 +92,9 @@ ResourceList largest_node(const CoordinatorState& st) {
 std::optional<ResourceList> ready_capacity(const CoordinatorState& st) {
   std::optional<ResourceList> out;
   for (const auto& [name, n] : st.nodes) {
-    if (!n.info.ready) continue;
+    if (!n.ready) continue;
     if (!out) out.emplace();
-    out->add(n.info.capacity);
+    out->add(n.capacity);
   }
   return out;
 }
@@ -447,29 +448,35 @@ caf::result<std::string> list_pods(CoordSelf* self, uint64_t id, api::ListFilter
 
 caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
   auto rp = self->make_response_promise<std::string>();
-  self->request(self->state.env.scheduler, 10s, nodes_atom::value)
+  auto unavailable = [rp, id](caf::error&) mutable {
+    rp.deliver(error_response(id, Code::UNAVAILABLE, "the node registry did not answer"));
+  };
+  // The membership says who is there and alive; the scheduler what their pods hold.
+  self->request(self->state.env.membership, 10s, nodes_atom::value)
       .then(
-          [self, rp, id](const std::vector<NodeInfo>& placed) mutable {
-            SmallMessageBuilder b;
-            auto r = b.initRoot<api::Response>();
-            r.setId(id);
-            auto list = r.initNodes(static_cast<unsigned>(self->state.nodes.size()));
-            unsigned i = 0;
-            for (const auto& [name, n] : self->state.nodes) {
-              NodeInfo info = n.info;
-              for (const auto& p : placed)
-                if (p.name == name) {
-                  info.allocatable = p.allocatable;
-                  info.pods = p.pods;
-                  info.ready = p.ready;
-                }
-              encode(info, list[i++]);
-            }
-            rp.deliver(to_bytes(b));
+          [self, rp, id, unavailable](std::vector<NodeInfo>& members) mutable {
+            self->request(self->state.env.scheduler, 10s, nodes_atom::value)
+                .then(
+                    [rp, id, members](const std::vector<NodeInfo>& placed) mutable {
+                      SmallMessageBuilder b;
+                      auto r = b.initRoot<api::Response>();
+                      r.setId(id);
+                      auto list = r.initNodes(static_cast<unsigned>(members.size()));
+                      unsigned i = 0;
+                      for (auto& info : members) {
+                        for (const auto& p : placed)
+                          if (p.name == info.name) {
+                            info.allocatable = p.allocatable;
+                            info.allocated = p.allocated;
+                            info.pods = p.pods;
+                          }
+                        encode(info, list[i++]);
+                      }
+                      rp.deliver(to_bytes(b));
+                    },
+                    unavailable);
           },
-          [rp, id](caf::error&) mutable {
-            rp.deliver(error_response(id, Code::UNAVAILABLE, "scheduler did not answer"));
-          });
+          unavailable);
   return rp;
 }
 
@@ -503,14 +510,12 @@ void read_pod_log(CoordSelf* self, const std::shared_ptr<PodLogLookup>& l, const
     return l->rp.deliver(error_response(id, Code::NOT_FOUND,
                                         "container " + container + " is not valid for pod " + name,
                                         "container"));
-  auto n = self->state.nodes.find(pod.node);
-  if (pod.node.empty() || n == self->state.nodes.end())
-    return l->rp.deliver(error_response(id, Code::UNAVAILABLE,
-                                        pod.node.empty()
-                                            ? "pod " + name + " has not started on a node yet"
-                                            : "node " + pod.node + " is not connected"));
+  if (pod.node.empty())
+    return l->rp.deliver(
+        error_response(id, Code::UNAVAILABLE, "pod " + name + " has not started on a node yet"));
   auto rp = l->rp;
-  self->request(n->second.actor, 10s, log_atom::value, pod.uid, container, l->offset, l->max_bytes)
+  self->request(self->state.env.membership, 10s, log_atom::value, pod.node, pod.uid, container,
+                l->offset, l->max_bytes)
       .then(
           [rp, id](std::string& data, int64_t next, bool eof) mutable {
             if (data.size() > (1u << 24)) {  // the node bounds chunks; never trust it blindly
@@ -746,15 +751,6 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
 
 // ---- nodes and routing ----
 
-// "10.0.0.7:7170" -> "10.0.0.7", "[::1]:7170" -> "::1": a pod's hostIP is its node's host.
-std::string host_of(const std::string& address) {
-  auto colon = address.rfind(':');
-  std::string host = colon == std::string::npos ? address : address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  return host;
-}
-
 std::string copy_report(cluster::PodReport::Reader r) {
   SmallMessageBuilder b;
   b.setRoot(r);
@@ -774,31 +770,24 @@ void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader po
   if (phase != "Succeeded" && phase != "Failed") return;
   self->send(self->state.env.scheduler, release_atom::value,
              std::vector<std::string>{pod.getUid().cStr()});
-  auto n = self->state.nodes.find(pod.getNode());
-  if (n != self->state.nodes.end())
-    self->send(n->second.actor, remove_atom::value, std::string(pod.getUid().cStr()));
+  self->send(self->state.env.membership, remove_atom::value, std::string(pod.getNode().cStr()),
+             std::string(pod.getUid().cStr()));
 }
 
-void on_register(CoordSelf* self, const std::string& bytes, const caf::actor& node) {
+void on_register(CoordSelf* self, const std::string& bytes) {
   auto& st = self->state;
   std::map<std::string, std::vector<std::string>> uids_by_job;
   std::string name;
   try {
     FlatReader reader(bytes);
     auto reg = reader.root<cluster::NodeRegistration>();
-    NodeInfo info = decode(reg.getNode());
-    name = info.name;
-    st.nodes[name] = NodeEntry{node, info};
-    self->monitor(node);
-    self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, true,
-               host_of(info.address));
+    name = reg.getNode().getName();
     for (auto r : reg.getPods()) {
       auto pod = r.getPod();
       uids_by_job[ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr())]
           .emplace_back(pod.getUid().cStr());
       route_report(self, copy_report(r), pod);
     }
-    spdlog::info("node={} joined address={} pods={}", name, info.address, reg.getPods().size());
   } catch (const kj::Exception& e) {
     spdlog::error("malformed node registration: {}", e.getDescription().cStr());
     return;
@@ -870,20 +859,9 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
     for (auto& [key, entry] : self->state.jobs) self->send_exit(entry.actor, msg.reason);
     self->quit(msg.reason);
   });
-  self->set_down_handler([=](caf::down_msg& dm) {
-    for (auto& [name, n] : self->state.nodes)
-      if (n.actor.address() == dm.source) {
-        spdlog::warn("node={} lost reason={}", name, self->system().render(dm.reason));
-        n.info.ready = false;
-        self->send(self->state.env.scheduler, capacity_atom::value, name, n.info.capacity, false,
-                   host_of(n.info.address));
-      }
-  });
   return {
       [=](api_atom, const std::string& bytes) { return handle_api(self, bytes); },
-      [=](register_atom, const std::string& bytes, const caf::actor& node) {
-        on_register(self, bytes, node);
-      },
+      [=](register_atom, const std::string& bytes, const caf::actor&) { on_register(self, bytes); },
       [=](report_atom, const std::string& bytes) {
         try {
           FlatReader reader(bytes);
@@ -892,17 +870,12 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
           spdlog::error("malformed pod report: {}", e.getDescription().cStr());
         }
       },
-      [=](launch_atom a, const std::string& node, const std::string& bytes) {
-        auto n = self->state.nodes.find(node);
-        if (n != self->state.nodes.end()) self->send(n->second.actor, a, bytes);
+      [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready,
+          const std::string&) {
+        self->state.nodes[node] = NodeCapacity{capacity, ready};
       },
-      [=](kill_atom a, const std::string& node, const std::string& bytes) {
-        auto n = self->state.nodes.find(node);
-        if (n != self->state.nodes.end()) self->send(n->second.actor, a, bytes);
-      },
-      [=](remove_atom a, const std::string& node, const std::string& uid) {
-        auto n = self->state.nodes.find(node);
-        if (n != self->state.nodes.end()) self->send(n->second.actor, a, uid);
+      [=](node_lost_atom, const std::string&, const std::string&) {
+        // Its pods' evictions come with the next step of the cluster work (issue 10, item 5).
       },
       [=](expire_atom, const std::string& key, const std::string& uid) {
         auto it = self->state.jobs.find(key);

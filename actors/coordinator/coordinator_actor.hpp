@@ -15,6 +15,7 @@ struct CoordinatorEnv {
   std::shared_ptr<Store> store;
   caf::actor scheduler;
   caf::actor timer;       // the job actors' clock (actors/timer)
+  caf::actor membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
   std::string node_name;  // the node this coordinator runs on, for `ping`
 };
 

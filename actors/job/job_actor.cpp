@@ -181,13 +181,11 @@ void apply_effects(JobSelf* self, Inflight& in) {
   for (const auto& name : in.fx.launch) {
     auto it = std::as_const(m.pods).find(name);
     if (it == m.pods.cend() || it->second.node.empty()) continue;
-    self->send(st.env.coordinator, launch_atom::value, it->second.node,
-               launch_bytes(m, it->second));
+    self->send(st.env.nodes, launch_atom::value, it->second.node, launch_bytes(m, it->second));
   }
   for (const auto& k : in.fx.kill)
-    self->send(st.env.coordinator, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
-  for (const auto& r : in.fx.remove)
-    self->send(st.env.coordinator, remove_atom::value, r.node, r.uid);
+    self->send(st.env.nodes, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
+  for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (in.fx.request_placement && !st.deleted) {
     // The scheduler keeps a request until it binds it (placed_atom) or it is replaced: the same
@@ -209,7 +207,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
   if (in.quit_after) {
     // Durable now: the pods leave their nodes, logs and all.
     for (const auto& [name, p] : std::as_const(m.pods))
-      if (!p.node.empty()) self->send(st.env.coordinator, remove_atom::value, p.node, p.uid);
+      if (!p.node.empty()) self->send(st.env.nodes, remove_atom::value, p.node, p.uid);
     spdlog::info("job={} deleted", m.key());
   }
   if (in.reply.pending()) {

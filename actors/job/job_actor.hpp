@@ -13,9 +13,10 @@ namespace caldera {
 
 struct JobActorEnv {
   std::shared_ptr<Store> store;
-  caf::actor coordinator;  // routes launches/kills to nodes, caches records for reads
+  caf::actor coordinator;  // caches records for reads, deletes expired jobs
   caf::actor scheduler;
   caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
+  caf::actor nodes;  // routes launches, kills and removals to the pods' nodes (the membership)
 };
 
 // Messages:

@@ -398,6 +398,7 @@ std::string registration_bytes(NodeSelf* self) {
   info.capacity = st.env.capacity;
   info.allocatable = st.env.capacity;
   info.coordinator = st.env.is_coordinator;
+  info.labels = st.env.labels;
   encode(info, r.initNode());
   auto pods = r.initPods(static_cast<unsigned>(st.pods.size()));
   unsigned i = 0;
@@ -406,6 +407,7 @@ std::string registration_bytes(NodeSelf* self) {
     pods[i++].setSeq(++st.seq);
   }
   r.setIncarnation(st.incarnation);
+  r.setToken(st.env.token);
   return to_bytes(b);
 }
 
@@ -426,13 +428,15 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
     return {};
   }
   recover(self);
-  self->send(st.env.coordinator, register_atom::value, registration_bytes(self),
-             caf::actor_cast<caf::actor>(self));
+  // Anonymous: the membership's answer goes to the link on a worker, and is not needed here.
+  caf::anon_send(st.env.membership ? st.env.membership : st.env.coordinator, register_atom::value,
+                 registration_bytes(self), caf::actor_cast<caf::actor>(self));
   spdlog::info("node={} registered capacity cpu={} memory={} pods={}", st.env.name,
                format_quantity(st.env.capacity.get("cpu")),
                format_quantity(st.env.capacity.get("memory")),
                format_quantity(st.env.capacity.get("pods")));
   return {
+      [=](register_atom) { return registration_bytes(self); },
       [=](launch_atom, const std::string& bytes) {
         auto& st = self->state;
         NodePodEntry e;

@@ -2,6 +2,7 @@
 // simulated), keeps them in its own column family, and reports their status to the coordinator.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -16,10 +17,13 @@ struct NodeActorEnv {
   std::string name;
   std::string address;  // host:cluster-port, for `get nodes`
   ResourceList capacity;
+  std::map<std::string, std::string> labels;
   std::string data_dir;   // pods live in <data_dir>/pods/<uid>
   std::string shim_path;  // the caldera-shim executable
   std::shared_ptr<Store> store;
-  caf::actor coordinator;
+  caf::actor coordinator;  // takes pod reports
+  caf::actor membership;   // takes its registration; unset: the coordinator does
+  std::string token;       // the cluster's, sent with the registration
   bool is_coordinator = false;
   // Rotation of each container's log (see node/shim/shim.c).
   int64_t container_log_max_size = 10 * 1024 * 1024;
@@ -39,8 +43,9 @@ struct NodeActorEnv {
 //                                    shows: rotated ones (.log.1, ...) stay on the node's disk.
 //                                    An offset past the file's end means it was rotated since:
 //                                    the chunk is the new file's from its start (next < offset)
+//   (register_atom) -> NodeRegistration bytes: who it is and every pod it has, now
 // On start it re-adopts the pods of an earlier run and sends (register_atom, NodeRegistration
-// bytes, itself) to the coordinator.
+// bytes, itself) to the membership.
 caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);
 
 }  // namespace caldera

@@ -217,7 +217,7 @@ int get_nodes(const Globals& g) {
   decode_into(r->root<api::Response>().getNodes(), nodes);
   print_objects<NodeInfo>(
       g, nodes, false, kNodeResource, node_to_json,
-      [](const std::vector<NodeInfo>& v, bool wide) { return nodes_table(v, wide); },
+      [](const std::vector<NodeInfo>& v, bool wide) { return nodes_table(v, wide, now_ms()); },
       [](const NodeInfo& n) { return n.name; });
   return 0;
 }

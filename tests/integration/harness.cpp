@@ -1,8 +1,11 @@
 #include "harness.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,7 +114,7 @@ Calderad::~Calderad() {
   if (pid_ > 0) stop();
 }
 
-void Calderad::start() {
+void Calderad::launch() {
   auto port_file = data_dir_ + "/calderad.port";
   fs::create_directories(data_dir_);
   fs::remove(port_file);
@@ -129,6 +132,11 @@ void Calderad::start() {
     execv(args[0], args.data());
     _exit(127);
   }
+}
+
+void Calderad::start() {
+  launch();
+  auto port_file = data_dir_ + "/calderad.port";
   bool up = eventually(
       [&] {
         int status = 0;
@@ -161,6 +169,25 @@ void Calderad::kill9() {
   ::kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
+}
+
+void Calderad::signal(int sig) const {
+  if (pid_ > 0) ::kill(pid_, sig);
+}
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  if (fd >= 0) ::close(fd);
+  if (port == 0) throw std::runtime_error("no free port");
+  return port;
 }
 
 std::string Calderad::log() const {

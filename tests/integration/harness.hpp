@@ -36,9 +36,11 @@ class Calderad {
   explicit Calderad(std::string data_dir, std::vector<std::string> extra_args = {});
   ~Calderad();  // stops it (SIGTERM, then SIGKILL)
 
-  void start();  // and waits until it answers a ping
-  void stop();   // SIGTERM and wait
-  void kill9();  // SIGKILL and wait
+  void start();                // and waits until it answers a ping
+  void launch();               // starts it and returns: for a node that is not expected to answer
+  void stop();                 // SIGTERM and wait
+  void kill9();                // SIGKILL and wait
+  void signal(int sig) const;  // e.g. SIGSTOP, SIGCONT
   bool running() const { return pid_ > 0; }
   std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
@@ -59,6 +61,8 @@ bool eventually(const std::function<bool()>& fn,
                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 std::string source_path(const std::string& relative);  // a file of the source tree
+// A loopback TCP port that was free a moment ago (bound to port 0 and released).
+int free_port();
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);
 
 }  // namespace caldera::testing

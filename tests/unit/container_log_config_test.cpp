@@ -27,10 +27,10 @@ TEST(ContainerLogConfig, ReadsQuantitiesPerNode) {
   Diagnostics diags;
   auto cfg = parse_cluster_config(R"(
 nodes:
-  - {name: a, containerLogMaxSize: 1Mi, containerLogMaxFiles: 2}
-  - {name: b, containerLogMaxSize: "512Ki"}
-  - {name: c, containerLogMaxSize: 2000000, containerLogMaxFiles: 10}
-  - {name: d, containerLogMaxSize: 1.5Ki}
+  - {name: a, host: 10.0.0.1, containerLogMaxSize: 1Mi, containerLogMaxFiles: 2}
+  - {name: b, host: 10.0.0.2, containerLogMaxSize: "512Ki"}
+  - {name: c, host: 10.0.0.3, containerLogMaxSize: 2000000, containerLogMaxFiles: 10}
+  - {name: d, host: 10.0.0.4, containerLogMaxSize: 1.5Ki}
 )",
                                   diags);
   ASSERT_TRUE(cfg) << cfg.error();
@@ -48,10 +48,10 @@ TEST(ContainerLogConfig, ReportsEachBadValueWithItsPath) {
   Diagnostics diags;
   auto cfg = parse_cluster_config(R"(
 nodes:
-  - {name: a, containerLogMaxSize: lots, containerLogMaxFiles: 1}
-  - {name: b, containerLogMaxSize: 100, containerLogMaxFiles: many}
-  - {name: c, containerLogMaxSize: 1500m, containerLogMaxFiles: 1001}
-  - {name: d, containerLogMaxSize: {a: 1}, containerLogMaxFiles: [5]}
+  - {name: a, host: 10.0.0.1, containerLogMaxSize: lots, containerLogMaxFiles: 1}
+  - {name: b, host: 10.0.0.2, containerLogMaxSize: 100, containerLogMaxFiles: many}
+  - {name: c, host: 10.0.0.3, containerLogMaxSize: 1500m, containerLogMaxFiles: 1001}
+  - {name: d, host: 10.0.0.4, containerLogMaxSize: {a: 1}, containerLogMaxFiles: [5]}
 )",
                                   diags);
   EXPECT_FALSE(cfg);

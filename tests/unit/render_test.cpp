@@ -153,13 +153,39 @@ TEST(Render, PodJsonIsKubernetesShaped) {
       "volcano.sh/task-partition-id"));
 }
 
+NodeInfo node(std::string name, std::string address, bool ready, ResourceList capacity,
+              ResourceList free, int32_t pods, bool coordinator) {
+  NodeInfo n;
+  n.name = std::move(name);
+  n.address = std::move(address);
+  n.ready = ready;
+  n.capacity = std::move(capacity);
+  n.allocatable = std::move(free);
+  n.pods = pods;
+  n.coordinator = coordinator;
+  return n;
+}
+
 TEST(Render, NodeJson) {
-  NodeInfo n{"node-a", "127.0.0.1:7071", true, {{{"cpu", 8000}}}, {{{"cpu", 7500}}}, 1, true};
+  NodeInfo n =
+      node("node-a", "127.0.0.1:7071", true, {{{"cpu", 8000}}}, {{{"cpu", 7500}}}, 1, true);
+  n.allocated.values = {{"cpu", 500}};
+  n.incarnation = 42;
+  n.last_heartbeat_ms = 1700000000000;
+  n.labels = {{"zone", "a"}};
   nlohmann::json j = node_to_json(n);
   EXPECT_EQ(j["metadata"]["name"], "node-a");
+  EXPECT_EQ(j["metadata"]["labels"]["zone"], "a");
+  EXPECT_EQ(j["metadata"]["labels"]["node-role.kubernetes.io/coordinator"], "");
   EXPECT_EQ(j["status"]["capacity"]["cpu"], "8");
-  EXPECT_EQ(j["status"]["allocatable"]["cpu"], "7500m");
+  EXPECT_EQ(j["status"]["allocatable"]["cpu"], "8");
+  EXPECT_EQ(j["status"]["allocated"]["cpu"], "500m");
+  EXPECT_EQ(j["status"]["incarnation"], "42");
   EXPECT_EQ(j["status"]["conditions"][0]["status"], "True");
+  EXPECT_EQ(j["status"]["conditions"][0]["lastHeartbeatTime"], "2023-11-14T22:13:20Z");
+  n.ready = false;
+  n.reason = "no heartbeat for 2001ms";
+  EXPECT_EQ(node_to_json(n)["status"]["conditions"][0]["message"], "no heartbeat for 2001ms");
 }
 
 TEST(Render, YamlOfNestedValuesParsesBack) {
@@ -317,22 +343,33 @@ TEST(Render, PodsTable) {
 }
 
 TEST(Render, NodesTable) {
-  NodeInfo a{"node-a",
-             "127.0.0.1:7071",
-             true,
-             {{{"cpu", 8000}, {"memory", 17179869184000LL}, {"pods", 110000}}},
-             {{{"cpu", 7500}, {"memory", 16106127360000LL}, {"pods", 109000}}},
-             1,
-             true};
-  NodeInfo b{"node-b", "127.0.0.1:7072", false, {{{"cpu", 4000}}}, {{{"cpu", 4000}}}, 0, false};
-  EXPECT_EQ(nodes_table({a, b}, false),
-            "NAME     STATUS     ROLES         CPU(ALLOC/CAP)   MEMORY(ALLOC/CAP)   PODS\n"
-            "node-a   Ready      coordinator   7500m/8          15Gi/16Gi           1/110\n"
-            "node-b   NotReady   <none>        4/4              0/0                 0\n");
-  std::string w = nodes_table({a, b}, true);
-  expect_aligned(
-      w, {"NAME", "STATUS", "ROLES", "CPU(ALLOC/CAP)", "MEMORY(ALLOC/CAP)", "PODS", "ADDRESS"});
-  EXPECT_EQ(nodes_table({}, false), "No resources found.");
+  NodeInfo a = node("node-a", "127.0.0.1:7071", true,
+                    {{{"cpu", 8000}, {"memory", 17179869184000LL}, {"pods", 110000}}},
+                    {{{"cpu", 7500}, {"memory", 16106127360000LL}, {"pods", 109000}}}, 1, true);
+  a.allocated.values = {{"cpu", 500}, {"memory", 1073741824000LL}, {"pods", 1000}};
+  a.joined_ms = kNow - 3600 * 1000;
+  a.last_heartbeat_ms = kNow - 300;
+  NodeInfo b =
+      node("node-b", "127.0.0.1:7072", false, {{{"cpu", 4000}}}, {{{"cpu", 4000}}}, 0, false);
+  b.joined_ms = kNow - 90 * 1000;
+  b.last_heartbeat_ms = kNow - 5000;
+  b.reason = "no heartbeat for 2001ms";
+  b.labels = {{"zone", "b"}, {"disk", "ssd"}};
+  b.incarnation = 7;
+  EXPECT_EQ(nodes_table({a, b}, false, kNow),
+            "NAME     STATUS     ROLES         AGE   CPU(ALLOCATED/ALLOCATABLE)   "
+            "MEMORY(ALLOCATED/ALLOCATABLE)   PODS    HEARTBEAT\n"
+            "node-a   Ready      coordinator   60m   500m/8                       1Gi/16Gi        "
+            "                1/110   0s ago\n"
+            "node-b   NotReady   <none>        90s   0/4                          0/0             "
+            "                0       5s ago\n");
+  std::string w = nodes_table({a, b}, true, kNow);
+  expect_aligned(w, {"NAME", "STATUS", "ROLES", "AGE", "CPU(ALLOCATED/ALLOCATABLE)",
+                     "MEMORY(ALLOCATED/ALLOCATABLE)", "PODS", "HEARTBEAT", "ADDRESS", "INCARNATION",
+                     "LABELS", "REASON"});
+  EXPECT_NE(w.find("7             disk=ssd,zone=b   no heartbeat for 2001ms"), std::string::npos)
+      << w;
+  EXPECT_EQ(nodes_table({}, false, kNow), "No resources found.");
 }
 
 TEST(Render, DescribeJob) {

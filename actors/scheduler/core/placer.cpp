@@ -193,6 +193,8 @@ std::vector<NodeInfo> Placer::nodes() const {
     info.ready = n.ready;
     info.capacity = n.capacity;
     info.allocatable = n.free;
+    info.allocated = n.capacity;
+    info.allocated.subtract(n.free);
     info.pods = n.pods;
     out.push_back(std::move(info));
   }

@@ -1,0 +1,209 @@
+#include "actors/cluster/membership_actor.hpp"
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <kj/exception.h>
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/local_types.hpp"
+#include "messages/cluster.capnp.h"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+#include "messages/node_info.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// "10.0.0.7:7170" -> "10.0.0.7", "[::1]:7170" -> "::1": a pod's hostIP is its node's host.
+std::string host_of(const std::string& address) {
+  auto colon = address.rfind(':');
+  std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return host;
+}
+
+struct NodeHandle {
+  caf::actor actor;
+  NodeInfo info;  // as registered: capacity, labels, address
+};
+
+struct MembershipState {
+  explicit MembershipState() : core(MembershipOptions{}) {}
+  MembershipEnv env;
+  Membership core;
+  caf::actor coordinator;
+  std::map<std::string, NodeHandle> nodes;
+  std::optional<int64_t> timer_at;  // when the expiry check is armed for
+  static inline const char* name = "membership";
+};
+
+using MemberSelf = caf::stateful_actor<MembershipState>;
+
+void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
+  auto& st = self->state;
+  auto it = st.nodes.find(name);
+  if (it == st.nodes.end()) return;
+  const auto& info = it->second.info;
+  auto host = host_of(info.address);
+  self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, ready, host);
+  if (st.coordinator)
+    self->send(st.coordinator, capacity_atom::value, name, info.capacity, ready, host);
+}
+
+void went_not_ready(MemberSelf* self, const std::string& name) {
+  auto& st = self->state;
+  const Member* m = st.core.find(name);
+  std::string reason = m ? m->reason : "";
+  spdlog::warn("node={} NotReady reason=\"{}\"", name, reason);
+  tell_capacity(self, name, false);
+  if (st.coordinator) self->send(st.coordinator, node_lost_atom::value, name, reason);
+}
+
+void arm(MemberSelf* self) {
+  auto& st = self->state;
+  auto due = st.core.next_expiry_ms();
+  if (!due || (st.timer_at && *st.timer_at <= *due)) return;
+  st.timer_at = due;
+  auto delay = std::max<int64_t>(0, *due - now_ms());
+  self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, *due);
+}
+
+caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::string& bytes,
+                                                 const caf::actor& node) {
+  auto& st = self->state;
+  NodeInfo info;
+  Registration r;
+  size_t pods = 0;
+  try {
+    FlatReader reader(bytes);
+    auto reg = reader.root<cluster::NodeRegistration>();
+    info = decode(reg.getNode());
+    r.name = info.name;
+    r.address = info.address;
+    r.incarnation = reg.getIncarnation();
+    r.token = reg.getToken();
+    pods = reg.getPods().size();
+  } catch (const kj::Exception& e) {
+    spdlog::error("malformed node registration: {}", e.getDescription().cStr());
+    return caf::make_error(caf::sec::invalid_argument, "malformed node registration");
+  }
+  if (!node) return caf::make_error(caf::sec::invalid_argument, "registration without a node");
+  r.local = node.node() == self->node();
+  auto now = now_ms();
+  auto admission = st.core.on_register(r, now);
+  if (!admission.accepted) {
+    spdlog::warn("node={} refused address={} reason=\"{}\"", r.name, r.address, admission.refusal);
+    return {admission.refusal, caf::actor{}};
+  }
+  auto& h = st.nodes[r.name];
+  if (h.actor != node) {
+    if (h.actor) self->demonitor(h.actor);
+    self->monitor(node);
+    h.actor = node;
+  }
+  h.info = info;
+  spdlog::info("node={} {} address={} incarnation={} pods={}", r.name,
+               admission.restarted       ? "rejoined after a restart"
+               : admission.was_not_ready ? "is back"
+                                         : "joined",
+               r.address, r.incarnation, pods);
+  tell_capacity(self, r.name, true);
+  if (st.coordinator) self->send(st.coordinator, register_atom::value, bytes, node);
+  arm(self);
+  return {std::string(), st.coordinator};
+}
+
+caf::behavior membership(MemberSelf* self, MembershipEnv env) {
+  self->state.env = std::move(env);
+  self->state.core = Membership(self->state.env.options);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    for (const auto& [name, h] : st.nodes) {
+      if (h.actor.address() != dm.source) continue;
+      const Member* m = st.core.find(name);
+      if (m && st.core.on_disconnect(name, m->incarnation,
+                                     "connection lost: " + self->system().render(dm.reason)))
+        went_not_ready(self, name);
+    }
+  });
+  return {
+      [=](coordinator_atom, const caf::actor& coordinator) {
+        self->state.coordinator = coordinator;
+      },
+      [=](register_atom, const std::string& bytes, const caf::actor& node) {
+        return on_register(self, bytes, node);
+      },
+      [=](heartbeat_atom, const std::string& name, uint64_t incarnation) {
+        auto verdict = self->state.core.on_heartbeat(name, incarnation, now_ms());
+        if (verdict == Heartbeat::Stale)
+          spdlog::warn("node={} heartbeat of a replaced incarnation={}", name, incarnation);
+        return verdict == Heartbeat::Ok;
+      },
+      [=](timer_atom, int64_t armed) {
+        auto& st = self->state;
+        if (st.timer_at == armed) st.timer_at.reset();
+        for (const auto& name : st.core.expire(now_ms())) went_not_ready(self, name);
+        arm(self);
+      },
+      [=](launch_atom a, const std::string& node, const std::string& bytes) {
+        auto it = self->state.nodes.find(node);
+        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+      },
+      [=](kill_atom a, const std::string& node, const std::string& bytes) {
+        auto it = self->state.nodes.find(node);
+        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+      },
+      [=](remove_atom a, const std::string& node, const std::string& uid) {
+        auto it = self->state.nodes.find(node);
+        if (it != self->state.nodes.end()) self->send(it->second.actor, a, uid);
+      },
+      [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
+          int64_t offset, int64_t max_bytes) {
+        auto rp = self->make_response_promise();
+        auto it = self->state.nodes.find(node);
+        if (it == self->state.nodes.end()) {
+          rp.deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
+          return;
+        }
+        rp.delegate(it->second.actor, a, uid, container, offset, max_bytes);
+      },
+      [=](nodes_atom) {
+        auto& st = self->state;
+        std::vector<NodeInfo> out;
+        for (const auto& [name, h] : st.nodes) {
+          NodeInfo info = h.info;
+          if (const Member* m = st.core.find(name)) {
+            info.ready = m->ready;
+            info.reason = m->reason;
+            info.incarnation = m->incarnation;
+            info.joined_ms = m->joined_ms;
+            info.last_heartbeat_ms = m->local ? now_ms() : m->last_heartbeat_ms;
+            info.address = m->address;
+          }
+          out.push_back(std::move(info));
+        }
+        return out;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_membership(caf::actor_system& sys, MembershipEnv env) {
+  return sys.spawn(membership, std::move(env));
+}
+
+}  // namespace caldera

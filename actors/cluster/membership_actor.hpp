@@ -1,0 +1,31 @@
+// The membership actor: the coordinator's registry of nodes. It admits nodes, watches their
+// heartbeats and connections, and routes what the coordinator's actors send to a node.
+#pragma once
+
+#include <caf/actor.hpp>
+
+#include "actors/cluster/core/membership.hpp"
+
+namespace caldera {
+
+struct MembershipEnv {
+  caf::actor scheduler;  // told each node's capacity and readiness
+  MembershipOptions options;
+};
+
+// Messages (registrations and heartbeats may come from other processes, over the cluster port
+// it is published on):
+//   (coordinator_atom, coordinator)         first: whom admitted registrations are passed on to
+//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, coordinator): an empty
+//                                           refusal when admitted
+//   (heartbeat_atom, node, incarnation) -> bool: false when the node must register again
+//   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   passed on to the node
+//   (log_atom, node, uid, container, offset, max_bytes) -> the node's answer
+//   (nodes_atom) -> vector<NodeInfo>: every node it knows, with readiness, reason, incarnation,
+//                                           heartbeat and labels
+// It sends the scheduler and the coordinator (capacity_atom, node, capacity, ready, host) on
+// every change of a node's readiness, and the coordinator (register_atom, bytes, node actor)
+// for every admitted registration and (node_lost_atom, node, reason) when a node goes NotReady.
+caf::actor spawn_membership(caf::actor_system& sys, MembershipEnv env);
+
+}  // namespace caldera

@@ -1,0 +1,265 @@
+#include "actors/node/coordinator_link.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <kj/exception.h>
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/coordinator/responses.hpp"
+#include "messages/api.capnp.h"
+#include "messages/cluster.capnp.h"
+#include "messages/flat.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class LinkState { Unconnected, Connecting, Registering, Running };
+
+struct Forwarded {
+  caf::response_promise rp;  // the client bridge's request
+  std::string request;
+};
+
+// Reconnect attempts start fast (a coordinator restarting takes a moment) and back off to this.
+constexpr std::chrono::milliseconds kFirstRetry{100};
+constexpr std::chrono::milliseconds kMaxRetry{5000};
+
+struct LinkData {
+  CoordinatorLinkEnv env;
+  LinkState state = LinkState::Unconnected;
+  caf::actor node;
+  uint64_t incarnation = 0;
+  caf::actor membership;    // the coordinator's, over the network
+  caf::actor coordinator;   // takes reports and client requests
+  uint64_t generation = 0;  // of the current connection: older callbacks and timers are stale
+  std::chrono::milliseconds backoff = kFirstRetry;
+  caf::timestamp last_answer;  // the membership's last answer to a heartbeat
+  bool said_waiting = false;   // "waiting for the coordinator" is logged once per outage
+  std::map<uint64_t, Forwarded> forwarded;  // client requests the coordinator has not answered
+  uint64_t next_forward = 0;
+  static inline const char* name = "coordinator_link";
+};
+
+using LinkSelf = caf::stateful_actor<LinkData>;
+
+void connect(LinkSelf* self);
+void fail_forwarded(LinkSelf* self, const std::string& why);
+
+void retry_later(LinkSelf* self, const std::string& why) {
+  auto& st = self->state;
+  st.state = LinkState::Unconnected;
+  fail_forwarded(self, "the coordinator was lost (" + why + ") while it had the request; retry");
+  if (st.membership) self->demonitor(st.membership);
+  st.membership = nullptr;
+  st.coordinator = nullptr;
+  auto gen = ++st.generation;
+  if (!st.said_waiting) {
+    spdlog::warn("node={} coordinator at {}:{} unreachable ({}); retrying with backoff",
+                 st.env.node_name, st.env.host, st.env.port, why);
+    st.said_waiting = true;
+  } else {
+    spdlog::debug("node={} coordinator unreachable ({}); next try in {}ms", st.env.node_name, why,
+                  st.backoff.count());
+  }
+  self->delayed_send(self, st.backoff, caf::connect_atom::value, gen);
+  st.backoff = std::min(st.backoff * 2, kMaxRetry);
+}
+
+void schedule_heartbeat(LinkSelf* self) {
+  auto& st = self->state;
+  self->delayed_send(self, st.env.heartbeat_interval, heartbeat_atom::value, st.generation);
+}
+
+void do_register(LinkSelf* self) {
+  auto& st = self->state;
+  st.state = LinkState::Registering;
+  auto gen = st.generation;
+  // Fresh bytes: the pods as they are now, not as they were at the node's start.
+  self->request(st.node, 10s, register_atom::value)
+      .then(
+          [=](const std::string& bytes) {
+            auto& st = self->state;
+            if (gen != st.generation) return;
+            self->request(st.membership, st.env.heartbeat_timeout, register_atom::value, bytes,
+                          st.node)
+                .then(
+                    [=](const std::string& refusal, const caf::actor& coordinator) {
+                      auto& st = self->state;
+                      if (gen != st.generation) return;
+                      if (!refusal.empty()) {
+                        spdlog::error("node={} refused by the coordinator: {}", st.env.node_name,
+                                      refusal);
+                        st.backoff = kMaxRetry;
+                        return retry_later(self, "refused: " + refusal);
+                      }
+                      st.coordinator = coordinator;
+                      st.state = LinkState::Running;
+                      st.backoff = kFirstRetry;
+                      st.said_waiting = false;
+                      st.last_answer = caf::make_timestamp();
+                      spdlog::info("node={} registered with the coordinator at {}:{}",
+                                   st.env.node_name, st.env.host, st.env.port);
+                      schedule_heartbeat(self);
+                    },
+                    [=](caf::error& e) {
+                      if (gen != self->state.generation) return;
+                      retry_later(self, "registration: " + self->system().render(e));
+                    });
+          },
+          [=](caf::error& e) {
+            if (gen != self->state.generation) return;
+            retry_later(self, "the node did not answer: " + self->system().render(e));
+          });
+}
+
+void connect(LinkSelf* self) {
+  auto& st = self->state;
+  st.state = LinkState::Connecting;
+  auto gen = st.generation;
+  auto mm = self->system().middleman().actor_handle();
+  self->request(mm, st.env.heartbeat_timeout + 3s, caf::connect_atom::value, st.env.host,
+                st.env.port)
+      .then(
+          [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            auto& st = self->state;
+            if (gen != st.generation) return;
+            if (!ptr) return retry_later(self, "no actor published on the cluster port");
+            st.membership = caf::actor_cast<caf::actor>(std::move(ptr));
+            self->monitor(st.membership);
+            do_register(self);
+          },
+          [=](caf::error& e) {
+            if (gen != self->state.generation) return;
+            retry_later(self, self->system().render(e));
+          });
+}
+
+std::string unavailable(const std::string& request, const std::string& why);
+
+// Not delegated: the answer comes back to this actor over the link's own connection (a response
+// delegated across processes never reached the bridge). CAF fails no request when the peer's
+// process goes away, so the link answers those in flight itself (fail_forwarded).
+void forward(LinkSelf* self, caf::response_promise rp, api_atom a, const std::string& bytes) {
+  auto& st = self->state;
+  auto key = ++st.next_forward;
+  st.forwarded.emplace(key, Forwarded{rp, bytes});
+  self->request(st.coordinator, caf::infinite, a, bytes)
+      .then(
+          [=](std::string& response) {
+            auto it = self->state.forwarded.find(key);
+            if (it == self->state.forwarded.end()) return;
+            it->second.rp.deliver(std::move(response));
+            self->state.forwarded.erase(it);
+          },
+          [=](caf::error& e) {
+            auto it = self->state.forwarded.find(key);
+            if (it == self->state.forwarded.end()) return;
+            it->second.rp.deliver(unavailable(
+                it->second.request,
+                "the coordinator did not answer: " + self->system().render(e) + "; retry"));
+            self->state.forwarded.erase(it);
+          });
+}
+
+void fail_forwarded(LinkSelf* self, const std::string& why) {
+  for (auto& [key, f] : self->state.forwarded) f.rp.deliver(unavailable(f.request, why));
+  self->state.forwarded.clear();
+}
+
+std::string unavailable(const std::string& request, const std::string& why) {
+  uint64_t id = 0;
+  try {
+    FlatReader reader(request);
+    id = reader.root<api::Request>().getId();
+  } catch (const kj::Exception&) {
+    // The coordinator would have said it is malformed; without it, the id is unknown.
+  }
+  return error_response(id, api::Error::Code::UNAVAILABLE, why);
+}
+
+caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
+  self->state.env = std::move(env);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    if (st.membership && dm.source == st.membership.address())
+      retry_later(self, "connection lost: " + self->system().render(dm.reason));
+  });
+  return {
+      [=](register_atom, const std::string& bytes, const caf::actor& node) {
+        auto& st = self->state;
+        st.node = node;
+        try {
+          FlatReader reader(bytes);
+          st.incarnation = reader.root<cluster::NodeRegistration>().getIncarnation();
+        } catch (const kj::Exception& e) {
+          spdlog::error("node={} malformed registration: {}", st.env.node_name,
+                        e.getDescription().cStr());
+          return;
+        }
+        if (st.state == LinkState::Unconnected) {
+          ++st.generation;
+          connect(self);
+        }
+      },
+      [=](caf::connect_atom, uint64_t gen) {
+        if (gen != self->state.generation || self->state.state != LinkState::Unconnected) return;
+        connect(self);
+      },
+      [=](heartbeat_atom, uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.generation || st.state != LinkState::Running) return;
+        auto silent = caf::make_timestamp() - st.last_answer;
+        if (silent > st.env.heartbeat_timeout) {
+          spdlog::warn("node={} coordinator lost: no heartbeat answer for {}ms", st.env.node_name,
+                       std::chrono::duration_cast<std::chrono::milliseconds>(silent).count());
+          return retry_later(self, "no heartbeat answer");
+        }
+        self->request(st.membership, st.env.heartbeat_timeout, heartbeat_atom::value,
+                      st.env.node_name, st.incarnation)
+            .then(
+                [=](bool ok) {
+                  auto& st = self->state;
+                  if (gen != st.generation || st.state != LinkState::Running) return;
+                  st.last_answer = caf::make_timestamp();
+                  if (!ok) {
+                    spdlog::info("node={} the coordinator asks for a new registration",
+                                 st.env.node_name);
+                    ++st.generation;  // this heartbeat chain ends; the registration starts one
+                    do_register(self);
+                  }
+                },
+                [](caf::error&) {
+                  // The next tick sees how long the coordinator has been silent.
+                });
+        schedule_heartbeat(self);
+      },
+      [=](report_atom a, const std::string& bytes) {
+        auto& st = self->state;
+        if (st.state == LinkState::Running) self->send(st.coordinator, a, bytes);
+      },
+      [=](api_atom a, const std::string& bytes) {
+        auto& st = self->state;
+        auto rp = self->make_response_promise();
+        if (st.state != LinkState::Running)
+          rp.deliver(unavailable(bytes, "the coordinator cannot be reached from node " +
+                                            st.env.node_name + "; retry"));
+        else
+          forward(self, std::move(rp), a, bytes);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_coordinator_link(caf::actor_system& sys, CoordinatorLinkEnv env) {
+  return sys.spawn(coordinator_link, std::move(env));
+}
+
+}  // namespace caldera

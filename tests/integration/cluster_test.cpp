@@ -1,0 +1,182 @@
+// A cluster of three real calderad processes from one config: gangs spread over the nodes,
+// clients served by any node, a hung node seen NotReady and back, and a node without the
+// cluster's token kept out.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace caldera::testing {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr auto kHeartbeatTimeout = 2000ms;
+
+struct NodeSpec {
+  std::string name;
+  int client_port = 0, cluster_port = 0;
+};
+
+std::string config_yaml(const std::vector<NodeSpec>& nodes, const std::string& dir,
+                        const std::string& token) {
+  std::string y =
+      "cluster:\n  name: test\n  coordinator: node-1\n  heartbeatInterval: 500ms\n"
+      "  heartbeatTimeout: 2s\n";
+  if (!token.empty()) y += "  token: " + token + "\n";
+  y += "nodes:\n";
+  for (const auto& n : nodes)
+    y += "  - name: " + n.name +
+         "\n    host: 127.0.0.1\n    clientPort: " + std::to_string(n.client_port) +
+         "\n    clusterPort: " + std::to_string(n.cluster_port) + "\n    dataDir: " + dir + "/" +
+         n.name + "\n    resources: {cpu: 2, memory: 4Gi, pods: 20}\n" + "    labels: {zone: z-" +
+         n.name + "}\n";
+  return y;
+}
+
+// Three nodes of two cpus each, node-1 the coordinator.
+class Cluster : public ::testing::Test {
+ protected:
+  void SetUp() override { start_cluster(""); }
+
+  void start_cluster(const std::string& token) {
+    for (int i = 1; i <= 3; ++i)
+      specs_.push_back({"node-" + std::to_string(i), free_port(), free_port()});
+    config_ = write_file(dir_.path(), "cluster.yaml", config_yaml(specs_, dir_.path(), token));
+    for (const auto& s : specs_) {
+      std::vector<std::string> args{"--config", config_, "--node", s.name};
+      nodes_.push_back(std::make_unique<Calderad>(dir_.path() + "/" + s.name, args));
+    }
+    for (auto& n : nodes_) n->start();
+    ASSERT_TRUE(eventually([&] { return ready_nodes(*nodes_[0]).size() == 3; }, 20s))
+        << nodes_[0]->log();
+  }
+
+  // The names of the nodes `get nodes` (at `at`) says are Ready.
+  std::set<std::string> ready_nodes(const Calderad& at) {
+    auto r = at.cli({"get", "nodes", "-o", "json"});
+    std::set<std::string> out;
+    if (r.exit_code != 0) return out;
+    auto nodes = json::parse(r.out);
+    for (const auto& n : nodes["items"])
+      if (n["status"]["conditions"][0]["status"] == "True") out.insert(n["metadata"]["name"]);
+    return out;
+  }
+
+  std::string job(const std::string& name, int replicas, const std::string& cpu,
+                  const std::string& script) {
+    return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+           "}\nspec:\n  minAvailable: " + std::to_string(replicas) +
+           "\n  tasks:\n    - name: w\n      replicas: " + std::to_string(replicas) +
+           "\n      template:\n        spec:\n          containers:\n            - name: main\n"
+           "              command: [sh, -c, \"" +
+           script + "\"]\n              resources: {requests: {cpu: " + cpu + "}}\n";
+  }
+
+  TempDir dir_;
+  std::vector<NodeSpec> specs_;
+  std::string config_;
+  std::vector<std::unique_ptr<Calderad>> nodes_;
+};
+
+TEST_F(Cluster, AGangThatNeedsSeveralNodesRunsWholeAcrossThem) {
+  // Six pods of one cpu: no node has more than two.
+  auto& coordinator = *nodes_[0];
+  ASSERT_EQ(
+      coordinator.cli({"submit", "-f", "-"}, job("gang", 6, "1", "echo $VK_TASK_INDEX")).exit_code,
+      0);
+  ASSERT_EQ(
+      coordinator.cli({"wait", "job", "gang", "--for=phase=Completed", "--timeout=60s"}).exit_code,
+      0)
+      << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+  auto pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  ASSERT_EQ(pods.size(), 6u);
+  std::set<std::string> nodes;
+  for (const auto& p : pods) nodes.insert(p["spec"]["nodeName"].get<std::string>());
+  EXPECT_EQ(nodes, (std::set<std::string>{"node-1", "node-2", "node-3"}));
+}
+
+TEST_F(Cluster, AClientAtAWorkerSubmitsAndReadsTheLogOfAPodOnAnotherNode) {
+  auto& worker = *nodes_[1];
+  // Two cpus each: one pod a node, so two of them run away from node-2.
+  ASSERT_EQ(
+      worker.cli({"submit", "-f", "-"}, job("spread", 3, "2", "echo hello from $VK_TASK_INDEX"))
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      worker.cli({"wait", "job", "spread", "--for=phase=Completed", "--timeout=60s"}).exit_code, 0);
+  int elsewhere = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto pod = "spread-w-" + std::to_string(i);
+    auto got = json::parse(worker.cli({"get", "pod", pod, "-o", "json"}).out);
+    if (got["spec"]["nodeName"] != "node-2") ++elsewhere;
+    auto log = worker.cli({"logs", pod});
+    EXPECT_EQ(log.exit_code, 0) << log.err;
+    EXPECT_EQ(log.out, "hello from " + std::to_string(i) + "\n");
+  }
+  EXPECT_EQ(elsewhere, 2);
+}
+
+TEST_F(Cluster, AStoppedWorkerIsNotReadyWithinTheTimeoutAndReadyAfterItContinues) {
+  auto& coordinator = *nodes_[0];
+  auto& worker = *nodes_[2];
+  worker.signal(SIGSTOP);
+  auto stopped = std::chrono::steady_clock::now();
+  bool not_ready = eventually([&] { return !ready_nodes(coordinator).count("node-3"); }, 10s);
+  auto took = std::chrono::steady_clock::now() - stopped;
+  worker.signal(SIGCONT);
+  ASSERT_TRUE(not_ready);
+  EXPECT_LE(took, kHeartbeatTimeout + 500ms)
+      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  EXPECT_GE(took, kHeartbeatTimeout - 600ms) << "NotReady before its heartbeats could be missed";
+  auto nodes = json::parse(coordinator.cli({"get", "nodes", "-o", "json"}).out)["items"];
+  for (const auto& n : nodes) {
+    if (n["metadata"]["name"] != "node-3") continue;
+    auto message = n["status"]["conditions"][0].value("message", "");
+    EXPECT_NE(message.find("heartbeat"), std::string::npos) << n.dump();
+  }
+  EXPECT_TRUE(eventually([&] { return ready_nodes(coordinator).count("node-3") > 0; }, 10s));
+  // Schedulable again: a pod that needs its two cpus runs.
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, job("after", 3, "2", "true")).exit_code, 0);
+  EXPECT_EQ(
+      coordinator.cli({"wait", "job", "after", "--for=phase=Completed", "--timeout=60s"}).exit_code,
+      0);
+}
+
+class TokenCluster : public Cluster {
+ protected:
+  void SetUp() override {}
+};
+
+TEST_F(TokenCluster, ANodeWithTheWrongTokenIsRefused) {
+  for (int i = 1; i <= 2; ++i)
+    specs_.push_back({"node-" + std::to_string(i), free_port(), free_port()});
+  auto good = write_file(dir_.path(), "good.yaml", config_yaml(specs_, dir_.path(), "s3cret"));
+  auto bad = write_file(dir_.path(), "bad.yaml", config_yaml(specs_, dir_.path(), "guess"));
+  ::setenv("CALDERA_TOKEN", "s3cret", 1);  // for the CLI
+  Calderad coordinator(dir_.path() + "/node-1", {"--config", good, "--node", "node-1"});
+  coordinator.start();
+  Calderad intruder(dir_.path() + "/node-2", {"--config", bad, "--node", "node-2"});
+  intruder.launch();  // it never answers: its coordinator will not have it
+  EXPECT_TRUE(eventually(
+      [&] { return coordinator.log().find("node=node-2 refused") != std::string::npos; }, 20s))
+      << coordinator.log();
+  EXPECT_NE(coordinator.log().find("token"), std::string::npos);
+  EXPECT_NE(intruder.log().find("refused by the coordinator"), std::string::npos) << intruder.log();
+  auto r = coordinator.cli({"get", "nodes", "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto items = json::parse(r.out)["items"];
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0]["metadata"]["name"], "node-1");
+  ::unsetenv("CALDERA_TOKEN");
+}
+
+}  // namespace
+}  // namespace caldera::testing
