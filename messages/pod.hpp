@@ -60,6 +60,9 @@ struct Pod {
 // The node could not create the pod (its record, directory, files or supervisor): nothing of it
 // ran. Kubernetes' FailedCreate; the job controller makes the pod again instead of failing it.
 inline constexpr std::string_view kFailedCreate = "FailedCreate";
+// The reason of a pod whose node was lost (NotReady) while it was live: the pod is evicted, as the
+// Kubernetes node controller marks the pods of an unresponsive node.
+inline constexpr std::string_view kNodeLost = "NodeLost";
 
 // A pod still holds (or may soon hold) resources on a node.
 inline bool is_live(const Pod& p) {

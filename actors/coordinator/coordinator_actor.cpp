@@ -874,8 +874,9 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
           const std::string&) {
         self->state.nodes[node] = NodeCapacity{capacity, ready};
       },
-      [=](node_lost_atom, const std::string&, const std::string&) {
-        // Its pods' evictions come with the next step of the cluster work (issue 10, item 5).
+      [=](node_lost_atom a, const std::string& node, const std::string& why) {
+        for (const auto& [key, entry] : self->state.jobs)
+          if (!entry.deleting) self->send(entry.actor, a, node, why);
       },
       [=](expire_atom, const std::string& key, const std::string& uid) {
         auto it = self->state.jobs.find(key);

@@ -319,6 +319,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (clock.now_ms < at) clock.now_ms = at;  // timers may fire a hair early
         commit(self, on_tick(st.model, clock));
       },
+      [=](node_lost_atom, const std::string& node, const std::string& why) {
+        if (self->state.deleted) return;
+        commit(self, on_node_lost(self->state.model, node, why, make_clock()));
+      },
       [=](unsched_atom, const std::string& why) {
         if (self->state.deleted) return;
         commit(self, on_unschedulable(self->state.model, why, make_clock()));

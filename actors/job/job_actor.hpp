@@ -25,6 +25,7 @@ struct JobActorEnv {
 //   (report_atom, PodReport bytes)    a node's report on one of the job's pods
 //   (placed_atom, vector<Binding>)    from the scheduler
 //   (node_up_atom, node, vector<string> uids)  a node (re)registered with these pods
+//   (node_lost_atom, node, why)       the node went NotReady: its pods are evicted
 //   (command_atom, action, command id) -> string, once the command's effect is durable: "" when
 //                                     it acted, else why the job's phase ignores it
 //   (tick_atom, due ms)               its own timer: delayed actions, deadline, TTL

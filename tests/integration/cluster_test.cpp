@@ -150,6 +150,31 @@ TEST_F(Cluster, AStoppedWorkerIsNotReadyWithinTheTimeoutAndReadyAfterItContinues
       0);
 }
 
+TEST_F(Cluster, AKilledWorkerEvictsItsPartOfAGangThatRestartsOnTheOtherNodes) {
+  auto& coordinator = *nodes_[0];
+  // Four pods of one cpu: at least one lands on node-3.
+  auto yaml = job("restarts", 4, "1", "sleep 3") +
+              "  policies: [{event: PodEvicted, action: RestartJob}]\n  maxRetry: 3\n";
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+  ASSERT_EQ(coordinator.cli({"wait", "job", "restarts", "--for=phase=Running", "--timeout=30s"})
+                .exit_code,
+            0);
+  auto pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  int on_node3 = 0;
+  for (const auto& p : pods) on_node3 += p["spec"]["nodeName"] == "node-3";
+  ASSERT_GT(on_node3, 0) << pods.dump();
+  nodes_[2]->kill9();
+  ASSERT_EQ(coordinator.cli({"wait", "job", "restarts", "--for=phase=Completed", "--timeout=60s"})
+                .exit_code,
+            0)
+      << coordinator.cli({"describe", "job", "restarts"}).out;
+  auto job_json = json::parse(coordinator.cli({"get", "job", "restarts", "-o", "json"}).out);
+  EXPECT_EQ(job_json["status"]["retryCount"], 1);
+  pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  ASSERT_EQ(pods.size(), 4u);
+  for (const auto& p : pods) EXPECT_NE(p["spec"]["nodeName"], "node-3") << p.dump();
+}
+
 class TokenCluster : public Cluster {
  protected:
   void SetUp() override {}

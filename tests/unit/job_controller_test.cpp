@@ -288,5 +288,68 @@ TEST(JobController, PodEnvCarriesTaskIndex) {
   EXPECT_EQ(rt->requests.get("pods"), 1000);
 }
 
+// Three running pods: job-w-0 and job-w-1 on n1, job-w-2 on n2.
+JobModel running_on_two_nodes(JobSpec spec, const Clock& c) {
+  auto m = new_job(std::move(spec), "u1", c);
+  sync_job(m, c);
+  on_pods_placed(m,
+                 {{m.pods.at("job-w-0").uid, {"n1", "10.0.0.1"}},
+                  {m.pods.at("job-w-1").uid, {"n1", "10.0.0.1"}},
+                  {m.pods.at("job-w-2").uid, {"n2", "10.0.0.2"}}},
+                 c);
+  for (auto name : {"job-w-0", "job-w-1", "job-w-2"}) report(m, name, PodPhase::Running, c);
+  return m;
+}
+
+TEST(JobController, NodeLost_EvictsItsLivePodsSoPodEvictedRestartsTheJob) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.policies = {policy(Event::PodEvicted, Action::RestartJob)};
+  auto m = running_on_two_nodes(spec, c);
+  ASSERT_EQ(m.job.status.state.phase, JobPhase::Running);
+  auto fx = on_node_lost(m, "n2", "no heartbeat for 2001ms", c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Restarting);
+  EXPECT_EQ(m.job.status.state.reason, "PodEvicted");
+  EXPECT_EQ(m.job.status.retry_count, 1);
+  // The gang's other pods are killed on the node that is still there.
+  ASSERT_EQ(fx.kill.size(), 2u);
+  for (const auto& k : fx.kill) EXPECT_EQ(k.node, "n1");
+  EXPECT_TRUE(fx.changed);
+}
+
+TEST(JobController, NodeLost_FailsOnlyTheLivePodsOfThatNodeWithReasonNodeLost) {
+  auto c = test_clock();
+  auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);
+  report(m, "job-w-0", PodPhase::Succeeded, c);
+  auto fx = on_node_lost(m, "n1", "connection lost", c);
+  const auto& lost = m.pods.at("job-w-1");
+  EXPECT_EQ(lost.phase, PodPhase::Failed);
+  EXPECT_EQ(lost.reason, "NodeLost");
+  EXPECT_NE(lost.message.find("node n1 which was running pod job-w-1 is unresponsive"),
+            std::string::npos)
+      << lost.message;
+  EXPECT_EQ(lost.containers.at(0).state, ContainerState::Terminated);
+  EXPECT_EQ(m.pods.at("job-w-0").phase, PodPhase::Succeeded) << "an ended pod stays as it ended";
+  EXPECT_EQ(m.pods.at("job-w-2").phase, PodPhase::Running) << "another node's pod runs on";
+  EXPECT_EQ(fx.release, std::vector<std::string>{lost.uid});
+  EXPECT_TRUE(on_node_lost(m, "n3", "connection lost", c).kill.empty());
+}
+
+TEST(JobController, AnEvictedPodThatItsReturningNodeStillRunsIsKilled) {
+  auto c = test_clock();
+  auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);
+  on_node_lost(m, "n2", "no heartbeat", c);
+  ASSERT_EQ(m.pods.at("job-w-2").phase, PodPhase::Failed);
+  // The node is back and reports the pod it kept running meanwhile.
+  Pod still = m.pods.at("job-w-2");
+  still.phase = PodPhase::Running;
+  still.reason.clear();
+  auto fx = on_pod_report(m, still, c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, still.uid);
+  EXPECT_EQ(fx.kill[0].node, "n2");
+  EXPECT_EQ(m.pods.at("job-w-2").phase, PodPhase::Failed) << "the eviction stands";
+}
+
 }  // namespace
 }  // namespace caldera

@@ -43,7 +43,7 @@ EventRequest event_for(const JobModel& m, const Pod& before, const Pod& now) {
       req.event = Event::PodRunning;
       break;
     case PodPhase::Failed:
-      if (now.reason == "Evicted") {
+      if (now.reason == "Evicted" || now.reason == kNodeLost) {
         req.event = Event::PodEvicted;
       } else {
         req.event = task_retries_used_up(m, now.task_name) ? Event::TaskFailed : Event::PodFailed;
@@ -183,7 +183,14 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     return fx;
   }
   Pod& p = it->second;
-  if (is_terminal(p.phase)) return sync_job(m, clock);  // terminal is final; repeats change nothing
+  if (is_terminal(p.phase)) {
+    // Terminal is final; repeats change nothing. A node that was lost may come back still
+    // running a pod that was evicted from it meanwhile: that pod must not run on.
+    if (is_live(report) && !report.node.empty())
+      fx.kill.push_back({report.uid, report.node, "evicted while its node was lost"});
+    fx.merge(sync_job(m, clock));
+    return fx;
+  }
   if (report.phase == PodPhase::Failed && report.reason == kFailedCreate && !p.out_of_sync) {
     // Not a pod failure: the pod never existed on its node (Kubernetes' failed create), so no
     // policy sees it; it is made again and the round of launches stops.
@@ -215,6 +222,30 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
                           req.exit_code ? fmt::format(" with exit code {}", *req.exit_code)
                                         : (p.message.empty() ? "" : ": " + p.message)));
   fx.merge(handle(m, req, clock));
+  return fx;
+}
+
+Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
+                     const Clock& clock) {
+  std::vector<Pod> evicted;
+  for (const auto& [name, p] : std::as_const(m.pods)) {
+    if (p.node != node || !is_live(p)) continue;
+    Pod r = p;
+    r.phase = PodPhase::Failed;
+    r.reason = std::string(kNodeLost);
+    r.message =
+        fmt::format("node {} which was running pod {} is unresponsive: {}", node, name, why);
+    r.finished_ms = clock.now_ms;
+    for (auto& c : r.containers) {
+      if (c.state == ContainerState::Terminated) continue;
+      c.state = ContainerState::Terminated;
+      c.reason = std::string(kNodeLost);
+      c.finished_ms = clock.now_ms;
+    }
+    evicted.push_back(std::move(r));
+  }
+  Effects fx;
+  for (const auto& r : evicted) fx.merge(on_pod_report(m, r, clock));
   return fx;
 }
 

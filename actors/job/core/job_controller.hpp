@@ -66,6 +66,13 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_u
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
                    const Clock& clock);
 
+// The node went NotReady (heartbeats stopped, or its process died): every live pod on it is
+// evicted (reason NodeLost), so PodEvicted policies run, e.g. RestartJob elsewhere. Pods the
+// controller was killing just end. When the node comes back, a report of such a pod still
+// running gets it killed (on_pod_report): no evicted pod runs beside its replacement.
+Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
+                     const Clock& clock);
+
 // Recount status from the pod table (pending, running, ..., taskStatusCount, runningDuration).
 void update_counts(JobModel& m, int64_t now_ms);
 
