@@ -18,6 +18,20 @@ struct PodLaunch {
   files @6 :List(Api.KeyValue);         # plugin files: path relative to the pod dir -> content
 }
 
+# Scheduler -> node (through the membership): hold room for these pods of one gang, all of them
+# or none, for ttlMs unless a launch binds them (DESIGN rule 6). Idempotent per pod uid. The same
+# message with `cancel` releases what is still only reserved.
+struct PodReservation {
+  gang @0 :Text;                        # the job's namespace/name
+  pods @1 :List(ReservedPod);
+  ttlMs @2 :Int64;
+}
+
+struct ReservedPod {
+  uid @0 :Text;
+  requests @1 :List(Api.KeyValue);
+}
+
 # Coordinator -> node: stop this pod (SIGTERM, SIGKILL after grace). Idempotent.
 struct PodKill {
   uid @0 :Text;

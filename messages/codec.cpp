@@ -443,6 +443,10 @@ void encode(const NodeInfo& in, api::NodeInfo::Builder out) {
   encode_map(in.labels, out.initLabels(static_cast<unsigned>(in.labels.size())));
 }
 
+ResourceList decode_resources(capnp::List<api::KeyValue>::Reader in) {
+  return decode_own_resources(in);
+}
+
 NodeInfo decode(api::NodeInfo::Reader in) {
   NodeInfo n;
   n.name = str(in.getName());

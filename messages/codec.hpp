@@ -34,6 +34,8 @@ JobStatus decode(api::JobStatus::Reader in);
 Job decode(api::Job::Reader in);
 Pod decode(api::Pod::Reader in);
 NodeInfo decode(api::NodeInfo::Reader in);
+// Quantities this project wrote itself (launches, reservations): unreadable ones are skipped.
+ResourceList decode_resources(capnp::List<api::KeyValue>::Reader in);
 JobTemplate decode(api::JobTemplate::Reader in);
 // Untrusted flow specs: a label or annotation key given twice is an error (YAML rejects it too).
 JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags);

@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
     coordinator =
         spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, membership, node->name});
     caf::anon_send(membership, coordinator_atom::value, coordinator);
+    caf::anon_send(scheduler, membership_atom::value, membership);
     if (!config_path.empty()) {
       auto published =
           sys.middleman().publish(membership, node->cluster_port, node->host.c_str(), true);

@@ -170,6 +170,20 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         auto it = self->state.nodes.find(node);
         if (it != self->state.nodes.end()) self->send(it->second.actor, a, uid);
       },
+      [=](prepare_atom a, const std::string& node, const std::string& bytes) {
+        auto rp = self->make_response_promise();
+        auto it = self->state.nodes.find(node);
+        const Member* m = self->state.core.find(node);
+        if (it == self->state.nodes.end() || !m || !m->ready) {
+          rp.deliver(std::string("node " + node + " is not Ready"));
+          return;
+        }
+        rp.delegate(it->second.actor, a, bytes);
+      },
+      [=](cancel_atom a, const std::string& node, const std::string& bytes) {
+        auto it = self->state.nodes.find(node);
+        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+      },
       [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
           int64_t offset, int64_t max_bytes) {
         auto rp = self->make_response_promise();

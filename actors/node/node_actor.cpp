@@ -1,5 +1,7 @@
 #include "actors/node/node_actor.hpp"
 
+#include "actors/node/core/node_accounting.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +49,7 @@ struct NodePodEntry {
   int64_t sim_duration_ms = -1;
   int32_t sim_exit_code = 0;
   int64_t grace_ms = 10000;
+  ResourceList requests;  // what it holds of the node while live
   int32_t shim_pid = 0;
   uint64_t shim_start_ticks = 0;
   bool started = false;
@@ -57,7 +60,10 @@ struct NodePodEntry {
 };
 
 struct NodeState {
+  explicit NodeState() : accounting(ResourceList{}) {}
   NodeActorEnv env;
+  NodeAccounting accounting;         // what its pods and reservations hold of its capacity
+  std::optional<int64_t> expiry_at;  // when the reservation expiry check is armed for
   std::unique_ptr<ProcessRunner> runner;
   std::map<std::string, NodePodEntry> pods;  // by uid
   uint64_t seq = 0;
@@ -98,6 +104,7 @@ NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node
   e.sim_duration_ms = l.getSimDurationMs();
   e.sim_exit_code = l.getSimExitCode();
   e.grace_ms = l.getGraceMs();
+  e.requests = decode_resources(l.getRequests());
   e.status.containers.clear();
   for (const auto& c : e.containers) {
     ContainerStatus cs;
@@ -132,6 +139,7 @@ std::string record_bytes(const NodePodEntry& e) {
 // status that could not be written is written (and reported) again, see restore_unstored.
 void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto& st = self->state;
+  if (is_terminal(e.status.phase)) st.accounting.release(e.status.uid);
   // A write after the record's delete would bring it back. Should the delete fail, the record
   // stays and this status must still reach it.
   if (e.forgetting) {
@@ -160,6 +168,16 @@ void schedule_restore(NodeSelf* self) {
 }
 
 void forget(NodeSelf* self, const std::string& uid);
+
+// One timer at a time, for the earliest reservation that may expire.
+void arm_expiry(NodeSelf* self) {
+  auto& st = self->state;
+  auto due = st.accounting.next_expiry_ms();
+  if (!due || (st.expiry_at && *st.expiry_at <= *due)) return;
+  st.expiry_at = due;
+  auto delay = std::max<int64_t>(0, *due - now_ms());
+  self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, *due);
+}
 
 // Statuses whose write failed (a full disk) stay ahead of the record until written: the pod's
 // end is neither lost nor reported before it is durable. A delete that failed keeps the pod and
@@ -207,6 +225,7 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
   auto& st = self->state;
   auto it = st.pods.find(uid);
   if (it == st.pods.end()) return;
+  st.accounting.release(uid);
   if (!error.empty()) {
     spdlog::error("node={} pod={} kept with its logs: the delete of its record failed: {}",
                   st.env.name, uid, error);
@@ -363,6 +382,7 @@ void recover(NodeSelf* self) {
   size_t adopted = 0;
   for (auto& [uid, e] : st.pods) {
     if (!is_live(e.status)) continue;
+    st.accounting.adopt({uid, e.requests});
     if (!e.started && e.sim_duration_ms < 0) {
       // Killed between spawning its supervisor and recording it: the shim says who it is.
       auto text = pod_dir::read_file(pod_dir(st, uid) + "/state");
@@ -414,6 +434,7 @@ std::string registration_bytes(NodeSelf* self) {
 caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
   auto& st = self->state;
   st.env = std::move(env);
+  st.accounting = NodeAccounting(st.env.capacity);
   st.incarnation = std::random_device{}();
   std::error_code ec;
   fs::create_directories(st.env.data_dir + "/pods", ec);
@@ -437,6 +458,49 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
                format_quantity(st.env.capacity.get("pods")));
   return {
       [=](register_atom) { return registration_bytes(self); },
+      [=](prepare_atom, const std::string& bytes) -> std::string {
+        auto& st = self->state;
+        std::vector<NodeAccounting::Ask> asks;
+        std::string gang;
+        int64_t ttl = 0;
+        try {
+          FlatReader reader(bytes);
+          auto r = reader.root<cluster::PodReservation>();
+          gang = r.getGang();
+          ttl = r.getTtlMs();
+          for (auto p : r.getPods())
+            asks.push_back({p.getUid(), decode_resources(p.getRequests())});
+        } catch (const kj::Exception& ex) {
+          return std::string("malformed reservation: ") + ex.getDescription().cStr();
+        }
+        auto why = st.accounting.reserve(asks, now_ms() + ttl);
+        if (why) {
+          spdlog::info("node={} gang={} reservation of {} pods refused: {}", st.env.name, gang,
+                       asks.size(), *why);
+          return *why;
+        }
+        arm_expiry(self);
+        return {};
+      },
+      [=](cancel_atom, const std::string& bytes) {
+        auto& st = self->state;
+        try {
+          FlatReader reader(bytes);
+          for (auto p : reader.root<cluster::PodReservation>().getPods())
+            if (st.accounting.reserved(p.getUid())) st.accounting.release(p.getUid());
+        } catch (const kj::Exception& ex) {
+          spdlog::error("node={} malformed reservation cancel: {}", st.env.name,
+                        ex.getDescription().cStr());
+        }
+      },
+      [=](timer_atom, int64_t armed) {
+        auto& st = self->state;
+        if (st.expiry_at == armed) st.expiry_at.reset();
+        auto gone = st.accounting.expire(now_ms());
+        if (!gone.empty())
+          spdlog::info("node={} released {} reservations never bound", st.env.name, gone.size());
+        arm_expiry(self);
+      },
       [=](launch_atom, const std::string& bytes) {
         auto& st = self->state;
         NodePodEntry e;
@@ -451,6 +515,17 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         if (it != st.pods.end()) {  // a repeat: say where it stands
           caf::anon_send(st.env.coordinator, report_atom::value,
                          report_bytes(st, it->second.status));
+          return;
+        }
+        // Never over-committed: the pod takes its reservation, or room that is free now.
+        if (auto why = st.accounting.bind({uid, e.requests})) {
+          spdlog::warn("node={} pod={} refused: {}", st.env.name, uid, *why);
+          Pod status = e.status;
+          status.phase = PodPhase::Failed;
+          status.reason = std::string(kFailedCreate);
+          status.message = "the node would be over-committed: " + *why;
+          status.finished_ms = now_ms();
+          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(st, status));
           return;
         }
         e.status.phase = PodPhase::Pending;
@@ -482,6 +557,7 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
           status.message = "the node could not record the pod: " + error;
           status.finished_ms = now_ms();
           caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(st, status));
+          st.accounting.release(uid);
           st.pods.erase(it);
           return;
         }

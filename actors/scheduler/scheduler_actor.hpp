@@ -16,6 +16,10 @@ namespace caldera {
 //   (release_atom, vector<string> uids)
 //   (capacity_atom, node, ResourceList, bool ready)    a node joined, changed or went away
 //   (nodes_atom) -> vector<NodeInfo>
+//   (membership_atom, membership)   its way to the nodes: from then on every placed gang is
+//                                   reserved on its nodes (prepare) and bound only when all
+//                                   confirm; on a refusal or silence it is released and queued
+//                                   again, and its job told why (unsched_atom)
 caf::actor spawn_scheduler(caf::actor_system& sys);
 
 }  // namespace caldera

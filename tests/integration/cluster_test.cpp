@@ -147,7 +147,8 @@ TEST_F(Cluster, AStoppedWorkerIsNotReadyWithinTheTimeoutAndReadyAfterItContinues
   ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, job("after", 3, "2", "true")).exit_code, 0);
   EXPECT_EQ(
       coordinator.cli({"wait", "job", "after", "--for=phase=Completed", "--timeout=60s"}).exit_code,
-      0);
+      0)
+      << coordinator.cli({"describe", "job", "after"}).out << coordinator.log() << worker.log();
 }
 
 TEST_F(Cluster, AKilledWorkerEvictsItsPartOfAGangThatRestartsOnTheOtherNodes) {

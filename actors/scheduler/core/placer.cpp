@@ -167,7 +167,7 @@ Session Placer::session() {
     std::vector<bool> placed(r.pods.size(), false);
     for (const auto& [i, node] : tentative) {
       reserve(key, r.pods[i].uid, node, r.pods[i].requests);
-      out.push_back({key, r.pods[i].uid, node, nodes_[node].host_ip});
+      out.push_back({key, r.pods[i].uid, node, nodes_[node].host_ip, r.pods[i].requests});
       placed[i] = true;
     }
     for (size_t i = 0; i < r.pods.size(); ++i)

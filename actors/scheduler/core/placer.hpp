@@ -33,6 +33,7 @@ struct Binding {
   std::string uid;
   std::string node;
   std::string host_ip;  // the node's address, the pod's hostIP
+  ResourceList requests;
 };
 
 // What one scheduling session did: the new bindings, and for each queued gang it could not place
