@@ -2,10 +2,6 @@
 // the CLI waits for the coordinator (saying so) for up to --retry-for, then gives up with that
 // error; a coordinator restarted in time answers the requests that waited for it. Two real
 // calderad processes from one cluster config: node-1 the coordinator, node-2 a worker.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,12 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include <capnp/message.h>
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
-#include "messages/api.capnp.h"
-#include "messages/flat.hpp"
 
 namespace caldera::testing {
 namespace {
@@ -55,133 +48,6 @@ std::string job_yaml(const std::string& name) {
          "{cpu: 100m}}}]}}\n";
 }
 
-// ---- A stand-in gateway: the answers that cannot be had on demand from a real cluster ----
-
-// Answers the requests on its port, one connection at a time on its own thread, with what
-// `answer` makes of each (the request and how many came before it).
-class ScriptedGateway {
- public:
-  using Answer = std::function<std::string(api::Request::Reader, int)>;
-  explicit ScriptedGateway(Answer answer) : answer_(std::move(answer)) {
-    listen_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (::bind(listen_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        ::listen(listen_, 8) != 0 ||
-        ::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      throw std::runtime_error("scripted gateway: cannot listen");
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~ScriptedGateway() {
-    stop_ = true;
-    thread_.join();
-    ::close(listen_);
-  }
-  std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
-  // The command ids of the Command requests, in order.
-  std::vector<std::string> command_ids() {
-    std::lock_guard lock(mutex_);
-    return command_ids_;
-  }
-  int requests() const { return requests_; }
-
- private:
-  bool readable(int fd) {
-    pollfd p{fd, POLLIN, 0};
-    while (!stop_)
-      if (::poll(&p, 1, 50) > 0) return true;
-    return false;
-  }
-
-  static uint32_t le32(const std::string& b, size_t at) {
-    const auto* u = reinterpret_cast<const unsigned char*>(b.data() + at);
-    return uint32_t(u[0]) | uint32_t(u[1]) << 8 | uint32_t(u[2]) << 16 | uint32_t(u[3]) << 24;
-  }
-
-  // The size of the whole frame at the front of `b`, or 0 while more bytes are needed.
-  static size_t frame_size(const std::string& b) {
-    if (b.size() < 4) return 0;
-    size_t segments = size_t(le32(b, 0)) + 1;
-    size_t header = (4 + 4 * segments + 7) & ~size_t(7);
-    if (b.size() < header) return 0;
-    size_t words = 0;
-    for (size_t i = 0; i < segments; ++i) words += le32(b, 4 + 4 * i);
-    return b.size() >= header + words * 8 ? header + words * 8 : 0;
-  }
-
-  void serve() {
-    while (readable(listen_)) {
-      int fd = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      std::string buffer;
-      char chunk[4096];
-      while (readable(fd)) {
-        ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
-        if (n <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(n));
-        while (size_t size = frame_size(buffer)) {
-          FlatReader reader(std::string_view(buffer).substr(0, size));
-          auto req = reader.root<api::Request>();
-          if (req.isCommand()) {
-            std::lock_guard lock(mutex_);
-            command_ids_.push_back(req.getCommand().getCommandId());
-          }
-          auto reply = answer_(req, requests_++);
-          buffer.erase(0, size);
-          ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
-        }
-      }
-      ::close(fd);
-    }
-  }
-
-  Answer answer_;
-  int listen_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> requests_{0};
-  std::mutex mutex_;
-  std::vector<std::string> command_ids_;
-  std::thread thread_;
-};
-
-std::string error_answer(api::Request::Reader req, api::Error::Code code,
-                         const std::string& message) {
-  capnp::MallocMessageBuilder message_builder;
-  auto resp = message_builder.initRoot<api::Response>();
-  resp.setId(req.getId());
-  auto e = resp.initErrors(1)[0];
-  e.setCode(code);
-  e.setMessage(message);
-  return to_bytes(message_builder);
-}
-
-std::string ok_answer(api::Request::Reader req) {
-  capnp::MallocMessageBuilder message_builder;
-  auto resp = message_builder.initRoot<api::Response>();
-  resp.setId(req.getId());
-  resp.setOk();
-  return to_bytes(message_builder);
-}
-
-// A worker's answers: the request was not forwarded, or it was and the coordinator was lost.
-const std::string kNotForwarded = "the coordinator cannot be reached from node node-2; retry";
-const std::string kMaybeTaken =
-    "the coordinator was lost (connection lost: remote node down) while it had the request; "
-    "retry";
-
-// The CLI against a stand-in gateway.
-CommandResult cli_at(const ScriptedGateway& gateway, std::vector<std::string> args,
-                     const std::string& input = {}) {
-  args.insert(args.begin(), {CALDERA_CLI_PATH, "--server", gateway.server()});
-  return run(args, input);
-}
-
-// The caldera CLI against `server` on a thread of its own (harness run() blocks), its stderr in
-// a file so that the test can see it waiting before it ends.
 class BackgroundCli {
  public:
   BackgroundCli(const std::string& dir, const std::string& name, const std::string& server,
@@ -341,89 +207,6 @@ TEST_F(CliRetry, WritesWaitForTheCoordinatorToComeBack) {
 }
 
 // ---- What an attempt that may have been carried out means for a write ----
-
-TEST(CliRetryAnswers, ADeleteThatFindsTheObjectGoneAfterAnAmbiguousAttemptSucceeds) {
-  ScriptedGateway gateway([](api::Request::Reader req, int n) {
-    return n == 0 ? error_answer(req, api::Error::Code::UNAVAILABLE, kMaybeTaken)
-                  : error_answer(req, api::Error::Code::NOT_FOUND,
-                                 "jobs.batch.volcano.sh \"x\" not found in namespace default");
-  });
-  auto r = cli_at(gateway, {"delete", "job", "x"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "job.batch.volcano.sh \"x\" deleted\n");
-  EXPECT_TRUE(contains(r.err, "waiting for the coordinator (unavailable: the coordinator was lost"))
-      << r.err;
-  EXPECT_TRUE(contains(r.err,
-                       "Warning: job.batch.volcano.sh \"x\" was not found when the delete "
-                       "was sent again"))
-      << r.err;
-  EXPECT_EQ(gateway.requests(), 2);
-}
-
-TEST(CliRetryAnswers, ADeleteNotForwardedThenNotFoundIsNotFound) {
-  ScriptedGateway gateway([](api::Request::Reader req, int n) {
-    return n == 0 ? error_answer(req, api::Error::Code::UNAVAILABLE, kNotForwarded)
-                  : error_answer(req, api::Error::Code::NOT_FOUND,
-                                 "jobs.batch.volcano.sh \"x\" not found in namespace default");
-  });
-  auto r = cli_at(gateway, {"delete", "job", "x"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(r.out, "");
-  EXPECT_TRUE(contains(r.err, "error (not found): jobs.batch.volcano.sh \"x\" not found")) << r.err;
-}
-
-TEST(CliRetryAnswers, ASubmitThatFindsItsJobAfterAnAmbiguousAttemptSaysItMayBeItsOwn) {
-  ScriptedGateway gateway([](api::Request::Reader req, int n) {
-    return n == 0 ? error_answer(req, api::Error::Code::UNAVAILABLE, kMaybeTaken)
-                  : error_answer(req, api::Error::Code::ALREADY_EXISTS,
-                                 "jobs.batch.volcano.sh \"x\" already exists in namespace default");
-  });
-  auto r = cli_at(gateway, {"submit", "-f", "-"}, job_yaml("x"));
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out, "");
-  EXPECT_TRUE(contains(r.err, "error (already exists): jobs.batch.volcano.sh \"x\" already exists"))
-      << r.err;
-  EXPECT_TRUE(contains(r.err, "that attempt may have created what now already exists")) << r.err;
-
-  // Not forwarded the first time: AlreadyExists is a plain duplicate.
-  ScriptedGateway plain([](api::Request::Reader req, int n) {
-    return n == 0 ? error_answer(req, api::Error::Code::UNAVAILABLE, kNotForwarded)
-                  : error_answer(req, api::Error::Code::ALREADY_EXISTS,
-                                 "jobs.batch.volcano.sh \"x\" already exists in namespace default");
-  });
-  auto p = cli_at(plain, {"submit", "-f", "-"}, job_yaml("x"));
-  EXPECT_EQ(p.exit_code, 1) << p.err;
-  EXPECT_TRUE(contains(p.err, "error (already exists)")) << p.err;
-  EXPECT_FALSE(contains(p.err, "may have created")) << p.err;
-}
-
-TEST(CliRetryAnswers, AJobCommandIsSentAgainWithTheSameId) {
-  ScriptedGateway gateway([](api::Request::Reader req, int n) {
-    return n < 2 ? error_answer(req, api::Error::Code::UNAVAILABLE, kMaybeTaken) : ok_answer(req);
-  });
-  auto r = cli_at(gateway, {"abort", "job", "x"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "job.batch.volcano.sh/x AbortJob issued\n");
-  auto ids = gateway.command_ids();
-  ASSERT_EQ(ids.size(), 3u);
-  EXPECT_FALSE(ids[0].empty());
-  EXPECT_EQ(ids[1], ids[0]);
-  EXPECT_EQ(ids[2], ids[0]);
-}
-
-// `unavailable` for another reason than the coordinator (here a full disk) is said at once.
-TEST(CliRetryAnswers, AnUnavailableAnswerNotAboutTheCoordinatorIsNotWaitedFor) {
-  ScriptedGateway gateway([](api::Request::Reader req, int) {
-    return error_answer(req, api::Error::Code::UNAVAILABLE,
-                        "the data dir is not writable, so nothing can change now (disk full); "
-                        "reads still work; retry once space is freed");
-  });
-  auto r = cli_at(gateway, {"delete", "job", "x"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "error (unavailable): the data dir is not writable")) << r.err;
-  EXPECT_FALSE(contains(r.err, "waiting for")) << r.err;
-  EXPECT_EQ(gateway.requests(), 1);
-}
 
 }  // namespace
 }  // namespace caldera::testing
