@@ -41,14 +41,15 @@ Result<uint64_t> frame_size(const std::string& b) {
   uint64_t segments = uint64_t(read_le32(b.data())) + 1;
   uint64_t header = (4 + 4 * segments + 7) & ~uint64_t(7);
   if (header > kMaxFrameBytes) {
-    return Failure{"malformed response: frame claims " + std::to_string(segments) + " segments"};
+    return Failure{std::string(Client::kMalformedResponse) + ": frame claims " +
+                   std::to_string(segments) + " segments"};
   }
   if (b.size() < header) return uint64_t(0);
   uint64_t words = 0;
   for (uint64_t i = 0; i < segments; ++i) words += read_le32(b.data() + 4 + 4 * i);
   uint64_t total = header + words * 8;
   if (total > kMaxFrameBytes) {
-    return Failure{"malformed response: frame of " + std::to_string(total) +
+    return Failure{std::string(Client::kMalformedResponse) + ": frame of " + std::to_string(total) +
                    " bytes is larger than the limit of " + std::to_string(kMaxFrameBytes)};
   }
   return total;
@@ -107,7 +108,9 @@ Client::~Client() {
 }
 
 Result<std::unique_ptr<Client>> Client::connect(const std::string& server,
-                                                std::chrono::milliseconds timeout) {
+                                                std::chrono::milliseconds timeout,
+                                                bool* transient) {
+  if (transient) *transient = false;
   std::string host, port;
   if (!split_server(server, host, port)) {
     return Failure{"cannot connect to " + server + ": expected host:port"};
@@ -117,7 +120,10 @@ Result<std::unique_ptr<Client>> Client::connect(const std::string& server,
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   int gai = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
-  if (gai != 0) return Failure{"cannot connect to " + server + ": " + ::gai_strerror(gai)};
+  if (gai != 0) {
+    if (transient) *transient = gai == EAI_AGAIN;  // "temporary failure in name resolution"
+    return Failure{"cannot connect to " + server + ": " + ::gai_strerror(gai)};
+  }
   auto deadline = Clock::now() + timeout;
   int result = -ECONNREFUSED;
   for (const addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
@@ -126,6 +132,11 @@ Result<std::unique_ptr<Client>> Client::connect(const std::string& server,
   }
   ::freeaddrinfo(found);
   if (result >= 0) return std::unique_ptr<Client>(new Client(result));
+  if (transient) {
+    const int e = -result;
+    *transient = e == ECONNREFUSED || e == ETIMEDOUT || e == ECONNRESET || e == ECONNABORTED ||
+                 e == EHOSTUNREACH || e == ENETUNREACH || e == ENETDOWN || e == EAGAIN;
+  }
   std::string reason = result == -ETIMEDOUT
                            ? "timed out after " + std::to_string(timeout.count()) + " ms"
                            : std::string(std::strerror(-result));
@@ -232,7 +243,7 @@ Result<std::unique_ptr<FlatReader>> Client::call(
       uint64_t got = response.getId();
       if (got == id || (got == 0 && response.isErrors())) return reader;
     } catch (const kj::Exception& e) {
-      return Failure{std::string("malformed response: ") + e.getDescription().cStr()};
+      return Failure{std::string(kMalformedResponse) + ": " + e.getDescription().cStr()};
     }
   }
 }

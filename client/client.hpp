@@ -15,15 +15,21 @@ namespace caldera {
 
 class Client {
  public:
-  // host:port, e.g. "127.0.0.1:7070".
+  static constexpr const char* kMalformedResponse = "malformed response";
+
+  // host:port, e.g. "127.0.0.1:7070". On a failure, `transient` (when given) says whether a
+  // later try may succeed (refused, timed out, unreachable: the server may be starting), as
+  // opposed to an address that cannot work.
   static Result<std::unique_ptr<Client>> connect(const std::string& server,
-                                                 std::chrono::milliseconds timeout);
+                                                 std::chrono::milliseconds timeout,
+                                                 bool* transient = nullptr);
   ~Client();
 
   // Fills a Request (the id is set by the client), sends it and waits for the Response with the
   // same id. A failure is a transport problem (cannot connect, closed, timed out, malformed reply);
   // an error answered by the server is a Response whose union holds `errors`. A timeout says
-  // that the request may still take effect.
+  // that the request may still take effect. A malformed reply's message starts with
+  // kMalformedResponse: asking again would not help.
   Result<std::unique_ptr<FlatReader>> call(
       const std::function<void(api::Request::Builder)>& fill,
       std::chrono::milliseconds timeout = std::chrono::seconds(30));

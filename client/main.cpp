@@ -12,6 +12,7 @@
 #include <kj/exception.h>
 
 #include "client/cli/commands.hpp"
+#include "messages/yaml_duration.hpp"
 
 using namespace caldera::cli;
 
@@ -86,8 +87,10 @@ int main(int argc, char** argv) {
   Globals g;
   const char* env_server = std::getenv("CALDERA_SERVER");
   const char* env_token = std::getenv("CALDERA_TOKEN");
+  const char* env_retry_for = std::getenv("CALDERA_RETRY_FOR");
   g.server = env_server ? env_server : "127.0.0.1:7070";
   g.token = env_token ? env_token : "";
+  if (env_retry_for && *env_retry_for) g.retry_for = env_retry_for;
   const auto last = CLI::MultiOptionPolicy::TakeLast;  // kubectl: the last one wins
   app.add_option("--server,-s", g.server,
                  "HOST:PORT of a calderad (default $CALDERA_SERVER or 127.0.0.1:7070)")
@@ -96,6 +99,12 @@ int main(int argc, char** argv) {
                         ->multi_option_policy(last);
   app.add_option("--token", g.token, "cluster auth token (default $CALDERA_TOKEN)")
       ->multi_option_policy(last);
+  auto* retry_option =
+      app.add_option("--retry-for", g.retry_for,
+                     "how long to wait, retrying, for a coordinator or server that cannot be "
+                     "reached, e.g. 30s or 2m; 0: not at all (default $CALDERA_RETRY_FOR or 30s)")
+          ->type_name("DURATION")
+          ->multi_option_policy(last);
   app.add_option("-o,--output", g.output,
                  "output format: wide, json, yaml or name (get); name (submit, delete, wait, "
                  "job commands); json or yaml (version)")
@@ -199,6 +208,12 @@ int main(int argc, char** argv) {
     return parse_failure(app, e);
   }
   g.ns_given = ns_option->count() > 0;
+  auto retry_for = caldera::parse_go_duration_ms(g.retry_for);
+  if (!retry_for || *retry_for < 0)
+    return fail((retry_option->count() > 0 ? "--retry-for" : "$CALDERA_RETRY_FOR") +
+                std::string(" must be a duration such as 30s or 2m, or 0 for no retry; got \"") +
+                g.retry_for + "\"");
+  g.retry_for_ms = *retry_for;
   if (!chosen.run) return fail("nothing to do (see caldera --help)");
   if (auto error = output_error(g.output, chosen.formats, chosen.command)) return fail(*error);
   try {

@@ -4,6 +4,10 @@
 #include <chrono>
 #include <iostream>
 #include <set>
+#include <string_view>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "client/client.hpp"
 #include "client/render.hpp"
@@ -12,6 +16,7 @@ namespace caldera::cli {
 namespace {
 
 using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
 
 std::string code_name(api::Error::Code c) {
   switch (c) {
@@ -37,6 +42,41 @@ std::string code_name(api::Error::Code c) {
       return "unimplemented";
   }
   return "error";
+}
+
+// Retries start after this pause and double it up to kMaxPause; the waiting line is said again
+// after kSayEvery.
+constexpr std::chrono::milliseconds kFirstPause = 200ms;
+constexpr std::chrono::milliseconds kMaxPause = 2s;
+constexpr std::chrono::milliseconds kSayEvery = 5s;
+
+// What an `unavailable` answer says about the coordinator, told by its words (the API has one
+// code for every "retry later"). nullopt: it is not about the coordinator being out of reach (a
+// full data dir, a job or pod that is not ready, too many connections): reported at once, as
+// before --retry-for, since waiting seconds rarely cures those. Otherwise whether the request
+// may have been carried out.
+std::optional<bool> coordinator_unavailable(std::string_view message) {
+  // A worker's gateway while its link to the coordinator is down: the request was not forwarded.
+  if (message.find("cannot be reached from node") != std::string_view::npos) return false;
+  // The coordinator was lost while it had the request ("... while it had the request"), did not
+  // answer it, or the gateway gave up waiting for its answer ("coordinator unavailable, retry"):
+  // it may have been carried out.
+  if (message.find("coordinator") != std::string_view::npos) return true;
+  return std::nullopt;
+}
+
+// The server's message without its closing "; retry": the waiting line says that it retries.
+std::string without_retry(std::string message) {
+  const std::string_view tail = "; retry";
+  if (message.size() >= tail.size() &&
+      message.compare(message.size() - tail.size(), tail.size(), tail) == 0)
+    message.resize(message.size() - tail.size());
+  return message;
+}
+
+// "1.2s"
+std::string seconds(SteadyClock::duration d) {
+  return fmt::format("{:.1f}s", std::chrono::duration<double>(d).count());
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -66,44 +106,117 @@ int print_errors(api::Response::Reader resp) {
   return 1;
 }
 
-std::unique_ptr<FlatReader> call(const Globals& g,
-                                 const std::function<void(api::Request::Builder)>& fill,
-                                 int* exit_code, bool may_retry) {
-  auto client = Client::connect(g.server, 5s);
-  if (!client) {
-    *exit_code = may_retry ? kRetry : fail(client.error());
-    return nullptr;
+Session::Session(const Globals& g) : g_(g) {}
+
+Session::~Session() = default;
+
+std::unique_ptr<FlatReader> Session::exchange(
+    const std::function<void(api::Request::Builder)>& fill, int* exit_code, const Retry& retry) {
+  const auto start = SteadyClock::now();
+  auto give_up = start + std::chrono::milliseconds(g_.retry_for_ms);
+  const bool own_deadline = retry.give_up_at && *retry.give_up_at < give_up;
+  if (own_deadline) give_up = *retry.give_up_at;
+  auto pause = kFirstPause;
+  std::optional<SteadyClock::time_point> said;  // when the waiting line was last printed
+  for (;;) {
+    std::unique_ptr<FlatReader> reply;
+    std::string error;       // no reply: why
+    bool transient = false;  // ... and a retry may cure it
+    bool maybe_taken = false;
+    if (!client_) {
+      auto connected = Client::connect(g_.server, 5s, &transient);
+      if (connected)
+        client_ = std::move(*connected);
+      else
+        error = connected.error();  // nothing was sent
+    }
+    if (client_) {
+      auto r = client_->call([&](api::Request::Builder b) {
+        b.setToken(g_.token);
+        fill(b);
+      });
+      if (r) {
+        reply = std::move(*r);
+      } else {
+        client_.reset();  // broken or out of step: the next attempt connects again
+        error = r.error();
+        transient = error.rfind(Client::kMalformedResponse, 0) != 0;
+        maybe_taken = true;  // the request went out; the server may have carried it out
+      }
+    }
+    std::string waiting_for;  // empty: this attempt's outcome is final
+    if (reply) {
+      auto resp = reply->root<api::Response>();
+      if (resp.which() == api::Response::ERRORS && resp.getErrors().size() > 0 &&
+          resp.getErrors()[0].getCode() == api::Error::Code::UNAVAILABLE) {
+        std::string message = resp.getErrors()[0].getMessage();
+        if (auto taken = coordinator_unavailable(message)) {
+          waiting_for = "the coordinator (unavailable: " + without_retry(message) + ")";
+          maybe_taken = *taken;
+        }
+      }
+    } else if (transient) {
+      waiting_for = "the server (" + error + ")";
+    }
+    if (maybe_taken && retry.maybe_taken) *retry.maybe_taken = true;
+    const auto now = SteadyClock::now();
+    if (waiting_for.empty() && reply) {
+      print_warnings(reply->root<api::Response>());
+      *exit_code = 0;
+      return reply;
+    }
+    if (waiting_for.empty() || !retry.enabled || now >= give_up) {
+      if (reply) {
+        print_warnings(reply->root<api::Response>());
+        *exit_code = print_errors(reply->root<api::Response>());
+      } else {
+        *exit_code = fail(error);
+      }
+      if (said)
+        std::cerr << fmt::format(
+            "gave up after {} of retries ({})\n", seconds(now - start),
+            own_deadline ? "the command's --timeout" : "--retry-for " + g_.retry_for);
+      return nullptr;
+    }
+    if (!said) {
+      std::cerr << "waiting for " << waiting_for << "; retrying for up to "
+                << (own_deadline ? seconds(give_up - start) : g_.retry_for) << "\n";
+      said = now;
+    } else if (now - *said >= kSayEvery) {
+      std::cerr << "still waiting for " << waiting_for << "; " << seconds(now - start)
+                << " so far, retrying for up to "
+                << (own_deadline ? seconds(give_up - start) : g_.retry_for) << "\n";
+      said = now;
+    }
+    std::this_thread::sleep_for(std::min<SteadyClock::duration>(pause, give_up - now));
+    pause = std::min<std::chrono::milliseconds>(pause * 2, kMaxPause);
   }
-  return call(**client, g, fill, exit_code, may_retry);
 }
 
-std::unique_ptr<FlatReader> call(Client& client, const Globals& g,
-                                 const std::function<void(api::Request::Builder)>& fill,
-                                 int* exit_code, bool may_retry) {
-  auto reply = client.call([&](api::Request::Builder r) {
-    r.setToken(g.token);
-    fill(r);
-  });
-  if (!reply) {
-    *exit_code = may_retry ? kRetry : fail(reply.error());
-    return nullptr;
-  }
-  auto resp = (*reply)->root<api::Response>();
-  if (may_retry && resp.which() == api::Response::ERRORS && resp.getErrors().size() > 0 &&
-      resp.getErrors()[0].getCode() == api::Error::Code::UNAVAILABLE) {
-    *exit_code = kRetry;
-    return nullptr;
-  }
-  // Once per process, as kubectl does: wait and logs -f ask again and again.
-  static std::set<std::string> warned;
-  for (auto w : resp.getWarnings())
-    if (warned.insert(w.cStr()).second) std::cerr << "Warning: " << w.cStr() << "\n";
+std::unique_ptr<FlatReader> Session::call(const std::function<void(api::Request::Builder)>& fill,
+                                          int* exit_code, const Retry& retry) {
+  auto reply = exchange(fill, exit_code, retry);
+  if (!reply) return nullptr;
+  auto resp = reply->root<api::Response>();
   if (resp.which() == api::Response::ERRORS) {
     *exit_code = print_errors(resp);
     return nullptr;
   }
-  *exit_code = 0;
-  return std::move(*reply);
+  return reply;
+}
+
+std::unique_ptr<FlatReader> call(const Globals& g,
+                                 const std::function<void(api::Request::Builder)>& fill,
+                                 int* exit_code, const Retry& retry) {
+  Session session(g);
+  return session.call(fill, exit_code, retry);
+}
+
+void print_warnings(api::Response::Reader resp) {
+  // Once per process, as kubectl does: wait and logs -f ask again and again.
+  static std::set<std::string> warned;
+  for (auto w : resp.getWarnings())
+    if (warned.insert(w.cStr()).second) std::cerr << "Warning: " << w.cStr() << "\n";
 }
 
 std::optional<std::string> output_error(const std::string& output,

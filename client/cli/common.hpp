@@ -2,6 +2,7 @@
 // and the output formats.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +28,10 @@ struct Globals {
   bool ns_given = false;  // -n was on the command line (submit sends it only then)
   std::string token;
   std::string output;  // -o; "" is the command's default
+  // --retry-for: how long a request waits for an unreachable coordinator (0: not at all), in
+  // milliseconds and as the user wrote it.
+  int64_t retry_for_ms = 30'000;
+  std::string retry_for = "30s";
 };
 
 int64_t now_ms();
@@ -34,18 +39,51 @@ int64_t now_ms();
 // Prints "error: MESSAGE" to stderr; returns 1, the exit code.
 int fail(const std::string& message);
 
-// call()'s exit code when the request may be retried: no connection, or "unavailable".
-constexpr int kRetry = -2;
+// How long call() waits out a coordinator that cannot be reached, and what it tells.
+struct Retry {
+  // false: one attempt (version, which reports what answers now).
+  bool enabled = true;
+  // Set to true when an attempt that failed may have been carried out all the same (the
+  // coordinator had the request when it was lost, or the connection broke after it was sent),
+  // for the writes that answer a retry differently then (delete, submit).
+  bool* maybe_taken = nullptr;
+  // Retries stop here too when set (wait's own deadline).
+  std::optional<std::chrono::steady_clock::time_point> give_up_at;
+};
 
-// One request; prints warnings and errors. Returns the response only when it is not an error.
-// With may_retry, a failure that a retry can cure is silent and leaves kRetry in exit_code.
+// A connection to a gateway, opened again when it breaks. A request whose failure a wait for the
+// coordinator can cure (cannot connect, the connection broke, or an `unavailable` answer about
+// the coordinator) is sent again with a backoff of 200 ms doubling to 2 s, for up to
+// --retry-for; meanwhile stderr says what it waits for, once and then every 5 s. Only reads and
+// writes that act once however often they are sent may be retried (see write.cpp for delete and
+// submit).
+class Session {
+ public:
+  explicit Session(const Globals& g);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The answer, error answers included (its warnings printed); nullptr when there is none: the
+  // failure is printed and exit_code set.
+  std::unique_ptr<FlatReader> exchange(const std::function<void(api::Request::Builder)>& fill,
+                                       int* exit_code, const Retry& retry = {});
+  // The same, but an error answer is printed (exit code 1) and not returned.
+  std::unique_ptr<FlatReader> call(const std::function<void(api::Request::Builder)>& fill,
+                                   int* exit_code, const Retry& retry = {});
+
+ private:
+  const Globals& g_;
+  std::unique_ptr<Client> client_;
+};
+
+// One request on a connection of its own (Session::call).
 std::unique_ptr<FlatReader> call(const Globals& g,
                                  const std::function<void(api::Request::Builder)>& fill,
-                                 int* exit_code, bool may_retry = false);
-// The same on a connection already open, for commands that ask again and again (wait, logs -f).
-std::unique_ptr<FlatReader> call(Client& client, const Globals& g,
-                                 const std::function<void(api::Request::Builder)>& fill,
-                                 int* exit_code, bool may_retry = false);
+                                 int* exit_code, const Retry& retry = {});
+
+// Prints a response's warnings, each once per process (wait and logs -f ask again and again).
+void print_warnings(api::Response::Reader resp);
 
 // Prints every error of an error response ("error (not found): path: message"); returns 1.
 int print_errors(api::Response::Reader resp);

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "client/cli/commands.hpp"
-#include "client/client.hpp"
 #include "client/render.hpp"
 #include "messages/job_status.hpp"
 #include "messages/yaml_duration.hpp"
@@ -13,7 +12,6 @@
 namespace caldera::cli {
 namespace {
 
-using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
 void write_out(std::string_view data) {
@@ -32,19 +30,20 @@ int wait_job(const Globals& g, const std::string& name, const std::string& condi
   auto timeout = parse_go_duration_ms(timeout_text);
   if (!timeout) return fail("--timeout must be a duration such as 30s or 5m");
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(*timeout);
-  auto client = Client::connect(g.server, 5s);
-  if (!client) return fail(client.error());
+  Session session(g);
+  // A coordinator out of reach is waited for as by any read, but never past the deadline.
+  Retry retry;
+  retry.give_up_at = deadline;
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
     int rc = 0;
-    auto r = call(
-        **client, g,
+    auto r = session.call(
         [&](api::Request::Builder b) {
           auto ref = b.initGetJob();
           ref.setNamespace(g.ns);
           ref.setName(name);
         },
-        &rc);
+        &rc, retry);
     if (!r) return rc;
     auto state = r->root<api::Response>().getJob().getStatus().getState();
     const std::string last = state.getPhase().cStr();
@@ -71,8 +70,9 @@ int wait_job(const Globals& g, const std::string& name, const std::string& condi
 }
 
 int logs(const Globals& g, const std::string& pod, const LogOptions& options) {
-  auto client = Client::connect(g.server, 5s);
-  if (!client) return fail(client.error());
+  // Each read names its offset, so one that is sent again (the coordinator was out of reach)
+  // reads the same bytes.
+  Session session(g);
   int64_t offset = 0;
   // With --tail, what was read so far is kept (its last lines only) until the end of the log
   // is reached; what comes after that (with -f) is printed as it comes.
@@ -81,8 +81,7 @@ int logs(const Globals& g, const std::string& pod, const LogOptions& options) {
   auto pause = std::chrono::milliseconds(100);
   for (;;) {
     int rc = 0;
-    auto r = call(
-        **client, g,
+    auto r = session.call(
         [&](api::Request::Builder b) {
           auto req = b.initPodLog();
           req.getPod().setNamespace(g.ns);

@@ -27,10 +27,10 @@ int list_pages(const Globals& g, const InitList& init, const std::string& ns,
   std::string token;
   // A server that sends a token again would have us read its pages in a circle, forever.
   std::set<std::string> seen;
+  Session session(g);
   for (;;) {
     int rc = 0;
-    auto r = call(
-        g,
+    auto r = session.call(
         [&](api::Request::Builder b) {
           auto f = init(b);
           f.setNamespace(ns);
@@ -249,8 +249,12 @@ int version(const Globals& g, bool client_only) {
   std::optional<std::string> server;
   int rc = 0;
   if (!client_only) {
+    // One attempt, never a wait for the coordinator: version tells what answers now (kubectl
+    // version, too, reports an unreachable server at once).
+    Retry once;
+    once.enabled = false;
     auto r = call(
-        g, [](api::Request::Builder b) { b.setPing(); }, &rc);
+        g, [](api::Request::Builder b) { b.setPing(); }, &rc, once);
     if (r) {
       auto pong = r->root<api::Response>().getPong();
       server = pong.getVersion();

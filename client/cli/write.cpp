@@ -5,7 +5,6 @@
 #include <iostream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -42,26 +41,62 @@ int submit(const Globals& g, const std::string& file) {
     text << in.rdbuf();
   }
   const std::string yaml = text.str();
+  // Sent again like a read, even after an attempt the coordinator may have carried out (it was
+  // lost while it had the request, or the connection broke once the request was out): a
+  // submission is all or nothing and names every object (generateName is not supported), so a
+  // second sending can never create anything twice. It either creates everything (the earlier
+  // attempt was not carried out) or is refused with AlreadyExists.
+  //
+  // That AlreadyExists is ambiguous: the earlier attempt may have created the objects, or they
+  // were there before. It stays an error, followed by a note that says so. A kubectl user
+  // expects `create` to say "created" only when the server created the object for this command
+  // and to fail on a duplicate, and scripts rely on it (create as a lock, `create && wait`):
+  // claiming "created" could hide a real duplicate, while the error costs one `get` to check.
+  bool maybe_taken = false;
+  Retry retry;
+  retry.maybe_taken = &maybe_taken;
   int rc = 0;
-  auto r = call(
-      g,
+  Session session(g);
+  auto r = session.exchange(
       [&](api::Request::Builder b) {
         // With its size: a std::string converts through c_str(), which would stop at a NUL byte
         // (the server refuses those, naming the offset).
         b.setSubmitYaml(capnp::Text::Reader(yaml.data(), yaml.size()));
         if (g.ns_given) b.setNamespace(g.ns);
       },
-      &rc);
+      &rc, retry);
   if (!r) return rc;
-  for (auto s : r->root<api::Response>().getSubmitted())
+  auto resp = r->root<api::Response>();
+  if (resp.which() == api::Response::ERRORS) {
+    rc = print_errors(resp);
+    bool exists = false;
+    for (auto e : resp.getErrors()) exists |= e.getCode() == api::Error::Code::ALREADY_EXISTS;
+    if (exists && maybe_taken)
+      std::cerr << "note: an earlier attempt of this submit reached the coordinator, which was "
+                   "lost before it answered; that attempt may have created what now already "
+                   "exists (check with caldera get)\n";
+    return rc;
+  }
+  for (auto s : resp.getSubmitted())
     report(g, resource_of(s.getKind()), s.getName().cStr(), "created");
   return 0;
 }
 
 int delete_object(const Globals& g, Deletable kind, const std::string& name) {
+  const char* resource = kind == Deletable::Job           ? kJobResource
+                         : kind == Deletable::JobTemplate ? kTemplateResource
+                                                          : kFlowResource;
+  // Deleting is idempotent: a second sending cannot delete anything else. After an attempt the
+  // coordinator may have carried out (it was lost while it had the request), a retry that finds
+  // the object gone most likely finds the work of that attempt: what the user asked for holds,
+  // so the command succeeds, as if the first answer had come, with a warning that says why
+  // (rather than failing a `delete && ...` script because of its own first attempt).
+  bool maybe_taken = false;
+  Retry retry;
+  retry.maybe_taken = &maybe_taken;
   int rc = 0;
-  auto r = call(
-      g,
+  Session session(g);
+  auto r = session.exchange(
       [&](api::Request::Builder b) {
         auto ref = kind == Deletable::Job           ? b.initDeleteJob()
                    : kind == Deletable::JobTemplate ? b.initDeleteJobTemplate()
@@ -69,11 +104,17 @@ int delete_object(const Globals& g, Deletable kind, const std::string& name) {
         ref.setNamespace(g.ns);
         ref.setName(name);
       },
-      &rc);
+      &rc, retry);
   if (!r) return rc;
-  const char* resource = kind == Deletable::Job           ? kJobResource
-                         : kind == Deletable::JobTemplate ? kTemplateResource
-                                                          : kFlowResource;
+  auto resp = r->root<api::Response>();
+  if (resp.which() == api::Response::ERRORS) {
+    const bool gone =
+        resp.getErrors().size() > 0 && resp.getErrors()[0].getCode() == api::Error::Code::NOT_FOUND;
+    if (!gone || !maybe_taken) return print_errors(resp);
+    std::cerr << "Warning: " << resource << " \"" << name
+              << "\" was not found when the delete was sent again: the earlier attempt, which "
+                 "the coordinator had when it was lost, most likely deleted it\n";
+  }
   // kubectl: job.batch.volcano.sh "NAME" deleted
   if (g.output == "name")
     print_name(resource, name);
@@ -83,24 +124,22 @@ int delete_object(const Globals& g, Deletable kind, const std::string& name) {
 }
 
 int command(const Globals& g, const std::string& action, const std::string& name) {
-  // One id for every attempt, so that a command retried after a lost connection acts once.
+  // One id for every sending, so that a command retried after the coordinator was lost while it
+  // had it acts once: the job remembers the ids of the commands it carried out (in its record),
+  // and answers a known one "done" without acting again.
   std::random_device rd;
   const std::string id = fmt::format("{}-{}-{:08x}", now_ms(), getpid(), rd());
   int rc = 0;
-  std::unique_ptr<FlatReader> r;
-  for (int attempt = 0; attempt < 3 && (attempt == 0 || rc == kRetry); ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200 << attempt));
-    r = call(
-        g,
-        [&](api::Request::Builder b) {
-          auto c = b.initCommand();
-          c.getJob().setNamespace(g.ns);
-          c.getJob().setName(name);
-          c.setAction(action);
-          c.setCommandId(id);
-        },
-        &rc, attempt < 2);
-  }
+  auto r = call(
+      g,
+      [&](api::Request::Builder b) {
+        auto c = b.initCommand();
+        c.getJob().setNamespace(g.ns);
+        c.getJob().setName(name);
+        c.setAction(action);
+        c.setCommandId(id);
+      },
+      &rc);
   if (!r) return rc;
   report(g, kJobResource, name, action + " issued");
   return 0;
