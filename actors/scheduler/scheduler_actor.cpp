@@ -1,5 +1,6 @@
 #include "actors/scheduler/scheduler_actor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -28,7 +29,12 @@ constexpr auto kRetryAfterCancel = 500ms;
 struct PendingGang {
   GangReservation reservation;
   caf::actor requester;
+  std::chrono::steady_clock::time_point started;
 };
+
+// Prepare-to-bound times of committed gangs, for the summary logged at exit (the cluster
+// benchmark reads it): the latest ones, at most this many.
+constexpr size_t kKeptCommitTimes = 100000;
 
 struct SchedulerState {
   Placer placer;
@@ -37,6 +43,8 @@ struct SchedulerState {
   std::map<uint64_t, PendingGang> reserving;  // gangs whose nodes are asked to reserve
   uint64_t next_reservation = 0;
   bool retry_armed = false;
+  std::vector<double> commit_ms;
+  uint64_t committed = 0, cancelled = 0;
   std::map<std::string, caf::actor> requesters;  // job key -> the job actor waiting for bindings
   // job key -> the unplaced message sent last: a session runs on every release, and the same
   // message again would only cost the job actor an event.
@@ -69,6 +77,11 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   const auto& r = g.reservation;
   if (r.outcome() == ReservationOutcome::Pending) return;
   if (r.outcome() == ReservationOutcome::Commit) {
+    ++st.committed;
+    if (st.commit_ms.size() < kKeptCommitTimes)
+      st.commit_ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g.started)
+              .count());
     self->send(g.requester, placed_atom::value, r.bindings());
     st.reserving.erase(it);
     return;
@@ -80,6 +93,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
     self->send(st.membership, cancel_atom::value, node,
                reservation_bytes(r.job_key(), by_node[node]));
   for (const auto& b : r.bindings()) st.placer.release(b.uid);
+  ++st.cancelled;
   spdlog::info("job={} gang not bound: {}", r.job_key(), r.why());
   auto asked = st.asked.find(r.job_key());
   if (asked != st.asked.end()) st.placer.request(asked->second);
@@ -97,8 +111,8 @@ void start_reservation(SchedSelf* self, const std::string& key, std::vector<Bind
                        const caf::actor& requester) {
   auto& st = self->state;
   auto id = ++st.next_reservation;
-  auto [it, _] =
-      st.reserving.emplace(id, PendingGang{GangReservation(key, std::move(list)), requester});
+  auto [it, _] = st.reserving.emplace(id, PendingGang{GangReservation(key, std::move(list)),
+                                                      requester, std::chrono::steady_clock::now()});
   for (auto& [node, pods] : it->second.reservation.by_node()) {
     self->request(st.membership, kPrepareTimeout, prepare_atom::value, node,
                   reservation_bytes(key, pods))
@@ -155,7 +169,24 @@ void run_session(SchedSelf* self) {
   }
 }
 
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  auto at = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(at), v.end());
+  return v[at];
+}
+
 caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    const auto& st = self->state;
+    if (st.committed + st.cancelled > 0)
+      spdlog::info(
+          "scheduler gangs_committed={} gangs_cancelled={} commit_ms_p50={:.2f} "
+          "commit_ms_p99={:.2f}",
+          st.committed, st.cancelled, percentile(st.commit_ms, 0.5),
+          percentile(st.commit_ms, 0.99));
+    self->quit(msg.reason);
+  });
   return {
       [=](membership_atom, const caf::actor& membership) { self->state.membership = membership; },
       [=](retry_atom) {

@@ -22,11 +22,17 @@ using namespace std::chrono;
 
 namespace {
 
-std::string job_yaml(const std::string& name, const std::string& kind) {
+// One task of `replicas` pods, a gang (minAvailable = replicas), each asking `cpu` if set.
+std::string job_yaml(const std::string& name, const std::string& kind, int replicas = 1,
+                     const std::string& cpu = "") {
   std::string t = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
-                  "}\nspec:\n  tasks:\n    - name: main\n      replicas: 1\n      template:\n";
+                  "}\nspec:\n  minAvailable: " + std::to_string(replicas) +
+                  "\n  tasks:\n    - name: main\n      replicas: " + std::to_string(replicas) +
+                  "\n      template:\n";
   if (kind == "sim") t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '0'}}\n";
-  t += "        spec: {containers: [{name: main, command: [/bin/true]}]}\n";
+  t += "        spec: {containers: [{name: main, command: [/bin/true]";
+  if (!cpu.empty()) t += ", resources: {requests: {cpu: " + cpu + "}}";
+  t += "}]}\n";
   return t;
 }
 
@@ -53,7 +59,8 @@ std::string struct_frame(uint64_t id, JobSpec spec) {
 int main(int argc, char** argv) {
   CLI::App app{"submit-throughput: jobs/s to accepted and to Completed"};
   std::string server = "127.0.0.1:7070", kind = "sim", prefix = "bench";
-  int jobs = 1000, window = 256, poll_ms = 5;
+  int jobs = 1000, window = 256, poll_ms = 5, replicas = 1;
+  std::string cpu;
   app.add_option("--server", server);
   app.add_option("--jobs", jobs);
   app.add_option("--kind", kind, "sim (simulated pods) or true (/bin/true processes)");
@@ -62,6 +69,9 @@ int main(int argc, char** argv) {
   std::string api = "yaml";
   app.add_option("--api", api, "yaml (submitYaml) or struct (submitJob, the same job as fields)")
       ->check(CLI::IsMember({"yaml", "struct"}));
+  app.add_option("--replicas", replicas, "pods per job, all of one gang")
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--cpu", cpu, "cpu each pod asks, e.g. 1 or 500m (default: none)");
   app.add_option("--poll-ms", poll_ms,
                  "how often to ask for the last job while waiting for Completed");
   CLI11_PARSE(app, argc, argv);
@@ -76,7 +86,7 @@ int main(int argc, char** argv) {
   JobSpec base;
   if (api == "struct") {
     Diagnostics diags;
-    auto docs = parse_yaml(job_yaml("x", kind), diags);
+    auto docs = parse_yaml(job_yaml("x", kind, replicas, cpu), diags);
     if (docs.jobs.size() != 1) {
       std::cerr << "cannot build the job\n";
       return 1;
@@ -91,7 +101,7 @@ int main(int argc, char** argv) {
       std::string name = prefix + "-" + std::to_string(sent);
       std::string bytes;
       if (api == "yaml") {
-        bytes = frame(sent, job_yaml(name, kind));
+        bytes = frame(sent, job_yaml(name, kind, replicas, cpu));
       } else {
         JobSpec spec = base;
         spec.name = name;
