@@ -351,5 +351,28 @@ TEST(JobController, AnEvictedPodThatItsReturningNodeStillRunsIsKilled) {
   EXPECT_EQ(m.pods.at("job-w-2").phase, PodPhase::Failed) << "the eviction stands";
 }
 
+TEST(JobController, NodeLost_ARunningGangBelowItsMinimumRaisesUnknownForItsPolicies) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.min_available = 3;
+  spec.policies = {policy(Event::JobUnknown, Action::RestartJob)};
+  auto m = running_on_two_nodes(spec, c);
+  ASSERT_EQ(m.job.status.state.phase, JobPhase::Running);
+  on_node_lost(m, "n2", "no heartbeat", c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Restarting);
+  EXPECT_EQ(m.job.status.state.reason, "Unknown");
+  EXPECT_EQ(m.job.status.retry_count, 1);
+}
+
+TEST(JobController, NodeLost_AGangStillAtItsMinimumRaisesNoUnknown) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.min_available = 2;
+  spec.policies = {policy(Event::JobUnknown, Action::RestartJob)};
+  auto m = running_on_two_nodes(spec, c);
+  on_node_lost(m, "n2", "no heartbeat", c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Running) << "two of three still run";
+}
+
 }  // namespace
 }  // namespace caldera

@@ -244,8 +244,31 @@ Effects on_node_lost(JobModel& m, const std::string& node, const std::string& wh
     }
     evicted.push_back(std::move(r));
   }
+  auto running = [&] {
+    int32_t n = 0;
+    for (const auto& [name, p] : std::as_const(m.pods))
+      n += p.phase == PodPhase::Running && !p.out_of_sync;
+    return n;
+  };
+  const bool was_whole =
+      m.job.status.state.phase == JobPhase::Running && running() >= m.job.status.min_available;
   Effects fx;
   for (const auto& r : evicted) fx.merge(on_pod_report(m, r, clock));
+  // The scheduler's pod group goes Unknown when a running gang falls below its minimum; the
+  // job's policies hear it as the Unknown event (seed 000, updatePodGroup), unless a PodEvicted
+  // policy has acted already.
+  if (was_whole && m.job.status.state.phase == JobPhase::Running &&
+      running() < m.job.status.min_available) {
+    EventRequest req;
+    req.event = Event::JobUnknown;
+    req.job_uid = m.job.uid;
+    req.job_version = m.job.status.version;
+    add_event(m, clock, "Warning", "Unknown",
+              fmt::format("{} of the gang's {} pods run after node {} was lost", running(),
+                          m.job.status.min_available, node));
+    fx.merge(handle(m, req, clock));
+    fx.changed = true;
+  }
   return fx;
 }
 

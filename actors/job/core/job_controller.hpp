@@ -68,8 +68,10 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 
 // The node went NotReady (heartbeats stopped, or its process died): every live pod on it is
 // evicted (reason NodeLost), so PodEvicted policies run, e.g. RestartJob elsewhere. Pods the
-// controller was killing just end. When the node comes back, a report of such a pod still
-// running gets it killed (on_pod_report): no evicted pod runs beside its replacement.
+// controller was killing just end. A running gang left with fewer than minAvailable running
+// pods raises the Unknown event (Volcano's pod group going Unknown). When the node comes back,
+// a report of an evicted pod still running gets it killed (on_pod_report): no evicted pod
+// runs beside its replacement.
 Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
                      const Clock& clock);
 
