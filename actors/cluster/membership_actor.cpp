@@ -35,6 +35,13 @@ std::string host_of(const std::string& address) {
   return host;
 }
 
+// The very proxy `handle` is, not only the same remote actor: after a reconnect CAF makes a new
+// proxy with the same address, and the old one's down message, arriving late, must not be taken
+// for the new connection's.
+bool same_proxy(const caf::actor& handle, const caf::actor_addr& addr) {
+  return handle && caf::actor_cast<caf::actor_control_block*>(handle) == addr.get();
+}
+
 struct NodeHandle {
   caf::actor actor;
   NodeInfo info;  // as registered: capacity, labels, address
@@ -109,7 +116,7 @@ caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::st
     return {admission.refusal, caf::actor{}};
   }
   auto& h = st.nodes[r.name];
-  if (h.actor != node) {
+  if (!same_proxy(h.actor, node.address())) {
     if (h.actor) self->demonitor(h.actor);
     self->monitor(node);
     h.actor = node;
@@ -132,7 +139,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     for (const auto& [name, h] : st.nodes) {
-      if (h.actor.address() != dm.source) continue;
+      if (!same_proxy(h.actor, dm.source)) continue;
       const Member* m = st.core.find(name);
       if (m && st.core.on_disconnect(name, m->incarnation,
                                      "connection lost: " + self->system().render(dm.reason)))

@@ -188,7 +188,10 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
   self->state.env = std::move(env);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
-    if (st.membership && dm.source == st.membership.address())
+    // The very proxy: a late down message of an earlier connection's proxy (same address) must
+    // not end the current one.
+    if (st.membership &&
+        caf::actor_cast<caf::actor_control_block*>(st.membership) == dm.source.get())
       retry_later(self, "connection lost: " + self->system().render(dm.reason));
   });
   return {
