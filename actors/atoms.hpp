@@ -37,10 +37,12 @@ using log_atom = caf::atom_constant<caf::atom("log")>;
 // node (its coordinator link) <-> membership: (heartbeat_atom, node, incarnation) -> bool, false
 // when the node must register again
 using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
-// scheduler -> node (through the membership): (prepare_atom, node, PodReservation bytes) -> "" or
-// why not; (cancel_atom, node, PodReservation bytes) releases it
+// scheduler -> node (through the membership): (prepare_atom, node, PodReservations bytes) ->
+// vector<string>, per gang "" or why not; (cancel_atom, node, PodReservation bytes) releases one
 using prepare_atom = caf::atom_constant<caf::atom("prepare")>;
 using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
+// the scheduler's own: run a session (coalesced)
+using session_atom = caf::atom_constant<caf::atom("session")>;
 // main -> scheduler: (membership_atom, membership), its way to the nodes
 using membership_atom = caf::atom_constant<caf::atom("members")>;
 // membership -> coordinator: (node_lost_atom, node, reason), a node went NotReady

@@ -32,6 +32,12 @@ struct ReservedPod {
   requests @1 :List(Api.KeyValue);
 }
 
+# The reservations of one scheduling session for one node: the node answers each gang on its
+# own (all of that gang's pods or none), in order.
+struct PodReservations {
+  gangs @0 :List(PodReservation);
+}
+
 # Coordinator -> node: stop this pod (SIGTERM, SIGKILL after grace). Idempotent.
 struct PodKill {
   uid @0 :Text;

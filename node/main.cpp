@@ -229,8 +229,10 @@ int main(int argc, char** argv) {
     membership = spawn_membership(sys, std::move(members));
     coordinator =
         spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, membership, node->name});
-    caf::anon_send(membership, coordinator_atom::value, coordinator);
-    caf::anon_send(scheduler, membership_atom::value, membership);
+    // Sent by a local actor: the membership takes this only from its own process.
+    caf::scoped_actor wiring{sys};
+    wiring->send(membership, coordinator_atom::value, coordinator);
+    wiring->send(scheduler, membership_atom::value, membership);
     if (!config_path.empty()) {
       auto published =
           sys.middleman().publish(membership, node->cluster_port, node->host.c_str(), true);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
 #include <kj/exception.h>
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
@@ -54,10 +55,25 @@ struct MembershipState {
   caf::actor coordinator;
   std::map<std::string, NodeHandle> nodes;
   std::optional<int64_t> timer_at;  // when the expiry check is armed for
+  uint64_t refused_senders = 0;     // messages refused for coming from another process
   static inline const char* name = "membership";
 };
 
 using MemberSelf = caf::stateful_actor<MembershipState>;
+
+// The actor is published on the cluster port, where anyone who can reach it may send anything:
+// only registrations (which need the token) and heartbeats are taken from other processes; what
+// reaches into nodes (launch, kill, logs, ...) must come from the coordinator's own actors.
+bool from_here(MemberSelf* self) {
+  const auto& sender = self->current_sender();
+  if (sender && sender->node() == self->node()) return true;
+  if (self->state.refused_senders++ < 10)
+    spdlog::warn(
+        "membership: a message from another process refused (only registrations and "
+        "heartbeats are taken from there): {}",
+        sender ? to_string(sender->node()) : std::string("anonymous"));
+  return false;
+}
 
 void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
   auto& st = self->state;
@@ -136,6 +152,11 @@ caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::st
 caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   self->state.env = std::move(env);
   self->state.core = Membership(self->state.env.options);
+  // A node that died while the coordinator was down never registers again: once the others have
+  // had time to, its pods are lost like those of any node that goes NotReady.
+  self->delayed_send(self,
+                     std::chrono::milliseconds(2 * self->state.env.options.heartbeat_timeout_ms),
+                     recover_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     for (const auto& [name, h] : st.nodes) {
@@ -148,7 +169,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   });
   return {
       [=](coordinator_atom, const caf::actor& coordinator) {
-        self->state.coordinator = coordinator;
+        if (from_here(self)) self->state.coordinator = coordinator;
       },
       [=](register_atom, const std::string& bytes, const caf::actor& node) {
         return on_register(self, bytes, node);
@@ -159,6 +180,16 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
           spdlog::warn("node={} heartbeat of a replaced incarnation={}", name, incarnation);
         return verdict == Heartbeat::Ok;
       },
+      [=](recover_atom) {
+        auto& st = self->state;
+        for (const auto& name : st.env.options.allowed) {
+          if (st.core.find(name)) continue;
+          auto why = fmt::format("did not register within {}ms of the coordinator's start",
+                                 2 * st.env.options.heartbeat_timeout_ms);
+          spdlog::warn("node={} NotReady reason=\"{}\"", name, why);
+          if (st.coordinator) self->send(st.coordinator, node_lost_atom::value, name, why);
+        }
+      },
       [=](timer_atom, int64_t armed) {
         auto& st = self->state;
         if (st.timer_at == armed) st.timer_at.reset();
@@ -166,34 +197,50 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         arm(self);
       },
       [=](launch_atom a, const std::string& node, const std::string& bytes) {
+        if (!from_here(self)) return;
         auto it = self->state.nodes.find(node);
         if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
       },
       [=](kill_atom a, const std::string& node, const std::string& bytes) {
+        if (!from_here(self)) return;
         auto it = self->state.nodes.find(node);
         if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
       },
       [=](remove_atom a, const std::string& node, const std::string& uid) {
+        if (!from_here(self)) return;
         auto it = self->state.nodes.find(node);
         if (it != self->state.nodes.end()) self->send(it->second.actor, a, uid);
       },
       [=](prepare_atom a, const std::string& node, const std::string& bytes) {
+        // Before the promise: making it takes the sender out of the current message.
+        const bool local = from_here(self);
         auto rp = self->make_response_promise();
+        if (!local) {
+          rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
+          return;
+        }
         auto it = self->state.nodes.find(node);
         const Member* m = self->state.core.find(node);
         if (it == self->state.nodes.end() || !m || !m->ready) {
-          rp.deliver(std::string("node " + node + " is not Ready"));
+          rp.deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not Ready"));
           return;
         }
         rp.delegate(it->second.actor, a, bytes);
       },
       [=](cancel_atom a, const std::string& node, const std::string& bytes) {
+        if (!from_here(self)) return;
         auto it = self->state.nodes.find(node);
         if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
       },
       [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
           int64_t offset, int64_t max_bytes) {
+        // Before the promise: making it takes the sender out of the current message.
+        const bool local = from_here(self);
         auto rp = self->make_response_promise();
+        if (!local) {
+          rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
+          return;
+        }
         auto it = self->state.nodes.find(node);
         if (it == self->state.nodes.end()) {
           rp.deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
@@ -204,6 +251,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
       [=](nodes_atom) {
         auto& st = self->state;
         std::vector<NodeInfo> out;
+        if (!from_here(self)) return out;
         for (const auto& [name, h] : st.nodes) {
           NodeInfo info = h.info;
           if (const Member* m = st.core.find(name)) {
@@ -214,6 +262,13 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
             info.last_heartbeat_ms = m->local ? now_ms() : m->last_heartbeat_ms;
             info.address = m->address;
           }
+          out.push_back(std::move(info));
+        }
+        for (const auto& name : st.env.options.allowed) {
+          if (st.nodes.count(name)) continue;
+          NodeInfo info;
+          info.name = name;
+          info.reason = "has not registered";
           out.push_back(std::move(info));
         }
         return out;

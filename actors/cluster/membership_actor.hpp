@@ -20,8 +20,8 @@ struct MembershipEnv {
 //                                           refusal when admitted
 //   (heartbeat_atom, node, incarnation) -> bool: false when the node must register again
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   passed on to the node
-//   (prepare_atom, node, PodReservation bytes) -> the node's answer ("" or why not); a node
-//                                           that is not Ready refuses at once
+//   (prepare_atom, node, PodReservations bytes) -> the node's answer (per gang "" or why not);
+//                                           a node that is not Ready refuses all at once
 //   (cancel_atom, node, PodReservation bytes)          passed on to the node
 //   (log_atom, node, uid, container, offset, max_bytes) -> the node's answer
 //   (nodes_atom) -> vector<NodeInfo>: every node it knows, with readiness, reason, incarnation,

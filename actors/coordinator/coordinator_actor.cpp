@@ -765,9 +765,20 @@ void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader po
     return;
   }
   // No job owns it any more (deleted): once it has ended, its resources are free and the node
-  // may forget it.
+  // may forget it. One still running (its node missed the removal while it was away) is
+  // stopped first.
   std::string phase = pod.getPhase();
-  if (phase != "Succeeded" && phase != "Failed") return;
+  if (phase != "Succeeded" && phase != "Failed") {
+    if (pod.getNode().size() == 0) return;
+    SmallMessageBuilder b;
+    auto k = b.initRoot<cluster::PodKill>();
+    k.setUid(pod.getUid());
+    k.setGraceMs(2000);
+    k.setReason("its job no longer exists");
+    self->send(self->state.env.membership, kill_atom::value, std::string(pod.getNode().cStr()),
+               to_bytes(b));
+    return;
+  }
   self->send(self->state.env.scheduler, release_atom::value,
              std::vector<std::string>{pod.getUid().cStr()});
   self->send(self->state.env.membership, remove_atom::value, std::string(pod.getNode().cStr()),

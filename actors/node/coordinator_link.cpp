@@ -30,6 +30,9 @@ struct Forwarded {
 // Reconnect attempts start fast (a coordinator restarting takes a moment) and back off to this.
 constexpr std::chrono::milliseconds kFirstRetry{100};
 constexpr std::chrono::milliseconds kMaxRetry{5000};
+// Reports kept while a registration is answered; past this many (a registration of minutes) the
+// rest are dropped: the next registration carries every pod's status anyway.
+constexpr size_t kMaxHeldReports = 100000;
 
 struct LinkData {
   CoordinatorLinkEnv env;
@@ -43,6 +46,8 @@ struct LinkData {
   caf::timestamp last_answer;  // the membership's last answer to a heartbeat
   bool said_waiting = false;   // "waiting for the coordinator" is logged once per outage
   std::map<uint64_t, Forwarded> forwarded;  // client requests the coordinator has not answered
+  // Reports made while a registration is on its way: its snapshot may be older than they are.
+  std::vector<std::string> held_reports;
   uint64_t next_forward = 0;
   static inline const char* name = "coordinator_link";
 };
@@ -55,6 +60,7 @@ void fail_forwarded(LinkSelf* self, const std::string& why);
 void retry_later(LinkSelf* self, const std::string& why) {
   auto& st = self->state;
   st.state = LinkState::Unconnected;
+  st.held_reports.clear();  // the next registration's snapshot has them
   fail_forwarded(self, "the coordinator was lost (" + why + ") while it had the request; retry");
   if (st.membership) self->demonitor(st.membership);
   st.membership = nullptr;
@@ -101,6 +107,9 @@ void do_register(LinkSelf* self) {
                       }
                       st.coordinator = coordinator;
                       st.state = LinkState::Running;
+                      for (auto& report : st.held_reports)
+                        self->send(st.coordinator, report_atom::value, std::move(report));
+                      st.held_reports.clear();
                       st.backoff = kFirstRetry;
                       st.said_waiting = false;
                       st.last_answer = caf::make_timestamp();
@@ -245,7 +254,10 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
       },
       [=](report_atom a, const std::string& bytes) {
         auto& st = self->state;
-        if (st.state == LinkState::Running) self->send(st.coordinator, a, bytes);
+        if (st.state == LinkState::Running)
+          self->send(st.coordinator, a, bytes);
+        else if (st.state == LinkState::Registering && st.held_reports.size() < kMaxHeldReports)
+          st.held_reports.push_back(bytes);
       },
       [=](api_atom a, const std::string& bytes) {
         auto& st = self->state;

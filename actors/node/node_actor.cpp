@@ -458,29 +458,29 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
                format_quantity(st.env.capacity.get("pods")));
   return {
       [=](register_atom) { return registration_bytes(self); },
-      [=](prepare_atom, const std::string& bytes) -> std::string {
+      [=](prepare_atom, const std::string& bytes) -> caf::result<std::vector<std::string>> {
         auto& st = self->state;
-        std::vector<NodeAccounting::Ask> asks;
-        std::string gang;
-        int64_t ttl = 0;
+        std::vector<std::string> verdicts;
         try {
           FlatReader reader(bytes);
-          auto r = reader.root<cluster::PodReservation>();
-          gang = r.getGang();
-          ttl = r.getTtlMs();
-          for (auto p : r.getPods())
-            asks.push_back({p.getUid(), decode_resources(p.getRequests())});
+          for (auto r : reader.root<cluster::PodReservations>().getGangs()) {
+            std::vector<NodeAccounting::Ask> asks;
+            for (auto p : r.getPods())
+              asks.push_back({p.getUid(), decode_resources(p.getRequests())});
+            auto why = st.accounting.reserve(asks, now_ms() + r.getTtlMs());
+            if (why)
+              spdlog::info("node={} gang={} reservation of {} pods refused: {}", st.env.name,
+                           r.getGang().cStr(), asks.size(), *why);
+            verdicts.push_back(why ? *why : std::string());
+          }
         } catch (const kj::Exception& ex) {
-          return std::string("malformed reservation: ") + ex.getDescription().cStr();
-        }
-        auto why = st.accounting.reserve(asks, now_ms() + ttl);
-        if (why) {
-          spdlog::info("node={} gang={} reservation of {} pods refused: {}", st.env.name, gang,
-                       asks.size(), *why);
-          return *why;
+          // The gangs reserved before the bad one expire unbound; the scheduler cancels all.
+          return caf::make_error(
+              caf::sec::invalid_argument,
+              std::string("malformed reservation: ") + ex.getDescription().cStr());
         }
         arm_expiry(self);
-        return {};
+        return verdicts;
       },
       [=](cancel_atom, const std::string& bytes) {
         auto& st = self->state;

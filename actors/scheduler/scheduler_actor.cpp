@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 
 #include <spdlog/spdlog.h>
@@ -43,6 +44,7 @@ struct SchedulerState {
   std::map<uint64_t, PendingGang> reserving;  // gangs whose nodes are asked to reserve
   uint64_t next_reservation = 0;
   bool retry_armed = false;
+  bool session_wanted = false;  // a session_atom is on its way
   std::vector<double> commit_ms;
   uint64_t committed = 0, cancelled = 0;
   std::map<std::string, caf::actor> requesters;  // job key -> the job actor waiting for bindings
@@ -56,9 +58,8 @@ using SchedSelf = caf::stateful_actor<SchedulerState>;
 
 void run_session(SchedSelf* self);
 
-std::string reservation_bytes(const std::string& gang, const std::vector<Binding>& pods) {
-  SmallMessageBuilder b;
-  auto r = b.initRoot<cluster::PodReservation>();
+void fill_reservation(cluster::PodReservation::Builder r, const std::string& gang,
+                      const std::vector<Binding>& pods) {
   r.setGang(gang);
   r.setTtlMs(kReservationTtlMs);
   auto list = r.initPods(static_cast<unsigned>(pods.size()));
@@ -66,7 +67,20 @@ std::string reservation_bytes(const std::string& gang, const std::vector<Binding
     list[i].setUid(pods[i].uid);
     encode(pods[i].requests, list[i].initRequests(pods[i].requests.values.size()));
   }
+}
+
+std::string reservation_bytes(const std::string& gang, const std::vector<Binding>& pods) {
+  SmallMessageBuilder b;
+  fill_reservation(b.initRoot<cluster::PodReservation>(), gang, pods);
   return to_bytes(b);
+}
+
+// A gang whose reservation failed is tried again by a session a little later.
+void want_retry(SchedSelf* self) {
+  auto& st = self->state;
+  if (st.retry_armed) return;
+  st.retry_armed = true;
+  self->delayed_send(self, kRetryAfterCancel, retry_atom::value);
 }
 
 void finish_reservation(SchedSelf* self, uint64_t id) {
@@ -76,6 +90,28 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   auto& g = it->second;
   const auto& r = g.reservation;
   if (r.outcome() == ReservationOutcome::Pending) return;
+  auto current = st.requesters.find(r.job_key());
+  const bool wanted = current != st.requesters.end() && current->second == g.requester;
+  std::string gone_node;
+  for (const auto& b : r.bindings())
+    if (!st.placer.ready(b.node)) gone_node = b.node;
+  if (r.outcome() == ReservationOutcome::Commit && (!wanted || !gone_node.empty())) {
+    // Confirmed, but the job was deleted (or replaced) meanwhile, or a node of the gang went
+    // NotReady after it confirmed: nothing is bound, every node lets its reservation go.
+    auto by_node = r.by_node();
+    for (const auto& [node, pods] : by_node)
+      self->send(st.membership, cancel_atom::value, node, reservation_bytes(r.job_key(), pods));
+    for (const auto& b : r.bindings()) st.placer.release(b.uid);
+    ++st.cancelled;
+    st.reserving.erase(it);
+    if (wanted) {
+      spdlog::info("job={} gang not bound: node {} is not Ready", r.job_key(), gone_node);
+      auto asked = st.asked.find(r.job_key());
+      if (asked != st.asked.end()) st.placer.request(asked->second);
+      want_retry(self);
+    }
+    return;
+  }
   if (r.outcome() == ReservationOutcome::Commit) {
     ++st.committed;
     if (st.commit_ms.size() < kKeptCommitTimes)
@@ -100,42 +136,71 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   self->send(g.requester, unsched_atom::value, r.why());
   st.told.erase(r.job_key());
   st.reserving.erase(it);
-  if (!st.retry_armed) {
-    st.retry_armed = true;
-    self->delayed_send(self, kRetryAfterCancel, retry_atom::value);
+  want_retry(self);
+}
+
+// DESIGN rule 6: a gang's pods are bound only once every node involved has reserved them.
+// Returns the reservation's id; its prepares go out with the session's others (send_prepares).
+uint64_t open_reservation(SchedSelf* self, const std::string& key, std::vector<Binding> list,
+                          const caf::actor& requester) {
+  auto& st = self->state;
+  auto id = ++st.next_reservation;
+  st.reserving.emplace(id, PendingGang{GangReservation(key, std::move(list)), requester,
+                                       std::chrono::steady_clock::now()});
+  return id;
+}
+
+// One prepare per node for all the gangs a session placed there, not one per gang: under load a
+// session places many, and the node answers each on its own.
+void send_prepares(SchedSelf* self, const std::map<std::string, std::vector<uint64_t>>& asks) {
+  auto& st = self->state;
+  for (const auto& [node, ids] : asks) {
+    SmallMessageBuilder b;
+    auto gangs =
+        b.initRoot<cluster::PodReservations>().initGangs(static_cast<unsigned>(ids.size()));
+    for (unsigned i = 0; i < ids.size(); ++i) {
+      const auto& r = st.reserving.at(ids[i]).reservation;
+      fill_reservation(gangs[i], r.job_key(), r.by_node()[node]);
+    }
+    auto answer = [=](uint64_t id, const std::function<void(GangReservation&)>& f) {
+      auto g = self->state.reserving.find(id);
+      if (g == self->state.reserving.end()) return;
+      f(g->second.reservation);
+      finish_reservation(self, id);
+    };
+    self->request(st.membership, kPrepareTimeout, prepare_atom::value, node, to_bytes(b))
+        .then(
+            [=](const std::vector<std::string>& verdicts) {
+              for (size_t i = 0; i < ids.size(); ++i)
+                answer(ids[i], [&](GangReservation& r) {
+                  if (i >= verdicts.size())
+                    r.refused(node, "no verdict for this gang");
+                  else if (verdicts[i].empty())
+                    r.confirmed(node);
+                  else
+                    r.refused(node, verdicts[i]);
+                });
+            },
+            [=](caf::error& e) {
+              for (auto id : ids)
+                answer(id, [&](GangReservation& r) {
+                  if (e == caf::sec::request_timeout)
+                    r.timed_out();
+                  else
+                    r.refused(node, self->system().render(e));
+                });
+            });
   }
 }
 
-// DESIGN rule 6: the gang's pods are bound only once every node involved has reserved them.
-void start_reservation(SchedSelf* self, const std::string& key, std::vector<Binding> list,
-                       const caf::actor& requester) {
+// Sessions are coalesced: a change asks for one, which runs once the messages already in the
+// mailbox are handled, so that many submissions arriving together are decided in one session
+// (and their nodes asked in one prepare each), never one session per message.
+void want_session(SchedSelf* self) {
   auto& st = self->state;
-  auto id = ++st.next_reservation;
-  auto [it, _] = st.reserving.emplace(id, PendingGang{GangReservation(key, std::move(list)),
-                                                      requester, std::chrono::steady_clock::now()});
-  for (auto& [node, pods] : it->second.reservation.by_node()) {
-    self->request(st.membership, kPrepareTimeout, prepare_atom::value, node,
-                  reservation_bytes(key, pods))
-        .then(
-            [=](const std::string& why) {
-              auto g = self->state.reserving.find(id);
-              if (g == self->state.reserving.end()) return;
-              if (why.empty())
-                g->second.reservation.confirmed(node);
-              else
-                g->second.reservation.refused(node, why);
-              finish_reservation(self, id);
-            },
-            [=](caf::error& e) {
-              auto g = self->state.reserving.find(id);
-              if (g == self->state.reserving.end()) return;
-              if (e == caf::sec::request_timeout)
-                g->second.reservation.timed_out();
-              else
-                g->second.reservation.refused(node, self->system().render(e));
-              finish_reservation(self, id);
-            });
-  }
+  if (st.session_wanted) return;
+  st.session_wanted = true;
+  self->send(self, session_atom::value);
 }
 
 // One scheduling session: place what fits, reserve each placed gang on its nodes (bound once
@@ -152,6 +217,7 @@ void run_session(SchedSelf* self) {
     self->send(it->second, unsched_atom::value, std::move(why));
   }
   if (session.bindings.empty()) return;
+  std::map<std::string, std::vector<uint64_t>> asks;  // node -> the gangs it is asked to reserve
   std::map<std::string, std::vector<Binding>> by_job;
   for (auto& b : session.bindings) by_job[b.job_key].push_back(std::move(b));
   for (auto& [key, list] : by_job) {
@@ -165,8 +231,11 @@ void run_session(SchedSelf* self) {
       self->send(it->second, placed_atom::value, std::move(list));
       continue;
     }
-    start_reservation(self, key, std::move(list), it->second);
+    auto id = open_reservation(self, key, std::move(list), it->second);
+    for (const auto& [node, pods] : st.reserving.at(id).reservation.by_node())
+      asks[node].push_back(id);
   }
+  send_prepares(self, asks);
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -188,10 +257,14 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
     self->quit(msg.reason);
   });
   return {
+      [=](session_atom) {
+        self->state.session_wanted = false;
+        run_session(self);
+      },
       [=](membership_atom, const caf::actor& membership) { self->state.membership = membership; },
       [=](retry_atom) {
         self->state.retry_armed = false;
-        run_session(self);
+        want_session(self);
       },
       [=](place_atom, GangRequest& r) {
         auto key = r.job_key;
@@ -205,18 +278,18 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
         // A new request may follow a restart that reset the job's reason: say why again.
         self->state.told.erase(key);
         if (cancel) self->state.requesters.erase(key);
-        run_session(self);
+        want_session(self);
       },
       [=](reserve_atom, const std::string& key, const std::string& uid, const std::string& node,
           const ResourceList& requests) { self->state.placer.reserve(key, uid, node, requests); },
       [=](release_atom, const std::vector<std::string>& uids) {
         for (const auto& uid : uids) self->state.placer.release(uid);
-        run_session(self);
+        want_session(self);
       },
       [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready,
           const std::string& host_ip) {
         self->state.placer.upsert_node(node, capacity, ready, host_ip);
-        run_session(self);
+        want_session(self);
       },
       [=](nodes_atom) { return self->state.placer.nodes(); },
   };

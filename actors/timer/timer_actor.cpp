@@ -19,8 +19,9 @@ int64_t now_ms() {
 }
 
 struct TimerState {
-  std::multimap<int64_t, caf::actor> due;  // due ms -> whom to wake
-  std::optional<int64_t> armed_for;        // the due time CAF's clock wakes us for
+  // due ms -> whom to wake. Weak: a deleted job's actor is not kept alive until its TTL's time.
+  std::multimap<int64_t, caf::weak_actor_ptr> due;
+  std::optional<int64_t> armed_for;  // the due time CAF's clock wakes us for
   static inline const char* name = "timer";
 };
 
@@ -40,7 +41,7 @@ caf::behavior timer(TimerSelf* self) {
   return {
       [=](tick_atom, int64_t due, const caf::actor& whom) {
         if (!whom) return;
-        self->state.due.emplace(due, whom);
+        self->state.due.emplace(due, caf::actor_cast<caf::weak_actor_ptr>(whom));
         arm(self);
       },
       [=](timer_atom, int64_t armed) {
@@ -51,7 +52,8 @@ caf::behavior timer(TimerSelf* self) {
         auto now = now_ms();
         auto end = st.due.upper_bound(now);
         for (auto it = st.due.begin(); it != end; ++it)
-          self->send(it->second, tick_atom::value, it->first);
+          if (auto whom = it->second.lock())
+            self->send(caf::actor_cast<caf::actor>(whom), tick_atom::value, it->first);
         st.due.erase(st.due.begin(), end);
         arm(self);
       },

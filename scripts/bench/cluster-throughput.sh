@@ -18,7 +18,10 @@ build_release . build-release calderad caldera-shim caldera-bench-submit
 calderad=build-release/node/calderad
 
 work=$(mktemp -d /tmp/caldera-cluster-bench-XXXXXX)
-trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Only the calderad processes this script started are signalled (their pids, noted as started).
+pids=()
+stop_all() { [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null; pids=(); }
+trap 'stop_all; rm -rf "$work"' EXIT
 
 field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
 med() { printf '%s\n' "$@" | median; }
@@ -46,6 +49,7 @@ start() {
   for i in $(seq "$count"); do
     "$calderad" --config "$dir/cluster.yaml" --node "node-$i" --log-level info \
       >"$dir/node-$i.log" 2>&1 &
+    pids+=($!)
   done
   local port
   port=$(cat "$dir/port")
@@ -74,8 +78,11 @@ for kind in $kinds; do
       fi
       out=$(build-release/scripts/bench/caldera-bench-submit --server "127.0.0.1:$(cat "$dir/port")" \
         --jobs "$n" --kind "$bench_kind" --prefix "b$r" "${extra[@]}")
-      pkill -TERM -f "$dir" || true
-      for _ in $(seq 100); do pgrep -f "$dir" >/dev/null || break; sleep 0.1; done
+      started=("${pids[@]}")
+      stop_all || true
+      for p in "${started[@]}"; do
+        for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+      done
       c=$(field completed_per_s "$out")
       comp[$mode]+="$c "
       line="$mode kind=$kind ${out#kind=* }"

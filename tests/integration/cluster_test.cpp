@@ -242,8 +242,13 @@ TEST_F(TokenCluster, ANodeWithTheWrongTokenIsRefused) {
   auto r = coordinator.cli({"get", "nodes", "-o", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto items = json::parse(r.out)["items"];
-  ASSERT_EQ(items.size(), 1u);
+  ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0]["metadata"]["name"], "node-1");
+  EXPECT_EQ(items[0]["status"]["conditions"][0]["status"], "True");
+  // The config lists it, so it is shown, never Ready.
+  EXPECT_EQ(items[1]["metadata"]["name"], "node-2");
+  EXPECT_EQ(items[1]["status"]["conditions"][0]["status"], "False");
+  EXPECT_EQ(items[1]["status"]["conditions"][0]["message"], "has not registered");
   ::unsetenv("CALDERA_TOKEN");
 }
 

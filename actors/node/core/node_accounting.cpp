@@ -4,10 +4,9 @@
 
 namespace caldera {
 
-ResourceList NodeAccounting::used() const {
-  ResourceList out;
-  for (const auto& [uid, h] : held_) out.add(h.requests);
-  return out;
+void NodeAccounting::take(const std::string& uid, Held h) {
+  used_.add(h.requests);
+  held_.emplace(uid, std::move(h));
 }
 
 bool NodeAccounting::reserved(const std::string& uid) const {
@@ -16,7 +15,7 @@ bool NodeAccounting::reserved(const std::string& uid) const {
 }
 
 std::optional<std::string> NodeAccounting::fits(const ResourceList& more) const {
-  auto total = used();
+  auto total = used_;
   total.add(more);
   for (const auto& [name, want] : total.values) {
     if (want <= 0) continue;
@@ -35,8 +34,11 @@ std::optional<std::string> NodeAccounting::reserve(const std::vector<Ask>& asks,
     if (!held_.count(a.uid)) more.add(a.requests);
   if (auto why = fits(more)) return why;
   for (const auto& a : asks) {
-    auto [it, fresh] = held_.try_emplace(a.uid, Held{a.requests, expires_ms});
-    if (!fresh && it->second.expires_ms) it->second.expires_ms = expires_ms;
+    auto it = held_.find(a.uid);
+    if (it == held_.end())
+      take(a.uid, Held{a.requests, expires_ms});
+    else if (it->second.expires_ms)
+      it->second.expires_ms = expires_ms;
   }
   return std::nullopt;
 }
@@ -48,16 +50,20 @@ std::optional<std::string> NodeAccounting::bind(const Ask& ask) {
     return std::nullopt;
   }
   if (auto why = fits(ask.requests)) return why;
-  held_.emplace(ask.uid, Held{ask.requests, std::nullopt});
+  take(ask.uid, Held{ask.requests, std::nullopt});
   return std::nullopt;
 }
 
 void NodeAccounting::adopt(const Ask& ask) {
-  held_[ask.uid] = Held{ask.requests, std::nullopt};
+  release(ask.uid);
+  take(ask.uid, Held{ask.requests, std::nullopt});
 }
 
 void NodeAccounting::release(const std::string& uid) {
-  held_.erase(uid);
+  auto it = held_.find(uid);
+  if (it == held_.end()) return;
+  used_.subtract(it->second.requests);
+  held_.erase(it);
 }
 
 std::vector<std::string> NodeAccounting::expire(int64_t now_ms) {
@@ -65,6 +71,7 @@ std::vector<std::string> NodeAccounting::expire(int64_t now_ms) {
   for (auto it = held_.begin(); it != held_.end();) {
     if (it->second.expires_ms && *it->second.expires_ms <= now_ms) {
       gone.push_back(it->first);
+      used_.subtract(it->second.requests);
       it = held_.erase(it);
     } else {
       ++it;

@@ -38,7 +38,7 @@ class NodeAccounting {
   std::vector<std::string> expire(int64_t now_ms);
   std::optional<int64_t> next_expiry_ms() const;
 
-  ResourceList used() const;  // running plus reserved
+  const ResourceList& used() const { return used_; }  // running plus reserved
   bool holds(const std::string& uid) const { return held_.count(uid) > 0; }
   bool reserved(const std::string& uid) const;
 
@@ -49,7 +49,10 @@ class NodeAccounting {
   };
   std::optional<std::string> fits(const ResourceList& more) const;
 
+  void take(const std::string& uid, Held h);
+
   ResourceList capacity_;
+  ResourceList used_;  // the sum of held_, kept as it changes: a node may hold many pods
   std::map<std::string, Held> held_;  // by pod uid
 };
 

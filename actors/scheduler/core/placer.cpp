@@ -185,6 +185,11 @@ Session Placer::session() {
   return session;
 }
 
+bool Placer::ready(const std::string& node) const {
+  auto it = nodes_.find(node);
+  return it != nodes_.end() && it->second.ready;
+}
+
 std::vector<NodeInfo> Placer::nodes() const {
   std::vector<NodeInfo> out;
   for (const auto& [name, n] : nodes_) {

@@ -61,6 +61,7 @@ class Placer {
   Session session();
 
   std::vector<NodeInfo> nodes() const;
+  bool ready(const std::string& node) const;
   ResourceList largest_node() const;
   size_t waiting() const { return queue_.size(); }
 
