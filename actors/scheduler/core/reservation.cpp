@@ -49,8 +49,11 @@ ReservationOutcome GangReservation::timed_out() {
 std::vector<std::string> GangReservation::to_release() const {
   std::vector<std::string> out;
   if (outcome_ != ReservationOutcome::Cancel) return out;
+  // Every node that did not refuse: those that confirmed hold a reservation, and those that have
+  // not answered yet may hold one by the time the cancel reaches them (it comes after the
+  // prepare, on the same path).
   for (const auto& node : asked_)
-    if (confirmed_.count(node) || silent_.count(node)) out.push_back(node);
+    if (!refused_.count(node)) out.push_back(node);
   return out;
 }
 

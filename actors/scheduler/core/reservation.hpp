@@ -33,8 +33,7 @@ class GangReservation {
   ReservationOutcome timed_out();
   ReservationOutcome outcome() const { return outcome_; }
 
-  // After Cancel: nodes that reserved and must release (those that refused hold nothing; those
-  // that never answered may hold a reservation, which also expires on its own), and why.
+  // After Cancel: every node that did not refuse, and why; those that refused hold nothing.
   std::vector<std::string> to_release() const;
   const std::string& why() const { return why_; }
 
