@@ -1,0 +1,1516 @@
+// Chaos driver: starts a cluster of real calderad processes (node-1 the coordinator), submits a
+// seeded stream of gang jobs (simulated pods and real processes, with and without
+// PodEvicted -> RestartJob, some with a two-task dependsOn) while a seeded schedule of faults hits
+// the nodes (kill -9 and restart of a worker, SIGSTOP/SIGCONT of a worker shorter and longer than
+// the heartbeat timeout, kill -9 and restart of the coordinator; one node down at a time), waits
+// for every job to end, then checks the invariants and prints figures. Its last line is
+// `chaos: F faults, J jobs, V violations`; it exits 1 when V > 0.
+//
+// Real pods append `START <pod> <uid> <node> <epoch ns>` and `END <pod> <uid> <node> <epoch ns>
+// ok|term` to one file: the uid and the node come from VC_POD_DIR (<node's dataDir>/pods/<uid>).
+// A pod's job version (its attempt) comes from `get pods -o json`, polled about once a second.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace caldera::chaos {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::Calderad;
+using testing::CommandResult;
+using namespace std::chrono_literals;
+
+constexpr int64_t kMs = 1'000'000;  // ns
+constexpr int64_t kSec = 1'000 * kMs;
+constexpr int kNodeCpuMilli = 2000;
+constexpr int64_t kHeartbeatTimeoutMs = 2000;
+constexpr int kMaxRetry = 40;
+
+std::atomic<bool> g_abort{false};
+
+void on_signal(int) {
+  g_abort = true;
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t t0_ns = 0;  // the run's start: times are printed relative to it
+double rel_s(int64_t ns) {
+  return static_cast<double>(ns - t0_ns) / 1e9;
+}
+
+std::mutex g_out_mu;
+__attribute__((format(printf, 1, 2))) void say(const char* fmt, ...) {
+  std::lock_guard lock(g_out_mu);
+  std::printf("[%7.2fs] ", rel_s(now_ns()));
+  va_list args;
+  va_start(args, fmt);
+  std::vprintf(fmt, args);
+  va_end(args);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+// Sleeps in small steps so that an interrupt ends the run promptly.
+void nap(std::chrono::milliseconds d) {
+  auto until = std::chrono::steady_clock::now() + d;
+  while (!g_abort && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(
+        std::min<std::chrono::nanoseconds>(50ms, until - std::chrono::steady_clock::now()));
+}
+
+// Polls `fn` until it holds, the timeout passes or the run is interrupted.
+bool wait_for(const std::function<bool()>& fn, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!g_abort) {
+    if (fn()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+void nap_until_ns(int64_t ns) {
+  int64_t left = ns - now_ns();
+  if (left > 0) nap(std::chrono::milliseconds(left / kMs + 1));
+}
+
+// Kills every process whose command line names a path under `dir` (the nodes, shims and pods of
+// this run), this process and its ancestors excepted (`--work-dir DIR` is on their command line).
+void kill_processes_under(const std::string& dir) {
+  std::set<pid_t> spare;
+  for (pid_t p = getpid(); p > 1;) {
+    spare.insert(p);
+    std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close = line.rfind(')');
+    if (close == std::string::npos) break;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    p = parent;
+  }
+  const std::string needle = dir + "/";
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = std::stoi(name);
+    if (spare.count(pid)) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    if (cmdline.find(needle) != std::string::npos) ::kill(pid, SIGKILL);
+  }
+}
+
+std::string node_name_of(int index) {
+  return "node-" + std::to_string(index + 1);
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+std::string figures(const std::vector<double>& ms) {
+  if (ms.empty()) return "n=0";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "n=%zu median=%.0f ms p99=%.0f ms max=%.0f ms", ms.size(),
+                percentile(ms, 0.5), percentile(ms, 0.99), percentile(ms, 1.0));
+  return buf;
+}
+
+// "2" -> 2000, "500m" -> 500, "1.5" -> 1500 (cpu in millicores).
+int64_t cpu_milli(const std::string& q) {
+  if (q.empty()) return 0;
+  if (q.back() == 'm') return std::stoll(q.substr(0, q.size() - 1));
+  return static_cast<int64_t>(std::llround(std::stod(q) * 1000));
+}
+
+// ---- the plan: jobs and faults, all from the seed ----
+
+enum class JobKind { RealGang, SimGang, RealDeps };
+const char* to_string(JobKind k) {
+  switch (k) {
+    case JobKind::RealGang:
+      return "real";
+    case JobKind::SimGang:
+      return "sim";
+    case JobKind::RealDeps:
+      return "deps";
+  }
+  return "?";
+}
+
+struct TaskPlan {
+  std::string name;
+  int replicas = 0;
+  int cpu_milli = 1000;
+  int duration_ms = 0;
+  bool depends = false;  // dependsOn the job's first task
+};
+
+struct JobPlan {
+  std::string name;
+  JobKind kind = JobKind::RealGang;
+  bool restart = false;  // PodEvicted -> RestartJob
+  int min_available = 0;
+  std::vector<TaskPlan> tasks;
+  int64_t at_ns = 0;  // offset from the start when it is submitted
+  std::string yaml;   // JSON, which is YAML
+};
+
+enum class FaultKind { KillWorker, StopLong, StopShort, KillCoordinator };
+const char* to_string(FaultKind k) {
+  switch (k) {
+    case FaultKind::KillWorker:
+      return "kill-worker";
+    case FaultKind::StopLong:
+      return "stop-long";
+    case FaultKind::StopShort:
+      return "stop-short";
+    case FaultKind::KillCoordinator:
+      return "kill-coordinator";
+  }
+  return "?";
+}
+
+struct Fault {
+  FaultKind kind = FaultKind::KillWorker;
+  int node = 0;           // index into the nodes
+  int64_t gap_ms = 0;     // after the cluster is whole again
+  int64_t down_ms = 0;    // planned time down (killed) or stopped
+  int64_t inject_ns = 0;  // filled in as it runs
+  int64_t restore_ns = 0;
+  int64_t ready_ns = 0;  // every node Ready again
+  int64_t detect_ns = 0;
+  bool detected = false;  // the node was seen NotReady
+  bool injected = false;
+  // Jobs expected to run again: name -> version when the fault hit.
+  std::map<std::string, int64_t> affected;
+  std::vector<double> recovery_ms;
+  int recovery_ended = 0;  // affected jobs that ended instead of running again
+  // The window in which the fault may have disturbed the cluster.
+  int64_t window_end() const { return (ready_ns ? ready_ns : restore_ns) + 1 * kSec; }
+  bool node_down_fault() const {
+    return kind == FaultKind::KillWorker || kind == FaultKind::StopLong || detected;
+  }
+};
+
+std::string pod_script(const std::string& file, int duration_ms) {
+  char sleep_s[32];
+  std::snprintf(sleep_s, sizeof sleep_s, "%d.%03d", duration_ms / 1000, duration_ms % 1000);
+  return "F='" + file +
+         "'; d=\"$VC_POD_DIR\"; u=\"${d##*/}\"; n=\"${d%/pods/*}\"; n=\"${n##*/}\"; "
+         "echo \"START $HOSTNAME $u $n $(date +%s%N)\" >> \"$F\"; "
+         "trap 'echo \"END $HOSTNAME $u $n $(date +%s%N) term\" >> \"$F\"; exit 143' TERM; "
+         "sleep " +
+         sleep_s + " & wait $!; echo \"END $HOSTNAME $u $n $(date +%s%N) ok\" >> \"$F\"";
+}
+
+std::string job_yaml(const JobPlan& p, const std::string& file) {
+  json spec{{"minAvailable", p.min_available}, {"tasks", json::array()}};
+  if (p.restart) {
+    spec["policies"] = json::array({{{"event", "PodEvicted"}, {"action", "RestartJob"}}});
+    spec["maxRetry"] = kMaxRetry;
+  }
+  for (const auto& t : p.tasks) {
+    json container{{"name", "main"},
+                   {"resources", {{"requests", {{"cpu", std::to_string(t.cpu_milli) + "m"}}}}}};
+    json tmpl{{"spec", {{"containers", json::array()}}}};
+    if (p.kind == JobKind::SimGang) {
+      container["command"] = json::array({"simulated"});
+      tmpl["metadata"] = {
+          {"annotations", {{"caldera.io/sim-duration-ms", std::to_string(t.duration_ms)}}}};
+    } else {
+      container["command"] = json::array({"sh", "-c", pod_script(file, t.duration_ms)});
+    }
+    tmpl["spec"]["containers"].push_back(container);
+    json task{{"name", t.name}, {"replicas", t.replicas}, {"template", tmpl}};
+    if (t.depends) task["dependsOn"] = {{"name", json::array({p.tasks.front().name})}};
+    spec["tasks"].push_back(task);
+  }
+  json job{{"apiVersion", "batch.volcano.sh/v1alpha1"},
+           {"kind", "Job"},
+           {"metadata", {{"name", p.name}}},
+           {"spec", spec}};
+  return job.dump() + "\n";
+}
+
+struct Plan {
+  std::vector<JobPlan> jobs;
+  std::vector<Fault> faults;
+};
+
+Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file,
+               const std::set<FaultKind>& allowed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  Plan plan;
+  // Jobs: one every 2-5 s on three nodes (scaled by the cluster's size), for the whole run.
+  const int max_gang = std::min(5, 2 * nodes - 1);
+  int64_t at = 1500;
+  for (int i = 0; at < run_ms; ++i) {
+    JobPlan j;
+    int pick = uniform(0, 99);
+    j.kind = pick < 40 ? JobKind::RealGang : pick < 75 ? JobKind::SimGang : JobKind::RealDeps;
+    j.restart = chance(0.7);
+    char name[48];
+    std::snprintf(name, sizeof name, "j%03d-%s%s", i, to_string(j.kind), j.restart ? "-rs" : "");
+    j.name = name;
+    if (j.kind == JobKind::RealDeps) {
+      int cpu = chance(0.5) ? 500 : 1000;
+      j.tasks.push_back({"a", 2, cpu, uniform(2000, 4000), false});
+      j.tasks.push_back({"b", 2, cpu, uniform(1500, 3000), true});
+      j.min_available = 2;
+    } else {
+      TaskPlan t{"w", uniform(3, max_gang), chance(0.75) ? 1000 : 500, 0, false};
+      // A few real gangs run long, to be still running when their node comes back from a fault.
+      t.duration_ms = j.kind == JobKind::SimGang ? uniform(1000, 4000)
+                      : chance(0.25)             ? uniform(8000, 14000)
+                                                 : uniform(2000, 5000);
+      j.tasks.push_back(t);
+      j.min_available = t.replicas;
+    }
+    j.at_ns = at * kMs;
+    j.yaml = job_yaml(j, file);
+    plan.jobs.push_back(std::move(j));
+    at += static_cast<int64_t>(uniform(2000, 5000)) * 3 / std::max(nodes, 1);
+  }
+  // Faults: every kind once first (in a seeded order), then any; each after the cluster is whole
+  // again and a pause.
+  std::vector<FaultKind> first{FaultKind::KillWorker, FaultKind::StopLong, FaultKind::StopShort,
+                               FaultKind::KillCoordinator};
+  std::shuffle(first.begin(), first.end(), rng);
+  for (size_t i = 0; i < 200; ++i) {
+    Fault f;
+    if (i < first.size()) {
+      f.kind = first[i];
+    } else {
+      int pick = uniform(0, 99);
+      f.kind = pick < 35   ? FaultKind::KillWorker
+               : pick < 60 ? FaultKind::StopLong
+               : pick < 80 ? FaultKind::StopShort
+                           : FaultKind::KillCoordinator;
+    }
+    f.node = f.kind == FaultKind::KillCoordinator ? 0 : uniform(1, nodes - 1);
+    f.gap_ms = uniform(2000, 6000);
+    switch (f.kind) {
+      case FaultKind::KillWorker:
+        f.down_ms = uniform(1000, 5000);
+        break;
+      case FaultKind::StopLong:
+        f.down_ms = uniform(3000, 5000);
+        break;
+      case FaultKind::StopShort:
+        f.down_ms = uniform(300, 1000);
+        break;
+      case FaultKind::KillCoordinator:
+        f.down_ms = uniform(500, 3000);
+        break;
+    }
+    if (allowed.count(f.kind)) plan.faults.push_back(f);
+  }
+  return plan;
+}
+
+// ---- the cluster ----
+
+struct NodeSpec {
+  std::string name;
+  int client_port = 0, cluster_port = 0;
+};
+
+class Cluster {
+ public:
+  Cluster(const std::string& dir, int n) : dir_(dir) {
+    for (int i = 1; i <= n; ++i)
+      specs_.push_back({"node-" + std::to_string(i), testing::free_port(), testing::free_port()});
+    std::string y =
+        "cluster:\n  name: chaos\n  coordinator: node-1\n  heartbeatInterval: 500ms\n"
+        "  heartbeatTimeout: " +
+        std::to_string(kHeartbeatTimeoutMs) + "ms\nnodes:\n";
+    for (const auto& s : specs_)
+      y += "  - name: " + s.name +
+           "\n    host: 127.0.0.1\n    clientPort: " + std::to_string(s.client_port) +
+           "\n    clusterPort: " + std::to_string(s.cluster_port) + "\n    dataDir: " + dir + "/" +
+           s.name + "\n    resources: {cpu: 2, memory: 4Gi, pods: 40}\n";
+    auto config = testing::write_file(dir, "cluster.yaml", y);
+    for (const auto& s : specs_) {
+      nodes_.push_back(std::make_unique<Calderad>(
+          dir + "/" + s.name, std::vector<std::string>{"--config", config, "--node", s.name}));
+      up_.push_back(false);
+    }
+  }
+
+  ~Cluster() {
+    for (auto& n : nodes_) n->signal(SIGCONT);
+  }
+
+  int size() const { return static_cast<int>(specs_.size()); }
+  const NodeSpec& spec(int i) const { return specs_[i]; }
+  Calderad& node(int i) { return *nodes_[i]; }
+  std::string log(int i) const { return nodes_[i]->log(); }
+
+  void set_up(int i, bool up) {
+    std::lock_guard lock(mu_);
+    up_[i] = up;
+  }
+
+  // The caldera CLI against a node that is up, `avoid` excepted; nodes taken in turn.
+  CommandResult cli(std::vector<std::string> args, const std::string& input = {}, int avoid = -1) {
+    int pick = -1;
+    {
+      std::lock_guard lock(mu_);
+      for (int k = 0; k < size(); ++k) {
+        int i = static_cast<int>((next_ + k) % specs_.size());
+        if (up_[i] && i != avoid) {
+          pick = i;
+          break;
+        }
+      }
+      ++next_;
+    }
+    if (pick < 0) return {-1, "", "no node is up"};
+    return cli_at(pick, std::move(args), input);
+  }
+
+  CommandResult cli_at(int i, std::vector<std::string> args, const std::string& input = {}) {
+    args.insert(args.begin(), {CALDERA_CLI_PATH, "--server",
+                               "127.0.0.1:" + std::to_string(specs_[i].client_port)});
+    return testing::run(args, input);
+  }
+
+  // `get nodes`: name -> Ready; nullopt when no answer.
+  std::optional<std::map<std::string, bool>> readiness(int avoid = -1) {
+    auto r = cli({"get", "nodes", "-o", "json"}, {}, avoid);
+    if (r.exit_code != 0) return std::nullopt;
+    try {
+      std::map<std::string, bool> out;
+      const json nodes = json::parse(r.out);
+      for (const auto& n : nodes.at("items"))
+        out[n["metadata"]["name"]] = n["status"]["conditions"][0]["status"] == "True";
+      return out;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
+  bool all_ready(int avoid = -1) {
+    auto r = readiness(avoid);
+    if (!r || static_cast<int>(r->size()) != size()) return false;
+    for (const auto& [name, ready] : *r)
+      if (!ready) return false;
+    return true;
+  }
+
+ private:
+  std::string dir_;
+  std::vector<NodeSpec> specs_;
+  std::vector<std::unique_ptr<Calderad>> nodes_;
+  std::mutex mu_;
+  std::vector<bool> up_;
+  size_t next_ = 0;
+};
+
+// ---- what the run observes ----
+
+struct JobObs {
+  bool acked = false;
+  bool late_ack = false;  // an attempt failed but the job was there: an earlier one took effect
+  int attempts = 0;
+  int64_t submit_ns = 0;
+  int64_t ack_ns = 0;
+  int64_t terminal_ns = 0;  // first seen terminal
+  std::string phase;
+  int64_t version = 0;
+  int64_t retry = 0;
+};
+
+struct PodObs {
+  std::string name, job, task, node, phase, reason;
+  int index = -1;
+  int64_t version = -1;
+  int64_t first_seen_ns = 0, last_seen_ns = 0;
+};
+
+bool terminal_phase(const std::string& p) {
+  return p == "Completed" || p == "Failed" || p == "Aborted" || p == "Terminated";
+}
+
+struct Observations {
+  std::mutex mu;
+  std::map<std::string, JobObs> jobs;
+  std::map<std::string, PodObs> pods;                         // by uid
+  std::map<std::string, std::set<std::string>> nodes_of_job;  // from every pod poll
+  struct Pending {
+    Fault* fault;
+    std::string job;
+    int64_t version;
+    bool coordinator;
+  };
+  std::vector<Pending> recoveries;
+  int pod_polls = 0, job_polls = 0, failed_polls = 0;
+};
+
+void update_jobs(Observations& obs, const json& items, int64_t at) {
+  std::lock_guard lock(obs.mu);
+  ++obs.job_polls;
+  std::map<std::string, std::pair<std::string, int64_t>> now;
+  for (const auto& j : items) {
+    std::string name = j["metadata"]["name"];
+    std::string phase = j["status"]["state"]["phase"];
+    int64_t version = j["status"].value("version", 0);
+    now[name] = {phase, version};
+    auto& o = obs.jobs[name];
+    o.phase = phase;
+    o.version = version;
+    o.retry = j["status"].value("retryCount", 0);
+    if (terminal_phase(phase) && !o.terminal_ns) o.terminal_ns = at;
+  }
+  auto& rs = obs.recoveries;
+  for (auto it = rs.begin(); it != rs.end();) {
+    auto got = now.find(it->job);
+    if (got == now.end()) {
+      ++it;
+      continue;
+    }
+    const auto& [phase, version] = got->second;
+    bool running = phase == "Running" && (it->coordinator || version > it->version);
+    if (running || phase == "Completed") {
+      it->fault->recovery_ms.push_back(static_cast<double>(at - it->fault->inject_ns) / kMs);
+    } else if (terminal_phase(phase)) {
+      ++it->fault->recovery_ended;
+    } else {
+      ++it;
+      continue;
+    }
+    it = rs.erase(it);
+  }
+}
+
+void update_pods(Observations& obs, const json& items, int64_t at) {
+  std::lock_guard lock(obs.mu);
+  ++obs.pod_polls;
+  for (const auto& p : items) {
+    std::string uid = p["metadata"]["uid"];
+    auto& o = obs.pods[uid];
+    o.name = p["metadata"]["name"];
+    const auto& labels = p["metadata"]["labels"];
+    o.job = labels.value("volcano.sh/job-name", "");
+    o.task = labels.value("volcano.sh/task-spec", "");
+    o.index = std::stoi(labels.value("volcano.sh/task-index", "-1"));
+    o.version = std::stoll(p["metadata"]["annotations"].value("volcano.sh/job-version", "-1"));
+    if (p["spec"].contains("nodeName")) o.node = p["spec"]["nodeName"];
+    o.phase = p["status"]["phase"];
+    o.reason = p["status"].value("reason", "");
+    if (!o.first_seen_ns) o.first_seen_ns = at;
+    o.last_seen_ns = at;
+    if (!o.node.empty()) obs.nodes_of_job[o.job].insert(o.node);
+  }
+}
+
+std::optional<json> get_items(Cluster& c, const std::string& what, int avoid = -1) {
+  auto r = c.cli({"get", what, "-o", "json"}, {}, avoid);
+  if (r.exit_code != 0) return std::nullopt;
+  try {
+    return json::parse(r.out).at("items");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Polls jobs (every 250 ms while a fault's jobs are to run again, else every second) and pods
+// (every second) until stopped.
+void monitor(Cluster& c, Observations& obs, const std::atomic<bool>& stop) {
+  auto next_pods = std::chrono::steady_clock::now();
+  auto next_jobs = next_pods;
+  while (!stop && !g_abort) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= next_jobs) {
+      auto items = get_items(c, "jobs");
+      try {
+        if (items) update_jobs(obs, *items, now_ns());
+      } catch (const std::exception&) {
+        items.reset();
+      }
+      if (!items) {
+        std::lock_guard lock(obs.mu);
+        ++obs.failed_polls;
+      }
+      bool fast;
+      {
+        std::lock_guard lock(obs.mu);
+        fast = !obs.recoveries.empty();
+      }
+      next_jobs = std::chrono::steady_clock::now() + (fast ? 250ms : 1000ms);
+    }
+    if (now >= next_pods) {
+      try {
+        if (auto items = get_items(c, "pods")) update_pods(obs, *items, now_ns());
+      } catch (const std::exception&) {
+        std::lock_guard lock(obs.mu);
+        ++obs.failed_polls;
+      }
+      next_pods = std::chrono::steady_clock::now() + 1000ms;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+void submitter(Cluster& c, Observations& obs, const std::vector<JobPlan>& jobs) {
+  for (const auto& j : jobs) {
+    nap_until_ns(t0_ns + j.at_ns);
+    if (g_abort) return;
+    {
+      std::lock_guard lock(obs.mu);
+      obs.jobs[j.name].submit_ns = now_ns();
+    }
+    // Until acknowledged; a node or the coordinator may be down for a few seconds.
+    auto deadline = std::chrono::steady_clock::now() + 90s;
+    bool acked = false, late = false;
+    int attempts = 0;
+    while (!acked && !g_abort && std::chrono::steady_clock::now() < deadline) {
+      ++attempts;
+      auto r = c.cli({"submit", "-f", "-"}, j.yaml);
+      if (r.exit_code == 0) {
+        acked = true;
+      } else if (r.err.find("already exists") != std::string::npos) {
+        acked = late = true;
+      } else {
+        if (attempts == 1 || attempts % 10 == 0) {
+          auto err = r.err.substr(0, r.err.find('\n'));
+          say("submit %s failed (attempt %d): %s", j.name.c_str(), attempts, err.c_str());
+        }
+        nap(300ms);
+      }
+    }
+    std::lock_guard lock(obs.mu);
+    auto& o = obs.jobs[j.name];
+    o.acked = acked;
+    o.late_ack = late;
+    o.attempts = attempts;
+    o.ack_ns = now_ns();
+  }
+}
+
+// ---- the record of real pods ----
+
+struct PodRun {
+  std::string pod, uid, node;
+  int64_t start_ns = 0, end_ns = 0;
+  bool has_end = false;
+  std::string end_how;
+};
+
+struct RunLog {
+  std::map<std::string, std::vector<PodRun>> by_uid;  // START lines (a pod may start twice)
+  int malformed = 0;
+};
+
+RunLog read_run_log(const std::string& path) {
+  RunLog log;
+  std::ifstream in(path);
+  std::vector<std::tuple<std::string, std::string, std::string, int64_t, std::string>> ends;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ss(line);
+    std::string kind, pod, uid, node, how;
+    int64_t ns = 0;
+    if (!(ss >> kind >> pod >> uid >> node >> ns)) {
+      ++log.malformed;
+      continue;
+    }
+    if (kind == "START") {
+      log.by_uid[uid].push_back({pod, uid, node, ns, 0, false, ""});
+    } else if (kind == "END") {
+      ss >> how;
+      ends.emplace_back(pod, uid, node, ns, how);
+    } else {
+      ++log.malformed;
+    }
+  }
+  for (const auto& [pod, uid, node, ns, how] : ends) {
+    auto it = log.by_uid.find(uid);
+    if (it == log.by_uid.end()) {
+      ++log.malformed;
+      continue;
+    }
+    // The latest start on that node before this end.
+    PodRun* match = nullptr;
+    for (auto& r : it->second)
+      if (r.node == node && !r.has_end && r.start_ns <= ns &&
+          (!match || r.start_ns > match->start_ns))
+        match = &r;
+    if (!match) {
+      ++log.malformed;
+      continue;
+    }
+    match->end_ns = ns;
+    match->has_end = true;
+    match->end_how = how;
+  }
+  return log;
+}
+
+// ---- the checks ----
+
+struct Report {
+  std::vector<std::string> violations;
+  std::vector<std::string> notes;
+  void violation(const std::string& s) { violations.push_back(s); }
+  void note(const std::string& s) { notes.push_back(s); }
+};
+
+std::string fmt_s(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fs", rel_s(ns));
+  return buf;
+}
+
+struct Checker {
+  const Plan& plan;
+  const std::vector<Fault>& faults;  // the injected ones
+  Observations& obs;
+  const RunLog& log;
+  Report& report;
+  Cluster& cluster;
+
+  const JobPlan* job_plan(const std::string& name) const {
+    for (const auto& j : plan.jobs)
+      if (j.name == name) return &j;
+    return nullptr;
+  }
+
+  // (job, task, index) of a pod name of the plan.
+  std::optional<std::tuple<const JobPlan*, const TaskPlan*, int>> parse_pod(
+      const std::string& pod) const {
+    for (const auto& j : plan.jobs) {
+      if (pod.rfind(j.name + "-", 0) != 0) continue;
+      for (const auto& t : j.tasks) {
+        auto prefix = j.name + "-" + t.name + "-";
+        if (pod.rfind(prefix, 0) != 0) continue;
+        try {
+          return std::make_tuple(&j, &t, std::stoi(pod.substr(prefix.size())));
+        } catch (const std::exception&) {
+          return std::nullopt;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  static bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
+    return a0 <= b1 && b0 <= a1;
+  }
+
+  // The nodes a job's pods were seen on (polls and START lines).
+  std::set<std::string> nodes_of(const std::string& job) const {
+    std::set<std::string> out;
+    auto it = obs.nodes_of_job.find(job);
+    if (it != obs.nodes_of_job.end()) out = it->second;
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs)
+        if (r.pod.rfind(job + "-", 0) == 0) {
+          auto parsed = parse_pod(r.pod);
+          if (parsed && std::get<0>(*parsed)->name == job) out.insert(r.node);
+        }
+    return out;
+  }
+
+  std::string node_name(const Fault& f) const { return "node-" + std::to_string(f.node + 1); }
+
+  // The faults on one of the job's nodes (on any node when they are unknown) while it lived.
+  std::vector<const Fault*> faults_on_job(const std::string& job) const {
+    const auto& o = obs.jobs.at(job);
+    int64_t from = o.submit_ns, to = o.terminal_ns ? o.terminal_ns : now_ns();
+    auto nodes = nodes_of(job);
+    std::vector<const Fault*> out;
+    for (const auto& f : faults) {
+      if (!overlaps(from, to, f.inject_ns, f.window_end())) continue;
+      if (!nodes.empty() && !nodes.count(node_name(f))) continue;
+      out.push_back(&f);
+    }
+    return out;
+  }
+
+  // Those that evict pods: a worker killed, or stopped until it was seen NotReady. A coordinator
+  // restart loses nothing: it explains no failure and no restart.
+  static size_t evicting(const std::vector<const Fault*>& fs) {
+    return std::count_if(fs.begin(), fs.end(), [](const Fault* f) {
+      return f->kind != FaultKind::KillCoordinator && f->node_down_fault();
+    });
+  }
+
+  std::string describe(const std::vector<const Fault*>& fs) const {
+    if (fs.empty()) return "no fault on its nodes while it lived";
+    std::string out = "faults on its nodes meanwhile:";
+    for (const auto* f : fs)
+      out += std::string(" ") + to_string(f->kind) + " of " + node_name(*f) + " at " +
+             fmt_s(f->inject_ns) +
+             (f->kind == FaultKind::StopShort && !f->detected ? " (not seen NotReady)" : "") + ";";
+    return out;
+  }
+
+  std::string nodes_text(const std::string& job) const {
+    std::string on;
+    for (const auto& n : nodes_of(job)) on += (on.empty() ? "" : ",") + n;
+    return on.empty() ? "unknown" : on;
+  }
+
+  // The last events `describe job` lists, for a job that did not end.
+  std::string last_events(const std::string& job) const {
+    auto r = cluster.cli({"describe", "job", job});
+    auto at = r.out.find("\nEvents:");
+    if (r.exit_code != 0 || at == std::string::npos) return "";
+    std::vector<std::string> lines;
+    std::istringstream in(r.out.substr(at + 9));
+    for (std::string line; std::getline(in, line);) {
+      auto start = line.find_first_not_of(' ');
+      if (start != std::string::npos) lines.push_back(line.substr(start));
+    }
+    std::string out;
+    for (size_t i = lines.size() > 3 ? lines.size() - 2 : 1; i < lines.size(); ++i)
+      out += " [event: " + lines[i] + "]";
+    // The job's state keeps the first reason; the coordinator's log has the latest one.
+    const std::string needle = "job=default/" + job + " gang not bound: ";
+    std::string log = cluster.log(0);
+    auto at_log = log.rfind(needle);
+    if (at_log != std::string::npos) {
+      auto from = at_log + needle.size();
+      out += " [coordinator log, last: gang not bound: " +
+             log.substr(from, log.find('\n', from) - from) + "]";
+    }
+    return out;
+  }
+
+  void jobs_exist_and_ended(const json& final_jobs) {
+    std::map<std::string, json> by_name;
+    for (const auto& j : final_jobs) by_name[j["metadata"]["name"]] = j;
+    for (const auto& p : plan.jobs) {
+      auto& o = obs.jobs[p.name];
+      if (!o.acked) {
+        if (by_name.count(p.name))
+          report.note("job " + p.name + " was never acknowledged but exists");
+        continue;
+      }
+      auto it = by_name.find(p.name);
+      if (it == by_name.end()) {
+        report.violation("job " + p.name + " was acknowledged at " + fmt_s(o.ack_ns) +
+                         " but does not exist");
+        continue;
+      }
+      const auto& st = it->second["status"];
+      std::string phase = st["state"]["phase"];
+      o.phase = phase;
+      o.retry = st.value("retryCount", 0);
+      o.version = st.value("version", 0);
+      std::string why = phase + " (" + st["state"].value("reason", "") + ": " +
+                        st["state"].value("message", "") + ")";
+      if (!terminal_phase(phase)) {
+        report.violation("job " + p.name + " did not end: " + why + last_events(p.name));
+        continue;
+      }
+      if (phase == "Completed") continue;
+      auto hit = faults_on_job(p.name);
+      if (phase == "Failed" && !p.restart && evicting(hit) > 0) {
+        report.note("job " + p.name + " " + why + "; " + describe(hit));
+        continue;
+      }
+      report.violation("job " + p.name + " ended " + why +
+                       (p.restart ? " despite PodEvicted -> RestartJob" : "") + "; nodes " +
+                       nodes_text(p.name) + ", retryCount " + std::to_string(o.retry) + "; " +
+                       describe(hit));
+    }
+  }
+
+  void retries_plausible() {
+    for (const auto& p : plan.jobs) {
+      auto& o = obs.jobs[p.name];
+      if (!o.acked || o.retry == 0) continue;
+      auto hit = faults_on_job(p.name);
+      auto n = evicting(hit);
+      if (o.retry > static_cast<int64_t>(n))
+        report.violation("job " + p.name + " retryCount " + std::to_string(o.retry) + " but " +
+                         std::to_string(n) + " fault(s) that evict pods hit its nodes (" +
+                         nodes_text(p.name) + ") while it lived (" + fmt_s(o.submit_ns) + " .. " +
+                         fmt_s(o.terminal_ns) + "); " + describe(hit));
+    }
+  }
+
+  void uids_ran_once() {
+    for (const auto& [uid, runs] : log.by_uid) {
+      std::set<std::string> nodes;
+      for (const auto& r : runs) nodes.insert(r.node);
+      if (nodes.size() > 1) {
+        std::string on;
+        for (const auto& n : nodes) on += (on.empty() ? "" : ",") + n;
+        report.violation("pod " + runs.front().pod + " uid " + uid +
+                         " ran on several nodes: " + on);
+      } else if (runs.size() > 1) {
+        report.violation("pod " + runs.front().pod + " uid " + uid + " started " +
+                         std::to_string(runs.size()) + " times on " + runs.front().node);
+      }
+      auto seen = obs.pods.find(uid);
+      if (seen != obs.pods.end() && !seen->second.node.empty() && !nodes.count(seen->second.node))
+        report.violation("pod " + runs.front().pod + " uid " + uid + " bound to " +
+                         seen->second.node + " but ran on " + runs.front().node);
+    }
+  }
+
+  int64_t end_of(const PodRun& r) const {
+    if (r.has_end) return r.end_ns;
+    auto parsed = parse_pod(r.pod);
+    int dur = parsed ? std::get<1>(*parsed)->duration_ms : 5000;
+    return r.start_ns + (dur + 500) * kMs;  // no END line: at most its sleep
+  }
+
+  void no_overcommit() {
+    struct Ev {
+      int64_t t;
+      int delta;
+      const PodRun* run;
+    };
+    std::map<std::string, std::vector<Ev>> by_node;
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs) {
+        auto parsed = parse_pod(r.pod);
+        if (!parsed) continue;
+        int cpu = std::get<1>(*parsed)->cpu_milli;
+        by_node[r.node].push_back({r.start_ns, cpu, &r});
+        by_node[r.node].push_back({end_of(r), -cpu, &r});
+      }
+    for (auto& [node, evs] : by_node) {
+      std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+        return a.t != b.t ? a.t < b.t : a.delta < b.delta;  // ends first
+      });
+      int sum = 0, reported = 0;
+      std::set<const PodRun*> live;
+      bool over = false;
+      for (const auto& e : evs) {
+        sum += e.delta;
+        if (e.delta > 0)
+          live.insert(e.run);
+        else
+          live.erase(e.run);
+        if (sum > kNodeCpuMilli && !over) {
+          over = true;
+          if (++reported > 5) continue;
+          std::string who;
+          for (const auto* r : live)
+            who += " " + r->pod + "[" + r->uid.substr(0, 8) + " " + fmt_s(r->start_ns) + ".." +
+                   (r->has_end ? fmt_s(r->end_ns) + " " + r->end_how : "no END") + "]";
+          report.violation(node + " over-committed at " + fmt_s(e.t) + ": " + std::to_string(sum) +
+                           "m of " + std::to_string(kNodeCpuMilli) + "m cpu in use by" + who);
+        } else if (sum <= kNodeCpuMilli) {
+          over = false;
+        }
+      }
+      if (reported > 5)
+        report.violation(node + ": " + std::to_string(reported - 5) + " more over-commit episodes");
+    }
+  }
+
+  // A pod live on a node when that node went NotReady was evicted; once the node is back, the
+  // coordinator has it killed (its script then writes `END ... term`). Running to its end well
+  // after the node came back means the kill never reached it.
+  void evicted_pods_stopped() {
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs) {
+        if (!r.has_end || r.end_how != "ok") continue;
+        for (const auto& f : faults) {
+          if (!f.detected || f.kind == FaultKind::KillCoordinator || node_name(f) != r.node)
+            continue;
+          if (r.start_ns >= f.detect_ns || r.end_ns <= f.detect_ns) continue;
+          if (!f.ready_ns || r.end_ns <= f.ready_ns + 5 * kSec) continue;
+          report.violation("pod " + r.pod + " uid " + uid.substr(0, 8) + " on " + r.node +
+                           " was live when " + r.node + " went NotReady (" + to_string(f.kind) +
+                           " at " + fmt_s(f.inject_ns) + ", NotReady by " + fmt_s(f.detect_ns) +
+                           ") and ran to its end at " + fmt_s(r.end_ns) + ", " +
+                           std::to_string((r.end_ns - f.ready_ns) / kMs) +
+                           " ms after the node was back: never killed");
+        }
+      }
+  }
+
+  // Real-pod gangs: every attempt (job version) that started any pod of its first gang started all
+  // of them, within a few seconds of each other, unless a fault on its nodes fell then; a task
+  // that depends on another starts only once that one's pods have started.
+  void gangs_whole() {
+    struct Start {
+      const PodRun* run;
+      const TaskPlan* task;
+      int index;
+    };
+    std::map<std::pair<std::string, int64_t>, std::vector<Start>> attempts;
+    int unmapped = 0;
+    for (const auto& [uid, runs] : log.by_uid) {
+      auto seen = obs.pods.find(uid);
+      for (const auto& r : runs) {
+        auto parsed = parse_pod(r.pod);
+        if (!parsed) continue;
+        auto [job, task, index] = *parsed;
+        int64_t version = seen != obs.pods.end() ? seen->second.version : -1;
+        if (version < 0) ++unmapped;
+        attempts[{job->name, version}].push_back({&r, task, index});
+      }
+    }
+    if (unmapped)
+      report.note(
+          std::to_string(unmapped) +
+          " real pod start(s) whose job version no poll saw (checked as one group per job)");
+    for (const auto& [key, starts] : attempts) {
+      const auto& [job_name, version] = key;
+      const JobPlan* job = job_plan(job_name);
+      if (!job || version < 0) continue;
+      const TaskPlan& first = job->tasks.front();
+      std::set<int> first_started;
+      int64_t t_min = INT64_MAX, t_max = 0;
+      std::set<std::string> nodes;
+      for (const auto& s : starts) {
+        nodes.insert(s.run->node);
+        if (s.task != &first) continue;
+        first_started.insert(s.index);
+        t_min = std::min(t_min, s.run->start_ns);
+        t_max = std::max(t_max, s.run->start_ns);
+      }
+      // The nodes the attempt's pods were bound to, started or not.
+      for (const auto& [uid, p] : obs.pods)
+        if (p.job == job_name && p.version == version && !p.node.empty()) nodes.insert(p.node);
+      auto excused = [&](int64_t from, int64_t to) {
+        for (const auto& f : faults)
+          if (overlaps(from, to, f.inject_ns, f.window_end()) &&
+              (f.kind == FaultKind::KillCoordinator || nodes.count(node_name(f))))
+            return true;
+        return false;
+      };
+      std::string what = "job " + job_name + " version " + std::to_string(version);
+      if (!first_started.empty()) {
+        bool whole = static_cast<int>(first_started.size()) == first.replicas;
+        bool together = t_max - t_min <= 5 * kSec;
+        if ((!whole || !together) && !excused(t_min - 3 * kSec, t_max + 10 * kSec)) {
+          report.violation(what + ": gang task " + first.name + " started " +
+                           std::to_string(first_started.size()) + " of " +
+                           std::to_string(first.replicas) + " pods, over " +
+                           std::to_string((t_max - t_min) / kMs) + " ms from " + fmt_s(t_min) +
+                           ", with no fault on its nodes then");
+        }
+      }
+      for (const auto& s : starts) {
+        if (!s.task->depends) continue;
+        int before = 0;
+        for (const auto& a : starts)
+          if (a.task == &first && a.run->start_ns <= s.run->start_ns + 300 * kMs) ++before;
+        if (before < first.replicas)
+          report.violation(what + ": " + s.run->pod + " started at " + fmt_s(s.run->start_ns) +
+                           " when only " + std::to_string(before) + " of the " +
+                           std::to_string(first.replicas) + " pods of task " + first.name +
+                           " it depends on had started");
+      }
+    }
+  }
+};
+
+int run(int argc, char** argv) {
+  uint64_t seed = 1;
+  double minutes = 0, seconds = 0;
+  int n_nodes = 3;
+  int drain_s = 240;
+  std::string work_dir;
+  bool keep = false;
+  CLI::App app{"caldera chaos driver: seeded jobs and node faults on a real cluster, then checks"};
+  app.add_option("--seed", seed, "seed of the jobs and faults (default 1)");
+  app.add_option("--minutes", minutes, "how long jobs are submitted and faults injected");
+  app.add_option("--seconds", seconds, "the same in seconds (default 120)");
+  app.add_option("--nodes", n_nodes, "nodes in the cluster, node-1 the coordinator (default 3)")
+      ->check(CLI::Range(2, 9));
+  app.add_option("--drain-seconds", drain_s,
+                 "afterwards, how long to wait for every job to end (default 240)");
+  app.add_option("--work-dir", work_dir, "an empty directory to run in (default: a new /tmp dir)");
+  app.add_flag("--keep", keep, "keep the work directory (kept anyway when there are violations)");
+  std::vector<std::string> fault_names{"kill-worker", "stop-long", "stop-short",
+                                       "kill-coordinator"};
+  app.add_option("--faults", fault_names,
+                 "the kinds of fault to inject (default all: kill-worker stop-long stop-short "
+                 "kill-coordinator; none for none); the seeded schedule is the same, the other "
+                 "kinds are left out")
+      ->delimiter(',');
+  bool dry_run = false;
+  app.add_flag("--dry-run", dry_run, "print the seeded plan (jobs, fault kinds) and exit");
+  CLI11_PARSE(app, argc, argv);
+  const int64_t run_ms = static_cast<int64_t>(1000 * (seconds > 0   ? seconds
+                                                      : minutes > 0 ? minutes * 60
+                                                                    : 120));
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // A reader of the output that goes away ends the run cleanly (a handler, unlike SIG_IGN, is not
+  // inherited by the nodes and pods).
+  sigaction(SIGPIPE, &sa, nullptr);
+
+  std::set<FaultKind> allowed;
+  for (const auto& name : fault_names) {
+    bool known = false;
+    for (auto k : {FaultKind::KillWorker, FaultKind::StopLong, FaultKind::StopShort,
+                   FaultKind::KillCoordinator})
+      if (name == to_string(k)) {
+        allowed.insert(k);
+        known = true;
+      }
+    if (!known && name != "none") {
+      std::fprintf(stderr, "chaos: --faults: unknown kind '%s'\n", name.c_str());
+      return 2;
+    }
+  }
+  if (work_dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "caldera-chaos-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    work_dir = tmpl;
+  } else {
+    fs::create_directories(work_dir);
+    work_dir = fs::absolute(work_dir).lexically_normal().string();
+  }
+  const std::string run_file = work_dir + "/runs.log";
+  std::ofstream(run_file).flush();
+
+  t0_ns = now_ns();
+  Plan plan = make_plan(seed, run_ms, n_nodes, run_file, allowed);
+  Report report;
+  std::vector<Fault> injected;
+  injected.reserve(plan.faults.size());  // the monitor holds pointers into it
+  Observations obs;
+  if (dry_run) {
+    for (const auto& j : plan.jobs) {
+      std::string tasks;
+      for (const auto& t : j.tasks)
+        tasks += " " + t.name + "=" + std::to_string(t.replicas) + "x" +
+                 std::to_string(t.cpu_milli) + "m/" + std::to_string(t.duration_ms) + "ms" +
+                 (t.depends ? "(dependsOn)" : "");
+      std::printf("job %-16s at %6.2fs minAvailable %d%s\n", j.name.c_str(),
+                  static_cast<double>(j.at_ns) / 1e9, j.min_available, tasks.c_str());
+    }
+    int64_t at = 0;
+    for (const auto& f : plan.faults) {
+      at += f.gap_ms + f.down_ms;
+      if (at > run_ms) break;
+      std::printf("fault %-16s node-%d down %lld ms (after a %lld ms pause)\n", to_string(f.kind),
+                  f.node + 1, static_cast<long long>(f.down_ms), static_cast<long long>(f.gap_ms));
+    }
+    fs::remove_all(work_dir);
+    return 0;
+  }
+  std::printf("chaos: seed %llu, %d nodes of %d cpu, %.0f s of jobs and faults, work dir %s\n",
+              static_cast<unsigned long long>(seed), n_nodes, kNodeCpuMilli / 1000,
+              static_cast<double>(run_ms) / 1000, work_dir.c_str());
+  std::fflush(stdout);
+
+  {
+    Cluster cluster(work_dir, n_nodes);
+    try {
+      for (int i = 0; i < n_nodes; ++i) {
+        cluster.node(i).start();
+        cluster.set_up(i, true);
+      }
+    } catch (const std::exception& e) {
+      report.violation(std::string("the cluster did not start: ") + e.what());
+    }
+    if (report.violations.empty() && !wait_for([&] { return cluster.all_ready(); }, 60s))
+      report.violation("the nodes were not all Ready 60 s after they started");
+    t0_ns = now_ns();
+    say("cluster up: %d nodes; %zu jobs planned", n_nodes, plan.jobs.size());
+
+    const bool started = report.violations.empty();
+    std::atomic<bool> stop_monitor{false};
+    std::thread monitor_thread, submit_thread;
+    if (started) {
+      monitor_thread = std::thread([&] { monitor(cluster, obs, stop_monitor); });
+      submit_thread = std::thread([&] { submitter(cluster, obs, plan.jobs); });
+    }
+
+    // The faults, one at a time, each once the cluster is whole again.
+    int64_t last_ready = t0_ns;
+    for (size_t fi = 0; started && fi < plan.faults.size() && !g_abort; ++fi) {
+      Fault f = plan.faults[fi];
+      nap_until_ns(last_ready + f.gap_ms * kMs);
+      if (now_ns() + f.down_ms * kMs > t0_ns + run_ms * kMs || g_abort) break;
+      if (!wait_for([&] { return cluster.all_ready(); }, 60s)) {
+        report.violation("before fault " + std::to_string(fi + 1) +
+                         ": the nodes were not all Ready within 60 s");
+        break;
+      }
+      const std::string node = cluster.spec(f.node).name;
+      // Which jobs it should disturb: those with live pods on the node (all running ones for the
+      // coordinator).
+      auto pods = get_items(cluster, "pods", f.node);
+      auto jobs = get_items(cluster, "jobs", f.node);
+      if (pods) update_pods(obs, *pods, now_ns());  // where every live pod is as the fault hits
+      std::map<std::string, int64_t> version_of;
+      std::set<std::string> running_jobs;
+      if (jobs)
+        for (const auto& j : *jobs) {
+          version_of[j["metadata"]["name"]] = j["status"].value("version", 0);
+          if (j["status"]["state"]["phase"] == "Running")
+            running_jobs.insert(j["metadata"]["name"]);
+        }
+      if (f.kind == FaultKind::KillCoordinator) {
+        for (const auto& j : running_jobs) f.affected[j] = version_of[j];
+      } else if (f.kind != FaultKind::StopShort && pods) {
+        for (const auto& p : *pods) {
+          std::string phase = p["status"]["phase"];
+          if (p["spec"].value("nodeName", "") != node || (phase != "Running" && phase != "Pending"))
+            continue;
+          std::string job = p["metadata"]["labels"].value("volcano.sh/job-name", "");
+          auto jp = std::find_if(plan.jobs.begin(), plan.jobs.end(),
+                                 [&](const JobPlan& x) { return x.name == job; });
+          if (jp != plan.jobs.end() && jp->restart && version_of.count(job))
+            f.affected[job] = version_of[job];
+        }
+      }
+
+      cluster.set_up(f.node, false);
+      f.inject_ns = now_ns();
+      f.injected = true;
+      const bool kill = f.kind == FaultKind::KillWorker || f.kind == FaultKind::KillCoordinator;
+      if (kill)
+        cluster.node(f.node).kill9();
+      else
+        cluster.node(f.node).signal(SIGSTOP);
+      {
+        std::lock_guard lock(obs.mu);
+        injected.push_back(f);
+      }
+      Fault& live = injected.back();  // recoveries point here: `injected` never reallocates
+      say("fault %zu: %s %s for %lld ms (%zu jobs to run again)", fi + 1, to_string(f.kind),
+          node.c_str(), static_cast<long long>(f.down_ms), f.affected.size());
+
+      // Detection: the node NotReady in `get nodes` at another node, polled every 100 ms. A
+      // worker's kill or long stop lasts until it is seen (20 s at most).
+      const int64_t planned_end = live.inject_ns + live.down_ms * kMs;
+      const bool wait_detection = f.kind == FaultKind::KillWorker || f.kind == FaultKind::StopLong;
+      while (!g_abort) {
+        int64_t t = now_ns();
+        if (t >= planned_end && (!wait_detection || live.detected)) break;
+        if (t >= live.inject_ns + 20 * kSec) break;
+        if (f.kind != FaultKind::KillCoordinator && !live.detected) {
+          auto r = cluster.readiness(f.node);
+          if (r && r->count(node) && !r->at(node)) {
+            live.detected = true;
+            live.detect_ns = now_ns();
+            say("  %s NotReady after %lld ms", node.c_str(),
+                static_cast<long long>((live.detect_ns - live.inject_ns) / kMs));
+          }
+        }
+        nap(100ms);
+      }
+      if (wait_detection && !live.detected)
+        report.violation(std::string(to_string(f.kind)) + " of " + node + " at " +
+                         fmt_s(live.inject_ns) + ": not seen NotReady within 20 s");
+      {
+        std::lock_guard lock(obs.mu);
+        for (const auto& [job, v] : live.affected)
+          obs.recoveries.push_back({&live, job, v, f.kind == FaultKind::KillCoordinator});
+      }
+      live.restore_ns = now_ns();
+      try {
+        if (kill)
+          cluster.node(f.node).start();
+        else
+          cluster.node(f.node).signal(SIGCONT);
+        cluster.set_up(f.node, true);
+      } catch (const std::exception& e) {
+        report.violation(node + " did not come back after " + to_string(f.kind) + ": " + e.what());
+        break;
+      }
+      // A short stop: watch a little longer for a late NotReady.
+      if (f.kind == FaultKind::StopShort) {
+        auto until = now_ns() + 1 * kSec;
+        while (!live.detected && now_ns() < until && !g_abort) {
+          auto r = cluster.readiness(f.node);
+          if (r && r->count(node) && !r->at(node)) {
+            live.detected = true;
+            live.detect_ns = now_ns();
+          }
+          nap(100ms);
+        }
+        if (live.detected)
+          say("  %s seen NotReady %lld ms into a %lld ms stop", node.c_str(),
+              static_cast<long long>((live.detect_ns - live.inject_ns) / kMs),
+              static_cast<long long>(live.down_ms));
+      }
+      if (!wait_for([&] { return cluster.all_ready(); }, 60s)) {
+        report.violation(node + " not Ready again within 60 s of its " + to_string(f.kind) +
+                         " ending");
+        break;
+      }
+      live.ready_ns = last_ready = now_ns();
+      say("  back: every node Ready %lld ms after the fault ended",
+          static_cast<long long>((live.ready_ns - live.restore_ns) / kMs));
+      if (injected.size() == injected.capacity()) break;  // never reallocate under the monitor
+    }
+    say("faults over: %zu injected", injected.size());
+    if (submit_thread.joinable()) submit_thread.join();
+    say("submissions over");
+
+    // Every acknowledged job ends: wait until they all have, or nothing changed for 60 s.
+    int64_t drain_start = now_ns(), changed_at = drain_start;
+    std::string last_signature;
+    bool ended = false;
+    while (started && !g_abort && now_ns() < drain_start + static_cast<int64_t>(drain_s) * kSec) {
+      auto jobs = get_items(cluster, "jobs");
+      if (jobs) {
+        update_jobs(obs, *jobs, now_ns());
+        std::string signature;
+        for (const auto& j : *jobs)
+          signature += j["metadata"]["name"].get<std::string>() + ":" +
+                       j["status"]["state"]["phase"].get<std::string>() + ":" +
+                       std::to_string(j["status"].value("version", 0)) + " ";
+        if (signature != last_signature) {
+          last_signature = signature;
+          changed_at = now_ns();
+        }
+        std::lock_guard lock(obs.mu);
+        ended = std::all_of(obs.jobs.begin(), obs.jobs.end(), [](const auto& kv) {
+          return !kv.second.acked || terminal_phase(kv.second.phase);
+        });
+      }
+      if (ended) break;
+      if (now_ns() - changed_at > 60 * kSec) {
+        say("drain: no job changed phase or version for 60 s: giving up");
+        break;
+      }
+      nap(1000ms);
+    }
+    say("drain: every job %s after %.1f s", ended ? "ended" : "had NOT ended",
+        static_cast<double>(now_ns() - drain_start) / 1e9);
+    stop_monitor = true;
+    if (monitor_thread.joinable()) monitor_thread.join();
+
+    // Once every job ended nothing stays allocated on a node and no pod stays live (15 s to
+    // settle).
+    if (ended) {
+      std::string leak;
+      bool clean = wait_for(
+          [&] {
+            leak.clear();
+            auto nodes = get_items(cluster, "nodes");
+            auto pods = get_items(cluster, "pods");
+            if (!nodes || !pods) {
+              leak = " get nodes/pods failed";
+              return false;
+            }
+            for (const auto& n : *nodes) {
+              const auto& alloc = n["status"]["allocated"];
+              auto cpu = alloc.value("cpu", "0");
+              auto pods_n = alloc.value("pods", "0");
+              if (cpu_milli(cpu) != 0 || pods_n != "0")
+                leak += " " + n["metadata"]["name"].get<std::string>() + " allocated cpu=" + cpu +
+                        " pods=" + pods_n + ";";
+            }
+            int live = 0;
+            for (const auto& p : *pods) {
+              std::string phase = p["status"]["phase"];
+              if (phase != "Running" && phase != "Pending") continue;
+              if (++live <= 5)
+                leak += " pod " + p["metadata"]["name"].get<std::string>() + " " + phase + " on " +
+                        p["spec"].value("nodeName", "<none>") + ";";
+            }
+            if (live > 5) leak += " and " + std::to_string(live - 5) + " more live pods";
+            return leak.empty();
+          },
+          15s);
+      if (!clean) report.violation("every job ended, yet 15 s later:" + leak);
+    }
+
+    // The final state, also kept in the work dir.
+    auto final_jobs = get_items(cluster, "jobs");
+    auto final_pods = get_items(cluster, "pods");
+    auto final_nodes = get_items(cluster, "nodes");
+    if (final_jobs) std::ofstream(work_dir + "/jobs.json") << final_jobs->dump(2);
+    if (final_pods) std::ofstream(work_dir + "/pods.json") << final_pods->dump(2);
+    if (final_nodes) {
+      std::ofstream(work_dir + "/nodes.json") << final_nodes->dump(2);
+      if (!ended) {
+        std::string alloc;
+        for (const auto& n : *final_nodes)
+          alloc += " " + n["metadata"]["name"].get<std::string>() + " " +
+                   (n["status"]["conditions"][0]["status"] == "True" ? "Ready" : "NotReady") +
+                   " cpu " + n["status"]["allocated"].value("cpu", "?") + "/" +
+                   n["status"]["capacity"].value("cpu", "?") + ";";
+        report.note("nodes at the end:" + alloc);
+      }
+    }
+    if (final_pods) update_pods(obs, *final_pods, now_ns());
+    if (!final_jobs && started) report.violation("get jobs failed at the end");
+    // The pods' processes have all ended by now; wait a little for any END line still coming.
+    nap(500ms);
+    RunLog log = read_run_log(run_file);
+    if (log.malformed) report.note(std::to_string(log.malformed) + " malformed run-log lines");
+    Checker check{plan, injected, obs, log, report, cluster};
+    if (g_abort) {
+      report.violations.assign({"the run was interrupted: nothing was checked"});
+    } else {
+      if (final_jobs) {
+        check.jobs_exist_and_ended(*final_jobs);
+        check.retries_plausible();
+      }
+      check.uids_ran_once();
+      check.no_overcommit();
+      check.gangs_whole();
+      check.evicted_pods_stopped();
+    }
+
+    // Figures.
+    std::map<std::string, int> kinds;
+    std::vector<double> detect_ms, worker_recovery, coord_recovery;
+    int short_detected = 0, ended_instead = 0, open_recoveries = 0;
+    for (const auto& f : injected) {
+      ++kinds[to_string(f.kind)];
+      if (f.detected && f.kind != FaultKind::StopShort)
+        detect_ms.push_back(static_cast<double>(f.detect_ns - f.inject_ns) / kMs);
+      if (f.detected && f.kind == FaultKind::StopShort) ++short_detected;
+      auto& into = f.kind == FaultKind::KillCoordinator ? coord_recovery : worker_recovery;
+      into.insert(into.end(), f.recovery_ms.begin(), f.recovery_ms.end());
+      ended_instead += f.recovery_ended;
+    }
+    open_recoveries = static_cast<int>(obs.recoveries.size());
+    int acked = 0, late = 0, completed = 0, failed = 0, retries = 0, real_pods = 0, no_end = 0;
+    for (const auto& p : plan.jobs) {
+      const auto& j = obs.jobs[p.name];
+      if (!j.acked) continue;
+      ++acked;
+      late += j.late_ack;
+      completed += j.phase == "Completed";
+      failed += j.phase == "Failed";
+      retries += static_cast<int>(j.retry);
+    }
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs) {
+        ++real_pods;
+        no_end += !r.has_end;
+      }
+    if (no_end) report.note(std::to_string(no_end) + " real pod run(s) without an END line");
+    if (short_detected)
+      report.note(std::to_string(short_detected) +
+                  " stop(s) shorter than the heartbeat timeout were seen NotReady");
+    if (open_recoveries)
+      report.note(std::to_string(open_recoveries) +
+                  " job(s) a fault hit were never seen running again (ended between polls?)");
+
+    std::printf("\n---- faults ----\n");
+    for (size_t i = 0; i < injected.size(); ++i) {
+      const auto& f = injected[i];
+      std::string line = "fault " + std::to_string(i + 1) + " " + to_string(f.kind) + " " +
+                         node_name_of(f.node) + " at " + fmt_s(f.inject_ns) + ", down " +
+                         std::to_string((f.restore_ns - f.inject_ns) / kMs) + " ms";
+      if (f.detected)
+        line += ", NotReady after " + std::to_string((f.detect_ns - f.inject_ns) / kMs) + " ms";
+      if (f.ready_ns && f.kind != FaultKind::StopShort)
+        line += ", all Ready " + std::to_string((f.ready_ns - f.restore_ns) / kMs) +
+                " ms after it ended";
+      if (!f.affected.empty()) {
+        line += "; " + std::to_string(f.affected.size()) + " job(s) hit";
+        if (!f.recovery_ms.empty()) {
+          line += ", running again after";
+          for (double ms : f.recovery_ms) line += " " + std::to_string(static_cast<int64_t>(ms));
+          line += " ms";
+        }
+        if (f.recovery_ended) line += " (" + std::to_string(f.recovery_ended) + " ended instead)";
+      }
+      std::printf("%s\n", line.c_str());
+    }
+    std::string kind_list;
+    for (const auto& [k, n] : kinds) kind_list += " " + k + "=" + std::to_string(n);
+    std::printf("\n---- figures ----\n");
+    std::printf("faults: %zu (%s)\n", injected.size(),
+                kind_list.empty() ? " none" : kind_list.c_str());
+    std::printf(
+        "jobs: %zu planned, %d acknowledged (%d after a lost answer), %d completed, %d failed,"
+        " %d restarts in all\n",
+        plan.jobs.size(), acked, late, completed, failed, retries);
+    std::printf("real pod runs: %d; polls: %d of jobs, %d of pods, %d failed\n", real_pods,
+                obs.job_polls, obs.pod_polls, obs.failed_polls);
+    std::printf("detection (worker kill / long stop -> NotReady in get nodes): %s\n",
+                figures(detect_ms).c_str());
+    std::printf(
+        "recovery (worker fault -> its jobs Running again at a new version): %s%s\n",
+        figures(worker_recovery).c_str(),
+        ended_instead ? (", " + std::to_string(ended_instead) + " ended instead").c_str() : "");
+    std::printf("recovery (coordinator kill -> its running jobs Running again): %s\n",
+                figures(coord_recovery).c_str());
+    if (!report.notes.empty()) {
+      std::printf("notes:\n");
+      for (const auto& n : report.notes) std::printf("  - %s\n", n.c_str());
+    }
+    if (!report.violations.empty()) {
+      std::printf("VIOLATIONS:\n");
+      for (const auto& v : report.violations) std::printf("  ! %s\n", v.c_str());
+      if (!g_abort || keep)
+        std::printf("work dir kept: %s (node logs: <node>/calderad.log; pods: runs.log)\n",
+                    work_dir.c_str());
+    }
+    std::fflush(stdout);
+    // `cluster` stops the nodes here.
+  }
+  bool keep_dir = keep || (!report.violations.empty() && !g_abort);
+  kill_processes_under(work_dir);
+  if (!keep_dir) {
+    std::error_code ec;
+    fs::remove_all(work_dir, ec);
+  } else if (report.violations.empty()) {
+    std::printf("work dir kept: %s\n", work_dir.c_str());
+  }
+  int acked = 0;
+  for (const auto& [name, j] : obs.jobs) acked += j.acked;
+  std::printf("chaos: %zu faults, %d jobs, %zu violations\n", injected.size(), acked,
+              report.violations.size());
+  return report.violations.empty() ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace caldera::chaos
+
+int main(int argc, char** argv) {
+  try {
+    return caldera::chaos::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chaos: %s\n", e.what());
+    std::printf("chaos: 0 faults, 0 jobs, 1 violations\n");
+    return 2;
+  }
+}
