@@ -20,7 +20,7 @@ struct NodeConfig {
   uint16_t cluster_port = 7170;  // CAF middleman, node <-> coordinator
   uint16_t client_port = 7070;   // the Cap'n Proto gateway
   std::string data_dir;
-  ResourceList resources;  // capacity offered to pods
+  ResourceList resources;                     // capacity offered to pods
   std::map<std::string, std::string> labels;  // for nodeSelector and `get nodes`
   // Client gateway limits. Unset: calderad's flags, else its defaults; a timeout of 0: never.
   std::optional<uint32_t> max_connections;

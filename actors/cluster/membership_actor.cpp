@@ -75,6 +75,24 @@ bool from_here(MemberSelf* self) {
   return false;
 }
 
+// The node's actor for a message from this process to pass on; nullptr when the sender is not
+// local or the node is unknown.
+const caf::actor* route(MemberSelf* self, const std::string& node) {
+  if (!from_here(self)) return nullptr;
+  auto it = self->state.nodes.find(node);
+  return it == self->state.nodes.end() ? nullptr : &it->second.actor;
+}
+
+// The promise of a request from this process; a request from elsewhere is refused. Checked
+// first: making the promise takes the sender out of the current message.
+std::optional<caf::response_promise> local_promise(MemberSelf* self) {
+  const bool local = from_here(self);
+  auto rp = self->make_response_promise();
+  if (local) return rp;
+  rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
+  return std::nullopt;
+}
+
 void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
   auto& st = self->state;
   auto it = st.nodes.find(name);
@@ -197,56 +215,38 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         arm(self);
       },
       [=](launch_atom a, const std::string& node, const std::string& bytes) {
-        if (!from_here(self)) return;
-        auto it = self->state.nodes.find(node);
-        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+        if (auto* to = route(self, node)) self->send(*to, a, bytes);
       },
       [=](kill_atom a, const std::string& node, const std::string& bytes) {
-        if (!from_here(self)) return;
-        auto it = self->state.nodes.find(node);
-        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+        if (auto* to = route(self, node)) self->send(*to, a, bytes);
       },
       [=](remove_atom a, const std::string& node, const std::string& uid) {
-        if (!from_here(self)) return;
-        auto it = self->state.nodes.find(node);
-        if (it != self->state.nodes.end()) self->send(it->second.actor, a, uid);
+        if (auto* to = route(self, node)) self->send(*to, a, uid);
       },
       [=](prepare_atom a, const std::string& node, const std::string& bytes) {
-        // Before the promise: making it takes the sender out of the current message.
-        const bool local = from_here(self);
-        auto rp = self->make_response_promise();
-        if (!local) {
-          rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
-          return;
-        }
+        auto rp = local_promise(self);
+        if (!rp) return;
         auto it = self->state.nodes.find(node);
         const Member* m = self->state.core.find(node);
         if (it == self->state.nodes.end() || !m || !m->ready) {
-          rp.deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not Ready"));
+          rp->deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not Ready"));
           return;
         }
-        rp.delegate(it->second.actor, a, bytes);
+        rp->delegate(it->second.actor, a, bytes);
       },
       [=](cancel_atom a, const std::string& node, const std::string& bytes) {
-        if (!from_here(self)) return;
-        auto it = self->state.nodes.find(node);
-        if (it != self->state.nodes.end()) self->send(it->second.actor, a, bytes);
+        if (auto* to = route(self, node)) self->send(*to, a, bytes);
       },
       [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
           int64_t offset, int64_t max_bytes) {
-        // Before the promise: making it takes the sender out of the current message.
-        const bool local = from_here(self);
-        auto rp = self->make_response_promise();
-        if (!local) {
-          rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
-          return;
-        }
+        auto rp = local_promise(self);
+        if (!rp) return;
         auto it = self->state.nodes.find(node);
         if (it == self->state.nodes.end()) {
-          rp.deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
+          rp->deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
           return;
         }
-        rp.delegate(it->second.actor, a, uid, container, offset, max_bytes);
+        rp->delegate(it->second.actor, a, uid, container, offset, max_bytes);
       },
       [=](nodes_atom) {
         auto& st = self->state;
