@@ -33,6 +33,9 @@ using remove_atom = caf::atom_constant<caf::atom("remove")>;
 using report_atom = caf::atom_constant<caf::atom("report")>;
 using register_atom = caf::atom_constant<caf::atom("register")>;
 using log_atom = caf::atom_constant<caf::atom("log")>;
+// job actor -> membership: (ack_atom, node, pod uid, status seq), the pod's status is durable in
+// its job; membership -> node: (ack_atom, PodAcks bytes), many of them at once
+using ack_atom = caf::atom_constant<caf::atom("ack")>;
 
 // node (its coordinator link) <-> membership: (heartbeat_atom, node, incarnation) -> bool, false
 // when the node must register again

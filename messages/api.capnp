@@ -172,6 +172,8 @@ struct Pod {
   outOfSync @15 :Bool;           # killed by the controller itself; its death is not PodEvicted
   partition @16 :Int32 = -1;
   hostIp @17 :Text;              # the node's address (Kubernetes' status.hostIP)
+  statusSeq @18 :UInt64;         # the node's number of this status, rising per pod: a report
+                                 # numbered at or below the one applied was applied already
 }
 
 struct NodeInfo {

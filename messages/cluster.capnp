@@ -51,9 +51,21 @@ struct PodRemove {
 }
 
 # Node -> coordinator: the full current status of one pod (level-triggered; a repeat is harmless).
+# The node keeps it in its outbox until the pod's job acknowledges it (PodAcks).
 struct PodReport {
   pod @0 :Api.Pod;
-  seq @1 :UInt64;                       # per node, increasing; older reports of a pod are ignored
+  seq @1 :UInt64;                       # the status's number, as pod.statusSeq
+}
+
+# Coordinator -> node: these statuses are durable in their jobs' records; the node's outbox
+# forgets every report of the pod numbered at or below `seq`.
+struct PodAcks {
+  pods @0 :List(PodAck);
+}
+
+struct PodAck {
+  uid @0 :Text;
+  seq @1 :UInt64;
 }
 
 # Node -> coordinator on (re)connect: who I am, what I have, and every pod I know.

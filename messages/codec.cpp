@@ -402,6 +402,7 @@ void encode(const Pod& in, api::Pod::Builder out) {
   out.setOutOfSync(in.out_of_sync);
   out.setPartition(in.partition);
   out.setHostIp(text(in.host_ip));
+  out.setStatusSeq(in.status_seq);
 }
 
 Pod decode(api::Pod::Reader in) {
@@ -424,6 +425,7 @@ Pod decode(api::Pod::Reader in) {
   p.out_of_sync = in.getOutOfSync();
   p.partition = in.getPartition();
   p.host_ip = str(in.getHostIp());
+  p.status_seq = in.getStatusSeq();
   return p;
 }
 

@@ -54,6 +54,9 @@ struct Pod {
   int64_t finished_ms = 0;
   bool out_of_sync = false;
   int32_t partition = -1;  // -1: the task has no partition policy
+  // The node numbers each status of a pod it makes durable (1, 2, ...; 0: none reported yet),
+  // so that a repeated or reordered report is recognised (DESIGN rule 5).
+  uint64_t status_seq = 0;
   bool operator==(const Pod&) const = default;
 };
 

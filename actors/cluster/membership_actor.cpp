@@ -22,6 +22,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Its own: the acknowledgements gathered so far go out, one message per node.
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+
 int64_t now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -56,6 +59,9 @@ struct MembershipState {
   std::map<std::string, NodeHandle> nodes;
   std::optional<int64_t> timer_at;  // when the expiry check is armed for
   uint64_t refused_senders = 0;     // messages refused for coming from another process
+  // Report acknowledgements by node, gathered until the flush this actor sent itself comes up:
+  // under load one message carries many, when idle it leaves at once.
+  std::map<std::string, std::vector<std::pair<std::string, uint64_t>>> acks;
   static inline const char* name = "membership";
 };
 
@@ -91,6 +97,22 @@ std::optional<caf::response_promise> local_promise(MemberSelf* self) {
   if (local) return rp;
   rp.deliver(caf::make_error(caf::sec::unexpected_message, "not from this process"));
   return std::nullopt;
+}
+
+void flush_acks(MemberSelf* self) {
+  auto& st = self->state;
+  for (auto& [node, acks] : st.acks) {
+    auto it = st.nodes.find(node);
+    if (it == st.nodes.end()) continue;  // a node not known: its next registration heals
+    SmallMessageBuilder b;
+    auto list = b.initRoot<cluster::PodAcks>().initPods(static_cast<unsigned>(acks.size()));
+    for (unsigned i = 0; i < acks.size(); ++i) {
+      list[i].setUid(acks[i].first);
+      list[i].setSeq(acks[i].second);
+    }
+    self->send(it->second.actor, ack_atom::value, to_bytes(b));
+  }
+  st.acks.clear();
 }
 
 void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
@@ -237,6 +259,13 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
       [=](cancel_atom a, const std::string& node, const std::string& bytes) {
         if (auto* to = route(self, node)) self->send(*to, a, bytes);
       },
+      [=](ack_atom, const std::string& node, const std::string& uid, uint64_t seq) {
+        if (!route(self, node)) return;
+        auto& st = self->state;
+        if (st.acks.empty()) self->send(self, flush_atom::value);
+        st.acks[node].emplace_back(uid, seq);
+      },
+      [=](flush_atom) { flush_acks(self); },
       [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
           int64_t offset, int64_t max_bytes) {
         auto rp = local_promise(self);

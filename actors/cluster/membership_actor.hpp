@@ -23,6 +23,8 @@ struct MembershipEnv {
 //   (prepare_atom, node, PodReservations bytes) -> the node's answer (per gang "" or why not);
 //                                           a node that is not Ready refuses all at once
 //   (cancel_atom, node, PodReservation bytes)          passed on to the node
+//   (ack_atom, node, uid, status seq)       a job holds this status: gathered, and passed on to
+//                                           the node as (ack_atom, PodAcks bytes) per node
 //   (log_atom, node, uid, container, offset, max_bytes) -> the node's answer
 //   (nodes_atom) -> vector<NodeInfo>: every node it knows, with readiness, reason, incarnation,
 //                                           heartbeat and labels

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -35,6 +36,14 @@ Clock make_clock() {
   return Clock{now_ms(), random_uid};
 }
 
+// A node's report that the job has applied: acknowledged once what it changed is durable, so the
+// node's outbox may forget it (DESIGN rule 5).
+struct ReportAck {
+  std::string node;
+  std::string uid;
+  uint64_t seq = 0;
+};
+
 // Effects wait here until the state that produced them is durable.
 struct Inflight {
   uint64_t seq = 0;  // 0: nothing was written; runs as soon as everything before it has
@@ -48,6 +57,7 @@ struct Inflight {
   PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
   bool failed = false;        // its write failed: it waits until a later write holds its changes
   uint64_t healed_by = 0;     // ... which is any write from this seq on
+  std::optional<ReportAck> ack;
 };
 
 struct JobState {
@@ -199,6 +209,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
+  if (in.ack) self->send(st.env.nodes, ack_atom::value, in.ack->node, in.ack->uid, in.ack->seq);
   if (in.fx.expired) {
     spdlog::info("job={} expired ttlSecondsAfterFinished={}", m.key(),
                  m.job.spec.ttl_seconds_after_finished.value_or(0));
@@ -245,9 +256,11 @@ void drain(JobSelf* self) {
 // Persist the model if it changed, then (once durable) carry the effects out.
 enum class Kind { Plain, Create, Command, Erase };
 
-void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind kind = Kind::Plain) {
+void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind kind = Kind::Plain,
+            std::optional<ReportAck> ack = {}) {
   auto& st = self->state;
   Inflight in;
+  in.ack = std::move(ack);
   in.fx = std::move(fx);
   in.reply = std::move(reply);
   const bool erase = kind == Kind::Erase;
@@ -296,7 +309,11 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
                         e.getDescription().cStr());
           return;
         }
-        commit(self, on_pod_report(self->state.model, pod, make_clock()));
+        std::optional<ReportAck> ack;
+        if (pod.status_seq != 0 && !pod.node.empty())
+          ack = ReportAck{pod.node, pod.uid, pod.status_seq};
+        commit(self, on_pod_report(self->state.model, pod, make_clock()), {}, Kind::Plain,
+               std::move(ack));
       },
       [=](command_atom, const std::string& action, const std::string& command_id) {
         auto rp = self->make_response_promise();

@@ -22,7 +22,9 @@ struct JobActorEnv {
 // Messages:
 //   (create_atom) -> ok_atom, once the new job is durable
 //   (recover_atom)                    after a coordinator restart: re-reserve, re-sync
-//   (report_atom, PodReport bytes)    a node's report on one of the job's pods
+//   (report_atom, PodReport bytes)    a node's report on one of the job's pods; once what it
+//                                     changed is durable (or it was applied already), the job
+//                                     sends (ack_atom, node, uid, status seq) to `nodes`
 //   (placed_atom, vector<Binding>)    from the scheduler
 //   (node_up_atom, node, vector<string> uids)  a node (re)registered with these pods
 //   (node_lost_atom, node, why)       the node went NotReady: its pods are evicted

@@ -31,6 +31,8 @@ namespace fs = std::filesystem;
 using forgotten_atom = caf::atom_constant<caf::atom("forgotten")>;  // (uid, error)
 using unstored_atom = caf::atom_constant<caf::atom("unstored")>;    // (uid, error)
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
+using stored_atom = caf::atom_constant<caf::atom("stored")>;  // (uid, status seq): durable
+using resend_atom = caf::atom_constant<caf::atom("resend")>;
 
 // How often statuses and deletes that could not be written are written again (the store resumes
 // writes once space is back, every second too).
@@ -59,6 +61,12 @@ struct NodePodEntry {
   bool undeleted = false;   // the delete of its record failed: delete it again
 };
 
+// A report in the outbox: the pod's status numbered `seq`, not yet acknowledged by its job.
+struct Unacked {
+  uint64_t seq = 0;
+  int64_t sent_ms = 0;  // 0: not durable yet, so not sent
+};
+
 struct NodeState {
   explicit NodeState() : accounting(ResourceList{}) {}
   NodeActorEnv env;
@@ -66,7 +74,12 @@ struct NodeState {
   std::optional<int64_t> expiry_at;  // when the reservation expiry check is armed for
   std::unique_ptr<ProcessRunner> runner;
   std::map<std::string, NodePodEntry> pods;  // by uid
-  uint64_t seq = 0;
+  // The outbox (DESIGN rule 5): the latest status of each pod that its job has not acknowledged.
+  // The status itself is the pod's durable record; an acknowledgement is kept in memory only, so
+  // a restarted node sends every pod's status once more, which the jobs know by its number.
+  std::map<std::string, Unacked> outbox;
+  bool resend_armed = false;
+  bool resending = false;  // reports went unacknowledged: logged once until they are again
   uint64_t incarnation = 0;
   bool restore_scheduled = false;  // the one restore timer is pending
   static inline const char* name = "node";
@@ -114,11 +127,11 @@ NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node
   return e;
 }
 
-std::string report_bytes(NodeState& st, const Pod& pod) {
+std::string report_bytes(const Pod& pod) {
   SmallMessageBuilder b;
   auto r = b.initRoot<cluster::PodReport>();
   encode(pod, r.initPod());
-  r.setSeq(++st.seq);
+  r.setSeq(pod.status_seq);
   return to_bytes(b);
 }
 
@@ -134,9 +147,43 @@ std::string record_bytes(const NodePodEntry& e) {
   return to_bytes(b);
 }
 
-// Persist the pod's status, then (once durable) report it: the outbox rule, with the record as
-// the outbox. A report lost on the way is healed by the full report sent on (re)registration; a
-// status that could not be written is written (and reported) again, see restore_unstored.
+void arm_resend(NodeSelf* self) {
+  auto& st = self->state;
+  if (st.resend_armed || st.outbox.empty()) return;
+  st.resend_armed = true;
+  self->delayed_send(self, st.env.report_resend_after, resend_atom::value);
+}
+
+// Reports still unacknowledged a while after they were sent go again: lost with a connection,
+// with a coordinator that died before its job wrote them, or refused by a job's failed write.
+void resend_unacked(NodeSelf* self) {
+  auto& st = self->state;
+  st.resend_armed = false;
+  const int64_t now = now_ms();
+  const int64_t after = st.env.report_resend_after.count();
+  size_t sent = 0;
+  for (auto& [uid, u] : st.outbox) {
+    if (u.sent_ms == 0 || now - u.sent_ms < after) continue;
+    auto it = st.pods.find(uid);
+    if (it == st.pods.end() || it->second.status.status_seq != u.seq) continue;
+    caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(it->second.status));
+    u.sent_ms = now;
+    ++sent;
+  }
+  if (sent && !st.resending)
+    spdlog::warn(
+        "node={} pods={} reports not acknowledged within {}ms: sending them again "
+        "until they are",
+        st.env.name, sent, after);
+  else if (!sent && st.resending)
+    spdlog::info("node={} pod reports are acknowledged again", st.env.name);
+  st.resending = sent > 0;
+  arm_resend(self);
+}
+
+// Persist the pod's status under its next number, then (once durable) report it and keep it in
+// the outbox until the pod's job acknowledges it. A status that could not be written is written
+// (and reported) again, see restore_unstored.
 void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto& st = self->state;
   if (is_terminal(e.status.phase)) st.accounting.release(e.status.uid);
@@ -146,17 +193,20 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
     e.unstored = true;
     return;
   }
-  auto report = report_bytes(st, e.status);
+  const uint64_t seq = ++e.status.status_seq;
+  auto report = report_bytes(e.status);
   auto coordinator = st.env.coordinator;
   auto me = caf::actor_cast<caf::actor>(self);
   auto uid = e.status.uid;
+  st.outbox[uid] = Unacked{seq, 0};
   st.env.store->commit({Write{Family::NodePods, uid, record_bytes(e)}},
-                       [coordinator, me, uid, report](std::string error) {
+                       [coordinator, me, uid, seq, report](std::string error) {
                          if (!error.empty()) {
                            caf::anon_send(me, unstored_atom::value, uid, std::move(error));
                            return;
                          }
                          caf::anon_send(coordinator, report_atom::value, report);
+                         caf::anon_send(me, stored_atom::value, uid, seq);
                        });
 }
 
@@ -215,6 +265,7 @@ void forget(NodeSelf* self, const std::string& uid) {
   auto it = st.pods.find(uid);
   if (it == st.pods.end() || it->second.forgetting) return;
   it->second.forgetting = true;
+  st.outbox.erase(uid);  // removed by the coordinator: its job needs no more of it
   auto me = caf::actor_cast<caf::actor>(self);
   st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, [me, uid](std::string error) {
     caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
@@ -424,7 +475,7 @@ std::string registration_bytes(NodeSelf* self) {
   unsigned i = 0;
   for (const auto& [uid, e] : st.pods) {
     encode(e.status, pods[i].initPod());
-    pods[i++].setSeq(++st.seq);
+    pods[i++].setSeq(e.status.status_seq);
   }
   r.setIncarnation(st.incarnation);
   r.setToken(st.env.token);
@@ -513,8 +564,7 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         auto uid = e.status.uid;
         auto it = st.pods.find(uid);
         if (it != st.pods.end()) {  // a repeat: say where it stands
-          caf::anon_send(st.env.coordinator, report_atom::value,
-                         report_bytes(st, it->second.status));
+          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(it->second.status));
           return;
         }
         // Never over-committed: the pod takes its reservation, or room that is free now.
@@ -525,7 +575,9 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
           status.reason = std::string(kFailedCreate);
           status.message = "the node would be over-committed: " + *why;
           status.finished_ms = now_ms();
-          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(st, status));
+          ++status.status_seq;  // not recorded: a lost report leaves the pod unlaunched, which
+                                // the job sees when the node registers (on_node_up)
+          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(status));
           return;
         }
         e.status.phase = PodPhase::Pending;
@@ -556,7 +608,8 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
           status.reason = std::string(kFailedCreate);
           status.message = "the node could not record the pod: " + error;
           status.finished_ms = now_ms();
-          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(st, status));
+          ++status.status_seq;
+          caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(status));
           st.accounting.release(uid);
           st.pods.erase(it);
           return;
@@ -573,6 +626,27 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
         schedule_restore(self);
       },
       [=](restore_atom) { restore_unstored(self); },
+      [=](stored_atom, const std::string& uid, uint64_t seq) {
+        auto& st = self->state;
+        auto it = st.outbox.find(uid);
+        if (it == st.outbox.end() || it->second.seq != seq) return;
+        it->second.sent_ms = now_ms();
+        arm_resend(self);
+      },
+      [=](ack_atom, const std::string& bytes) {
+        auto& st = self->state;
+        try {
+          FlatReader reader(bytes);
+          for (auto a : reader.root<cluster::PodAcks>().getPods()) {
+            auto it = st.outbox.find(std::string(a.getUid().cStr()));
+            if (it != st.outbox.end() && it->second.seq <= a.getSeq()) st.outbox.erase(it);
+          }
+        } catch (const kj::Exception& ex) {
+          spdlog::error("node={} malformed acknowledgements: {}", st.env.name,
+                        ex.getDescription().cStr());
+        }
+      },
+      [=](resend_atom) { resend_unacked(self); },
       [=](forgotten_atom, const std::string& uid, const std::string& error) {
         on_forgotten(self, uid, error);
       },

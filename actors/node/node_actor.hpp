@@ -2,6 +2,7 @@
 // simulated), keeps them in its own column family, and reports their status to the coordinator.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ struct NodeActorEnv {
   // The soft RLIMIT_NOFILE containers start with (0: the node's own): calderad's before it
   // raised its own.
   uint64_t container_open_files_limit = 0;
+  // A pod report its job has not acknowledged this long after it was sent is sent again.
+  std::chrono::milliseconds report_resend_after{2000};
 };
 
 // Messages (payloads are cluster.capnp bytes, so the coordinator may be in another process):
@@ -44,6 +47,9 @@ struct NodeActorEnv {
 //                                    An offset past the file's end means it was rotated since:
 //                                    the chunk is the new file's from its start (next < offset)
 //   (register_atom) -> NodeRegistration bytes: who it is and every pod it has, now
+//   (ack_atom, PodAcks bytes)        the jobs hold these statuses: out of the outbox
+// It sends (report_atom, PodReport bytes) to the coordinator once a pod's status is durable, and
+// again every report_resend_after until the pod's job acknowledges it.
 // On start it re-adopts the pods of an earlier run and sends (register_atom, NodeRegistration
 // bytes, itself) to the membership.
 caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);

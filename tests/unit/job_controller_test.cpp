@@ -374,5 +374,71 @@ TEST(JobController, NodeLost_AGangStillAtItsMinimumRaisesNoUnknown) {
   EXPECT_EQ(m.job.status.state.phase, JobPhase::Running) << "two of three still run";
 }
 
+// A node's numbered report, as its outbox sends it (again after a reconnect or a resend).
+Pod numbered(const JobModel& m, const std::string& name, PodPhase phase, uint64_t seq,
+             std::vector<ContainerStatus> containers) {
+  Pod r = m.pods.at(name);
+  r.phase = phase;
+  r.status_seq = seq;
+  r.containers = std::move(containers);
+  return r;
+}
+
+ContainerStatus container(const std::string& name, ContainerState state, int32_t exit_code = 0) {
+  ContainerStatus c;
+  c.name = name;
+  c.state = state;
+  c.exit_code = exit_code;
+  return c;
+}
+
+TEST(JobController, PodReport_ARepeatOfAnAppliedStatusChangesNothing) {
+  auto c = test_clock();
+  auto m = pending_job(spec_with({{"w", 2}}), c);
+  place_all(m, c);
+  auto running =
+      numbered(m, "job-w-0", PodPhase::Running, 1, {container("main", ContainerState::Running)});
+  EXPECT_TRUE(on_pod_report(m, running, c).changed);
+  EXPECT_EQ(m.pods.at("job-w-0").status_seq, 1u);
+  auto events = m.job.events.size();
+  auto again = on_pod_report(m, running, c);
+  EXPECT_FALSE(again.changed);
+  EXPECT_TRUE(again.kill.empty());
+  EXPECT_EQ(m.job.events.size(), events);
+}
+
+TEST(JobController, PodReport_AnOlderStatusDoesNotTakeThePodBack) {
+  auto c = test_clock();
+  auto m = pending_job(spec_with({{"w", 1}}), c);
+  place_all(m, c);
+  // Two containers: the first one ends, then a reordered report says both still run.
+  auto both =
+      numbered(m, "job-w-0", PodPhase::Running, 1,
+               {container("a", ContainerState::Running), container("b", ContainerState::Running)});
+  auto one_done = numbered(
+      m, "job-w-0", PodPhase::Running, 2,
+      {container("a", ContainerState::Terminated), container("b", ContainerState::Running)});
+  on_pod_report(m, one_done, c);
+  auto fx = on_pod_report(m, both, c);
+  EXPECT_FALSE(fx.changed);
+  EXPECT_EQ(m.pods.at("job-w-0").containers.at(0).state, ContainerState::Terminated);
+  EXPECT_EQ(m.pods.at("job-w-0").status_seq, 2u);
+}
+
+TEST(JobController, NodeLost_AnEvictedPodItsNodeReportsWithTheSameNumberIsStillKilled) {
+  auto c = test_clock();
+  auto m = pending_job(spec_with({{"w", 1}}), c);
+  place_all(m, c);
+  auto running =
+      numbered(m, "job-w-0", PodPhase::Running, 3, {container("main", ContainerState::Running)});
+  on_pod_report(m, running, c);
+  on_node_lost(m, "n1", "no heartbeat", c);
+  ASSERT_EQ(m.pods.at("job-w-0").phase, PodPhase::Failed);
+  // The node returns; the pod ran on unchanged, so its status keeps the number 3.
+  auto fx = on_pod_report(m, running, c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, running.uid);
+}
+
 }  // namespace
 }  // namespace caldera

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <capnp/message.h>
@@ -23,6 +24,7 @@
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"
+#include "temp_store.hpp"
 
 namespace caldera {
 namespace {
@@ -213,21 +215,8 @@ TEST_F(NodeActor, AFailedDeleteIsMadeAgainOnceTheStoreCanWrite) {
 
 // The reports a node sends its coordinator for simulated pods, and the writes they cost: a pod
 // that runs for no time is written and reported once, ended; one that runs for a while twice.
-class SimulatedPods : public ::testing::Test {
+class SimulatedPods : public testing::TempStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/caldera-node-sim-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto opened = Store::open((dir_ / "db").string());
-    ASSERT_TRUE(opened.ok()) << opened.error();
-    store_ = std::move(opened.value());
-  }
-  void TearDown() override {
-    store_.reset();
-    fs::remove_all(dir_);
-  }
-
   // Launches one pod and returns the phases and start/end times the coordinator is told of,
   // until it ends.
   struct Seen {
@@ -267,9 +256,6 @@ class SimulatedPods : public ::testing::Test {
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return seen;
   }
-
-  fs::path dir_;
-  std::shared_ptr<Store> store_;
 };
 
 TEST_F(SimulatedPods, APodOfNoDurationIsWrittenAndReportedOnceEnded) {
@@ -290,6 +276,128 @@ TEST_F(SimulatedPods, APodThatRunsAWhileIsReportedRunningThenEnded) {
   EXPECT_GE(seen[1].finished_ms - seen[1].started_ms, 30);
   EXPECT_EQ(store_->stats().writes, 2u);
   EXPECT_EQ(recorded_phase(*store_, "u1"), PodPhase::Succeeded);
+}
+
+// The outbox (DESIGN rule 5): each status of a pod is numbered, durable, and reported until its
+// job acknowledges that number; the numbers go on rising after a restart of the node.
+class NodeOutbox : public SimulatedPods {
+ protected:
+  NodeActorEnv env(caf::scoped_actor& coordinator) {
+    NodeActorEnv e;
+    e.name = "n1";
+    e.data_dir = (dir_ / "node").string();
+    e.shim_path = "/nonexistent/caldera-shim";
+    e.store = store_;
+    e.coordinator = caf::actor_cast<caf::actor>(coordinator);
+    e.report_resend_after = 100ms;
+    return e;
+  }
+
+  // The next report the coordinator gets within `wait` (its pod), or nothing.
+  static std::optional<Pod> next_report(caf::scoped_actor& coordinator,
+                                        std::chrono::milliseconds wait) {
+    std::optional<Pod> got;
+    bool more = true;
+    while (more) {
+      more = false;
+      coordinator->receive(
+          [&](register_atom, const std::string&, const caf::actor&) { more = true; },
+          [&](report_atom, const std::string& bytes) {
+            FlatReader reader(bytes);
+            auto r = reader.root<cluster::PodReport>();
+            got = decode(r.getPod());
+            EXPECT_EQ(r.getSeq(), got->status_seq);
+          },
+          caf::after(wait) >> [] {});
+    }
+    return got;
+  }
+
+  static std::string acks(const std::string& uid, uint64_t seq) {
+    SmallMessageBuilder b;
+    auto a = b.initRoot<cluster::PodAcks>().initPods(1)[0];
+    a.setUid(uid);
+    a.setSeq(seq);
+    return to_bytes(b);
+  }
+};
+
+TEST_F(NodeOutbox, AReportIsSentAgainUntilItsJobAcknowledgesThatStatus) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto node = spawn_node_actor(sys, env(coordinator));
+  caf::anon_send(node, launch_atom::value, sim_launch("u1", 50));
+  auto running = next_report(coordinator, 5s);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->phase, PodPhase::Running);
+  EXPECT_EQ(running->status_seq, 1u);
+  auto ended = next_report(coordinator, 5s);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Succeeded);
+  EXPECT_EQ(ended->status_seq, 2u);
+  // Unacknowledged: the latest status comes again, and again.
+  for (int i = 0; i < 2; ++i) {
+    auto again = next_report(coordinator, 2s);
+    ASSERT_TRUE(again) << "resend " << i;
+    EXPECT_EQ(again->status_seq, 2u);
+    EXPECT_EQ(again->phase, PodPhase::Succeeded);
+  }
+  // An acknowledgement of the older status does not cover the newer one.
+  caf::anon_send(node, ack_atom::value, acks("u1", 1));
+  auto still = next_report(coordinator, 2s);
+  ASSERT_TRUE(still);
+  EXPECT_EQ(still->status_seq, 2u);
+  caf::anon_send(node, ack_atom::value, acks("u1", 2));
+  // A resend already on its way may cross the acknowledgement; after it, nothing for many
+  // resend periods.
+  next_report(coordinator, 150ms);
+  EXPECT_FALSE(next_report(coordinator, 1s)) << "acknowledged, yet sent again";
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
+TEST_F(NodeOutbox, StatusNumbersAreDurableAndRiseAcrossARestart) {
+  {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    auto node = spawn_node_actor(sys, env(coordinator));
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
+    auto running = next_report(coordinator, 5s);
+    ASSERT_TRUE(running);
+    EXPECT_EQ(running->status_seq, 1u);
+    store_->flush();
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  }
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto node = spawn_node_actor(sys, env(coordinator));
+  // Its registration carries the pod's status with the number it had.
+  std::optional<Pod> registered;
+  coordinator->receive(
+      [&](register_atom, const std::string& bytes, const caf::actor&) {
+        FlatReader reader(bytes);
+        auto pods = reader.root<cluster::NodeRegistration>().getPods();
+        ASSERT_EQ(pods.size(), 1u);
+        EXPECT_EQ(pods[0].getSeq(), 1u);
+        registered = decode(pods[0].getPod());
+      },
+      caf::after(5s) >> [] { ADD_FAILURE() << "no registration"; });
+  ASSERT_TRUE(registered);
+  EXPECT_EQ(registered->status_seq, 1u);
+  EXPECT_EQ(registered->phase, PodPhase::Running);
+  // Its next status is numbered after it.
+  SmallMessageBuilder b;
+  auto k = b.initRoot<cluster::PodKill>();
+  k.setUid("u1");
+  k.setGraceMs(0);
+  caf::anon_send(node, kill_atom::value, to_bytes(b));
+  auto killed = next_report(coordinator, 5s);
+  ASSERT_TRUE(killed);
+  EXPECT_EQ(killed->phase, PodPhase::Failed);
+  EXPECT_EQ(killed->status_seq, 2u);
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
 }  // namespace

@@ -191,6 +191,10 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     fx.merge(sync_job(m, clock));
     return fx;
   }
+  // Applied already (a replayed outbox, a registration after the report itself) or older than
+  // what was applied (reordered): it would take the pod back in time.
+  if (report.status_seq != 0 && report.status_seq <= p.status_seq) return fx;
+  if (report.status_seq > p.status_seq) p.status_seq = report.status_seq;
   if (report.phase == PodPhase::Failed && report.reason == kFailedCreate && !p.out_of_sync) {
     // Not a pod failure: the pod never existed on its node (Kubernetes' failed create), so no
     // policy sees it; it is made again and the round of launches stops.
@@ -236,6 +240,7 @@ Effects on_node_lost(JobModel& m, const std::string& node, const std::string& wh
     r.message =
         fmt::format("node {} which was running pod {} is unresponsive: {}", node, name, why);
     r.finished_ms = clock.now_ms;
+    r.status_seq = 0;  // the controller's own verdict, not a status numbered by the node
     for (auto& c : r.containers) {
       if (c.state == ContainerState::Terminated) continue;
       c.state = ContainerState::Terminated;

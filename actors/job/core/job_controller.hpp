@@ -28,8 +28,10 @@ JobModel new_job(JobSpec spec, std::string uid, const Clock& clock);
 Effects sync_job(JobModel& m, const Clock& clock);
 
 // A node reported a pod's current status (level-triggered: repeats and stale reports are
-// harmless). The change becomes a lifecycle event (PodRunning, PodFailed, PodEvicted,
-// TaskCompleted, TaskFailed, OutOfSync) that the job's policies act on.
+// harmless; one numbered (status_seq) at or below the status applied changes nothing, except
+// that a pod evicted meanwhile and still live is killed). The change becomes a lifecycle event
+// (PodRunning, PodFailed, PodEvicted, TaskCompleted, TaskFailed, OutOfSync) that the job's policies
+// act on.
 Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock);
 
 // A client command (CommandIssued with `action`). A command id seen before acts no more. A
