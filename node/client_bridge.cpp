@@ -8,8 +8,8 @@
 #include <kj/exception.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/coordinator/responses.hpp"
+#include "actors/protocol/atoms.hpp"
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"
 

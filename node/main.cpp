@@ -11,11 +11,12 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/cluster/membership_actor.hpp"
+#include "actors/cluster/membership_port.hpp"
 #include "actors/coordinator/coordinator_actor.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
+#include "actors/protocol/atoms.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/timer/timer_actor.hpp"
 #include "node/client_bridge.hpp"
@@ -219,6 +220,8 @@ int main(int argc, char** argv) {
   // The coordinator's actors run on the coordinator node only; a worker reaches them through its
   // link, over the cluster port.
   caf::actor scheduler, timer, membership, coordinator, link;
+  protocol::membership_port
+      member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
     scheduler = spawn_scheduler(sys);
     timer = spawn_timer(sys);
@@ -234,9 +237,11 @@ int main(int argc, char** argv) {
     wiring->send(membership, coordinator_atom::value, coordinator);
     wiring->send(scheduler, membership_atom::value, membership);
     if (!config_path.empty()) {
+      member_port = spawn_membership_port(sys, membership);
       auto published =
-          sys.middleman().publish(membership, node->cluster_port, node->host.c_str(), true);
+          sys.middleman().publish(member_port, node->cluster_port, node->host.c_str(), true);
       if (!published) {
+        caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
@@ -299,9 +304,13 @@ int main(int argc, char** argv) {
     sink->attach(nullptr);
     gateway->reset();
   }
-  for (auto* a : {&bridge, &node_actor, &link, &membership, &coordinator, &scheduler, &timer})
+  if (member_port) caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(node_actor, caf::exit_reason::user_shutdown);
+  for (auto* a : {&bridge, &link, &membership, &coordinator, &scheduler, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
-  bridge = node_actor = link = membership = coordinator = scheduler = timer = nullptr;
+  member_port = nullptr;
+  node_actor = nullptr;
+  bridge = link = membership = coordinator = scheduler = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   sys.await_all_actors_done();

@@ -10,8 +10,9 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_types.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
+#include "actors/protocol/node.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
@@ -42,12 +43,12 @@ std::string host_of(const std::string& address) {
 // The very proxy `handle` is, not only the same remote actor: after a reconnect CAF makes a new
 // proxy with the same address, and the old one's down message, arriving late, must not be taken
 // for the new connection's.
-bool same_proxy(const caf::actor& handle, const caf::actor_addr& addr) {
+bool same_proxy(const protocol::node& handle, const caf::actor_addr& addr) {
   return handle && caf::actor_cast<caf::actor_control_block*>(handle) == addr.get();
 }
 
 struct NodeHandle {
-  caf::actor actor;
+  protocol::node actor;
   NodeInfo info;  // as registered: capacity, labels, address
 };
 
@@ -67,9 +68,10 @@ struct MembershipState {
 
 using MemberSelf = caf::stateful_actor<MembershipState>;
 
-// The actor is published on the cluster port, where anyone who can reach it may send anything:
-// only registrations (which need the token) and heartbeats are taken from other processes; what
-// reaches into nodes (launch, kill, logs, ...) must come from the coordinator's own actors.
+// Other processes reach it only through the port published on the cluster port (registrations,
+// which need the token, and heartbeats; protocol::membership_port). What reaches into nodes
+// (launch, kill, logs, ...) must come from the coordinator's own actors: checked here as well,
+// should a handle of this actor ever leave the process.
 bool from_here(MemberSelf* self) {
   const auto& sender = self->current_sender();
   if (sender && sender->node() == self->node()) return true;
@@ -83,7 +85,7 @@ bool from_here(MemberSelf* self) {
 
 // The node's actor for a message from this process to pass on; nullptr when the sender is not
 // local or the node is unknown.
-const caf::actor* route(MemberSelf* self, const std::string& node) {
+const protocol::node* route(MemberSelf* self, const std::string& node) {
   if (!from_here(self)) return nullptr;
   auto it = self->state.nodes.find(node);
   return it == self->state.nodes.end() ? nullptr : &it->second.actor;
@@ -173,9 +175,9 @@ caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::st
   }
   auto& h = st.nodes[r.name];
   if (!same_proxy(h.actor, node.address())) {
-    if (h.actor) self->demonitor(h.actor);
+    if (h.actor) self->demonitor(h.actor.address());
     self->monitor(node);
-    h.actor = node;
+    h.actor = caf::actor_cast<protocol::node>(node);
   }
   h.info = info;
   spdlog::info("node={} {} address={} incarnation={} pods={}", r.name,

@@ -13,8 +13,8 @@ struct MembershipEnv {
   MembershipOptions options;
 };
 
-// Messages (registrations and heartbeats may come from other processes, over the cluster port
-// it is published on):
+// Messages (registrations and heartbeats come from other processes through the membership port,
+// actors/cluster/membership_port; the rest only from this process):
 //   (coordinator_atom, coordinator)         first: whom admitted registrations are passed on to
 //   (register_atom, NodeRegistration bytes, node actor) -> (refusal, coordinator): an empty
 //                                           refusal when admitted

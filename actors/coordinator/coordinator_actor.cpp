@@ -10,7 +10,6 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/coordinator/flow_registry.hpp"
 #include "actors/coordinator/responses.hpp"
 #include "actors/coordinator/submission.hpp"
@@ -19,7 +18,8 @@
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_actor.hpp"
 #include "actors/job/job_record.hpp"
-#include "actors/local_types.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
 #include "actors/uid.hpp"
 #include "messages/admission.hpp"
 #include "messages/cluster.capnp.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -12,12 +13,12 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_record.hpp"
-#include "actors/local_types.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
 #include "actors/uid.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
@@ -114,6 +115,20 @@ std::string kill_bytes(const std::string& uid, const std::string& reason) {
   return to_bytes(b);
 }
 
+// Nodes let go of what they reserved for placements the job did not take (one cancel per node).
+void unreserve(JobSelf* self, const std::vector<PodRef>& pods) {
+  std::map<std::string, std::vector<std::string>> by_node;
+  for (const auto& p : pods) by_node[p.node].push_back(p.uid);
+  for (const auto& [node, uids] : by_node) {
+    SmallMessageBuilder b;
+    auto r = b.initRoot<cluster::PodReservation>();
+    r.setGang(self->state.model.key());
+    auto list = r.initPods(static_cast<unsigned>(uids.size()));
+    for (unsigned i = 0; i < uids.size(); ++i) list[i].setUid(uids[i]);
+    self->send(self->state.env.nodes, cancel_atom::value, node, to_bytes(b));
+  }
+}
+
 std::string request_signature(const GangRequest& r) {
   std::string out = std::to_string(r.min_count);
   for (const auto& [task, n] : r.task_min) out += ";" + task + "=" + std::to_string(n);
@@ -197,6 +212,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.nodes, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
   for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
+  if (!in.fx.unreserve.empty()) unreserve(self, in.fx.unreserve);
   if (in.fx.request_placement && !st.deleted) {
     // The scheduler keeps a request until it binds it (placed_atom) or it is replaced: the same
     // one again would only cost it a session.
@@ -347,8 +363,13 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](placed_atom, const std::vector<Binding>& bindings) {
         if (self->state.deleted) {
           std::vector<std::string> uids;
-          for (const auto& b : bindings) uids.push_back(b.uid);
+          std::vector<PodRef> reserved;
+          for (const auto& b : bindings) {
+            uids.push_back(b.uid);
+            reserved.push_back({b.uid, b.node});
+          }
           self->send(self->state.env.scheduler, release_atom::value, std::move(uids));
+          unreserve(self, reserved);
           return;
         }
         self->state.last_request.clear();  // the scheduler's copy of the request changed

@@ -9,8 +9,10 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/coordinator/responses.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/membership_port.hpp"
+#include "actors/protocol/node.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
 #include "messages/flat.hpp"
@@ -37,10 +39,10 @@ constexpr size_t kMaxHeldReports = 100000;
 struct LinkData {
   CoordinatorLinkEnv env;
   LinkState state = LinkState::Unconnected;
-  caf::actor node;
+  protocol::node node;
   uint64_t incarnation = 0;
-  caf::actor membership;    // the coordinator's, over the network
-  caf::actor coordinator;   // takes reports and client requests
+  protocol::membership_port membership;  // the coordinator's, over the network
+  caf::actor coordinator;                // takes reports and client requests
   uint64_t generation = 0;  // of the current connection: older callbacks and timers are stale
   std::chrono::milliseconds backoff = kFirstRetry;
   caf::timestamp last_answer;  // the membership's last answer to a heartbeat
@@ -62,7 +64,7 @@ void retry_later(LinkSelf* self, const std::string& why) {
   st.state = LinkState::Unconnected;
   st.held_reports.clear();  // the next registration's snapshot has them
   fail_forwarded(self, "the coordinator was lost (" + why + ") while it had the request; retry");
-  if (st.membership) self->demonitor(st.membership);
+  if (st.membership) self->demonitor(st.membership.address());
   st.membership = nullptr;
   st.coordinator = nullptr;
   auto gen = ++st.generation;
@@ -94,7 +96,7 @@ void do_register(LinkSelf* self) {
             auto& st = self->state;
             if (gen != st.generation) return;
             self->request(st.membership, st.env.heartbeat_timeout, register_atom::value, bytes,
-                          st.node)
+                          caf::actor_cast<caf::actor>(st.node))
                 .then(
                     [=](const std::string& refusal, const caf::actor& coordinator) {
                       auto& st = self->state;
@@ -136,11 +138,14 @@ void connect(LinkSelf* self) {
   self->request(mm, st.env.heartbeat_timeout + 3s, caf::connect_atom::value, st.env.host,
                 st.env.port)
       .then(
-          [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+          [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>& ifs) {
             auto& st = self->state;
             if (gen != st.generation) return;
             if (!ptr) return retry_later(self, "no actor published on the cluster port");
-            st.membership = caf::actor_cast<caf::actor>(std::move(ptr));
+            if (!self->system().assignable<protocol::membership_port>(ifs))
+              return retry_later(self,
+                                 "the actor on the cluster port is not a caldera coordinator's");
+            st.membership = caf::actor_cast<protocol::membership_port>(std::move(ptr));
             self->monitor(st.membership);
             do_register(self);
           },
@@ -206,7 +211,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
   return {
       [=](register_atom, const std::string& bytes, const caf::actor& node) {
         auto& st = self->state;
-        st.node = node;
+        st.node = caf::actor_cast<protocol::node>(node);
         try {
           FlatReader reader(bytes);
           st.incarnation = reader.root<cluster::NodeRegistration>().getIncarnation();

@@ -13,10 +13,11 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_types.hpp"
 #include "actors/node/pod_dir.hpp"
 #include "actors/node/process_runner.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
+#include "actors/protocol/node.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
@@ -67,6 +68,16 @@ struct Unacked {
   int64_t sent_ms = 0;  // 0: not durable yet, so not sent
 };
 
+// Its public interface (protocol::node) and what only its own timers, the store's writer thread
+// and the process runner's thread send it.
+using NodeImpl = protocol::node::extend<
+    caf::reacts_to<process_atom, PodProcessStatus>,
+    caf::reacts_to<committed_atom, std::string, std::string>,  // (uid, error): a launch written
+    caf::reacts_to<unstored_atom, std::string, std::string>,
+    caf::reacts_to<forgotten_atom, std::string, std::string>, caf::reacts_to<restore_atom>,
+    caf::reacts_to<stored_atom, std::string, uint64_t>, caf::reacts_to<resend_atom>,
+    caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>>;
+
 struct NodeState {
   explicit NodeState() : accounting(ResourceList{}) {}
   NodeActorEnv env;
@@ -85,7 +96,7 @@ struct NodeState {
   static inline const char* name = "node";
 };
 
-using NodeSelf = caf::stateful_actor<NodeState>;
+using NodeSelf = std::remove_pointer_t<NodeImpl::stateful_pointer<NodeState>>;
 
 std::string pod_dir(const NodeState& st, const std::string& uid) {
   return st.env.data_dir + "/pods/" + uid;
@@ -196,7 +207,7 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   const uint64_t seq = ++e.status.status_seq;
   auto report = report_bytes(e.status);
   auto coordinator = st.env.coordinator;
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<NodeImpl>(self);
   auto uid = e.status.uid;
   st.outbox[uid] = Unacked{seq, 0};
   st.env.store->commit({Write{Family::NodePods, uid, record_bytes(e)}},
@@ -266,7 +277,7 @@ void forget(NodeSelf* self, const std::string& uid) {
   if (it == st.pods.end() || it->second.forgetting) return;
   it->second.forgetting = true;
   st.outbox.erase(uid);  // removed by the coordinator: its job needs no more of it
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<NodeImpl>(self);
   st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, [me, uid](std::string error) {
     caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
   });
@@ -482,7 +493,9 @@ std::string registration_bytes(NodeSelf* self) {
   return to_bytes(b);
 }
 
-caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
+NodeImpl::behavior_type node_behavior(NodeSelf* self);
+
+NodeImpl::behavior_type node_actor(NodeSelf* self, NodeActorEnv env) {
   auto& st = self->state;
   st.env = std::move(env);
   st.accounting = NodeAccounting(st.env.capacity);
@@ -492,12 +505,12 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
   st.runner = ProcessRunner::create(st.env.shim_path, [weak](PodProcessStatus s) {
     if (auto strong = weak.lock())
-      caf::anon_send(caf::actor_cast<caf::actor>(strong), process_atom::value, std::move(s));
+      caf::anon_send(caf::actor_cast<NodeImpl>(strong), process_atom::value, std::move(s));
   });
   if (!st.runner) {
     spdlog::error("node={} cannot start its process runner (libuv loop)", st.env.name);
     self->quit(caf::sec::runtime_error);
-    return {};
+    return node_behavior(self);  // never runs: the actor has quit
   }
   recover(self);
   // Anonymous: the membership's answer goes to the link on a worker, and is not needed here.
@@ -507,6 +520,10 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
                format_quantity(st.env.capacity.get("cpu")),
                format_quantity(st.env.capacity.get("memory")),
                format_quantity(st.env.capacity.get("pods")));
+  return node_behavior(self);
+}
+
+NodeImpl::behavior_type node_behavior(NodeSelf* self) {
   return {
       [=](register_atom) { return registration_bytes(self); },
       [=](prepare_atom, const std::string& bytes) -> caf::result<std::vector<std::string>> {
@@ -588,7 +605,7 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
           return;
         }
         // Durable before it starts: after a crash the node knows every pod it may have started.
-        auto me = caf::actor_cast<caf::actor>(self);
+        auto me = caf::actor_cast<NodeImpl>(self);
         st.env.store->commit({Write{Family::NodePods, uid, record_bytes(pos->second)}},
                              [me, uid](std::string error) {
                                caf::anon_send(me, committed_atom::value, uid, std::move(error));
@@ -720,7 +737,7 @@ caf::behavior node_actor(NodeSelf* self, NodeActorEnv env) {
 
 }  // namespace
 
-caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env) {
+protocol::node spawn_node_actor(caf::actor_system& sys, NodeActorEnv env) {
   return sys.spawn(node_actor, std::move(env));
 }
 

@@ -9,6 +9,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/protocol/node.hpp"
 #include "messages/resources.hpp"
 #include "storage/store.hpp"
 
@@ -36,22 +37,15 @@ struct NodeActorEnv {
   std::chrono::milliseconds report_resend_after{2000};
 };
 
-// Messages (payloads are cluster.capnp bytes, so the coordinator may be in another process):
-//   (launch_atom, PodLaunch bytes)   idempotent per pod uid
-//   (kill_atom, PodKill bytes)
-//   (remove_atom, uid)               kill if running, then forget the pod and its logs; the logs
-//                                    go only once the removal of its record is durable
-//   (log_atom, uid, container, offset, max_bytes) -> (data, next_offset, eof)
-//                                    from <container>.log, the newest file only, as kubectl logs
-//                                    shows: rotated ones (.log.1, ...) stay on the node's disk.
-//                                    An offset past the file's end means it was rotated since:
-//                                    the chunk is the new file's from its start (next < offset)
-//   (register_atom) -> NodeRegistration bytes: who it is and every pod it has, now
-//   (ack_atom, PodAcks bytes)        the jobs hold these statuses: out of the outbox
+// Its messages are protocol::node (actors/protocol/node.hpp). Beyond what that says:
+//   remove: the logs go only once the removal of the pod's record is durable.
+//   log: from <container>.log, the newest file only, as kubectl logs shows (rotated ones,
+//        .log.1 ..., stay on the node's disk). An offset past the file's end means it was rotated
+//        since: the chunk is the new file's from its start (next offset < offset).
 // It sends (report_atom, PodReport bytes) to the coordinator once a pod's status is durable, and
-// again every report_resend_after until the pod's job acknowledges it.
-// On start it re-adopts the pods of an earlier run and sends (register_atom, NodeRegistration
-// bytes, itself) to the membership.
-caf::actor spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);
+// again every report_resend_after until the pod's job acknowledges it. On start it re-adopts the
+// pods of an earlier run and sends (register_atom, NodeRegistration bytes, itself) to the
+// membership.
+protocol::node spawn_node_actor(caf::actor_system& sys, NodeActorEnv env);
 
 }  // namespace caldera

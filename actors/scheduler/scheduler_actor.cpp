@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_types.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
 #include "actors/scheduler/core/reservation.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"

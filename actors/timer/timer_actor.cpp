@@ -7,7 +7,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
+#include "actors/protocol/atoms.hpp"
 
 namespace caldera {
 

@@ -12,6 +12,11 @@
 #include <set>
 #include <thread>
 
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/membership_port.hpp"
 #include "harness.hpp"
 
 namespace caldera::testing {
@@ -80,6 +85,23 @@ class Cluster : public ::testing::Test {
            "\n      template:\n        spec:\n          containers:\n            - name: main\n"
            "              command: [sh, -c, \"" +
            script + "\"]\n              resources: {requests: {cpu: " + cpu + "}}\n";
+  }
+
+  // The job one of whose pods runs on `node`, once there is one (within 30 s); "" if none.
+  std::string job_running_on(const Calderad& at, const std::string& node) {
+    std::string job;
+    eventually(
+        [&] {
+          auto r = at.cli({"get", "pods", "-o", "json"});
+          if (r.exit_code != 0) return false;
+          auto pods = json::parse(r.out);
+          for (const auto& p : pods["items"])
+            if (p["spec"]["nodeName"] == node && p["status"]["phase"] == "Running")
+              job = p["metadata"]["labels"].value("volcano.sh/job-name", "");
+          return !job.empty();
+        },
+        30s);
+    return job;
   }
 
   TempDir dir_;
@@ -217,6 +239,100 @@ TEST_F(Cluster, AKilledCoordinatorRestartedLosesNoJobAndRunsNoPodTwice) {
   for (std::string line; std::getline(lines, line);) ++runs[line];
   EXPECT_EQ(runs.size(), 50u);
   for (const auto& [name, n] : runs) EXPECT_EQ(n, 1) << name << " ran " << n << " times";
+}
+
+// Whether the process whose pid the file holds is alive.
+bool alive(const std::string& pid_file) {
+  std::ifstream in(pid_file);
+  int pid = 0;
+  if (!(in >> pid) || pid <= 0) return false;
+  return ::kill(pid, 0) == 0;
+}
+
+TEST_F(Cluster, APodAReturningNodeStillRunsForADeletedJobIsKilled) {
+  auto& coordinator = *nodes_[0];
+  std::string all;
+  for (int i = 0; i < 3; ++i) {
+    auto name = "p" + std::to_string(i);
+    all += job(name, 1, "2", "echo $$ > " + dir_.path() + "/" + name + ".pid; exec sleep 300") +
+           "---\n";
+  }
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
+  auto on_node3 = job_running_on(coordinator, "node-3");
+  ASSERT_FALSE(on_node3.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+  auto pid_file = dir_.path() + "/" + on_node3 + ".pid";
+  ASSERT_TRUE(eventually([&] { return alive(pid_file); }, 10s));
+  // The node dies; its pod's supervisor does not. The job is deleted while the node is away, so
+  // the removal never reaches it.
+  nodes_[2]->kill9();
+  ASSERT_TRUE(eventually([&] { return !ready_nodes(coordinator).count("node-3"); }, 10s));
+  ASSERT_EQ(coordinator.cli({"delete", "job", on_node3}).exit_code, 0);
+  ASSERT_TRUE(alive(pid_file)) << "the pod outlives its node's calderad";
+  // Back, it re-adopts the pod and reports it running: no job owns it, so it is stopped.
+  nodes_[2]->start();
+  EXPECT_TRUE(eventually([&] { return !alive(pid_file); }, 20s))
+      << "the pod of a deleted job runs on after its node returned\n"
+      << coordinator.log() << nodes_[2]->log();
+  // The other two pods would outlive the test (their supervisors outlive calderad).
+  for (int i = 0; i < 3; ++i) {
+    auto name = "p" + std::to_string(i);
+    if (name == on_node3) continue;
+    coordinator.cli({"delete", "job", name});
+    EXPECT_TRUE(eventually([&] { return !alive(dir_.path() + "/" + name + ".pid"); }, 20s));
+  }
+}
+
+TEST_F(Cluster, ANodeThatDoesNotReturnAfterACoordinatorRestartIsLostAndItsJobRunsElsewhere) {
+  auto& coordinator = *nodes_[0];
+  std::string all;
+  for (int i = 0; i < 3; ++i)
+    all += job("r" + std::to_string(i), 1, "2", "sleep 4") +
+           "  policies: [{event: PodEvicted, action: RestartJob}]\n---\n";
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
+  auto on_node3 = job_running_on(coordinator, "node-3");
+  ASSERT_FALSE(on_node3.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+  // The coordinator and node-3 die together; only the coordinator comes back. Nothing tells it
+  // that node-3 is gone but node-3's silence.
+  nodes_[2]->kill9();
+  coordinator.kill9();
+  coordinator.start();
+  ASSERT_EQ(coordinator.cli({"wait", "job", on_node3, "--for=phase=Completed", "--timeout=60s"})
+                .exit_code,
+            0)
+      << coordinator.cli({"describe", "job", on_node3}).out << coordinator.log();
+  auto job_json = json::parse(coordinator.cli({"get", "job", on_node3, "-o", "json"}).out);
+  EXPECT_EQ(job_json["status"]["retryCount"], 1);
+  auto nodes = json::parse(coordinator.cli({"get", "nodes", "-o", "json"}).out);
+  for (const auto& n : nodes["items"]) {
+    if (n["metadata"]["name"] != "node-3") continue;
+    EXPECT_EQ(n["status"]["conditions"][0]["message"], "has not registered") << n.dump();
+  }
+}
+
+// Another process may only register and heartbeat through the cluster port: CAF's own type
+// check on the published actor refuses the rest.
+TEST_F(Cluster, TheClusterPortTakesOnlyRegistrationsAndHeartbeats) {
+  caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  caf::actor_system sys{cfg};
+  auto port = static_cast<uint16_t>(specs_[0].cluster_port);
+  auto untyped = sys.middleman().remote_actor("127.0.0.1", port);
+  EXPECT_FALSE(untyped) << "reached as an actor that takes anything";
+  auto typed = sys.middleman().remote_actor<protocol::membership_port>("127.0.0.1", port);
+  ASSERT_TRUE(typed) << sys.render(typed.error());
+  caf::scoped_actor self{sys};
+  // A launch for node-2, as the coordinator's own actors send it to the membership.
+  bool refused = false;
+  self->request(caf::actor_cast<caf::actor>(*typed), 5s, launch_atom::value, std::string("node-2"),
+                std::string("bytes"))
+      .receive([&](caf::message&) { ADD_FAILURE() << "a launch was taken"; },
+               [&](const caf::error& e) { refused = e == caf::sec::unexpected_message; });
+  EXPECT_TRUE(refused);
+  // A heartbeat is answered: a node it does not know must register.
+  self->request(*typed, 5s, heartbeat_atom::value, std::string("node-9"), uint64_t{1})
+      .receive([&](bool ok) { EXPECT_FALSE(ok); },
+               [&](const caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_EQ(ready_nodes(*nodes_[0]).size(), 3u) << "the cluster stays whole";
 }
 
 class TokenCluster : public Cluster {

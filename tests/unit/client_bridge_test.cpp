@@ -12,7 +12,7 @@
 #include <capnp/message.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
+#include "actors/protocol/atoms.hpp"
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"
 #include "tests/api_requests.hpp"

@@ -11,9 +11,9 @@
 #include <capnp/message.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
 #include "actors/job/job_record.hpp"
-#include "actors/local_types.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
 #include "job_test_support.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"

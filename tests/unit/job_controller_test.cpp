@@ -44,6 +44,10 @@ TEST(JobController, PlacementLaunchesOnlyUnboundPendingPods) {
       m, {{m.pods.at("job-w-0").uid, {"n1", "10.0.0.1"}}, {"stale-uid", {"n1", "10.0.0.1"}}}, c);
   EXPECT_EQ(fx.launch, std::vector<std::string>{"job-w-0"});
   EXPECT_EQ(fx.release, std::vector<std::string>{"stale-uid"});
+  // Its node reserved it for the gang: it lets that go now, not when the reservation expires.
+  ASSERT_EQ(fx.unreserve.size(), 1u);
+  EXPECT_EQ(fx.unreserve[0].uid, "stale-uid");
+  EXPECT_EQ(fx.unreserve[0].node, "n1");
   EXPECT_EQ(m.pods.at("job-w-0").node, "n1");
 }
 

@@ -19,7 +19,7 @@
 #include <capnp/message.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
+#include "actors/protocol/atoms.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"

@@ -9,7 +9,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
+#include "actors/protocol/atoms.hpp"
 
 namespace caldera {
 namespace {

@@ -16,6 +16,12 @@ struct PodKillEffect {
   std::string reason;
 };
 
+// A pod on a node, by uid.
+struct PodRef {
+  std::string uid;
+  std::string node;
+};
+
 struct PhaseChange {
   JobPhase from;
   JobPhase to;
@@ -27,7 +33,10 @@ struct Effects {
   std::vector<PodKillEffect> kill;    // pods to stop
   std::vector<PodKillEffect> remove;  // pods (and logs) the node may forget once they end
   std::vector<std::string> release;   // pod uids whose resources the scheduler can take back
-  bool request_placement = false;     // some pods wait for a node
+  // Placements the job did not take: their nodes hold them reserved (DESIGN rule 6) and let
+  // them go at once instead of when the reservation expires.
+  std::vector<PodRef> unreserve;
+  bool request_placement = false;  // some pods wait for a node
   std::vector<PhaseChange> phase_changes;
   bool expired = false;  // ttlSecondsAfterFinished has passed: the job is to be deleted
   bool changed = false;  // the model changed and must be persisted

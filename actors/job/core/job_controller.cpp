@@ -118,6 +118,7 @@ void Effects::merge(Effects other) {
   kill.insert(kill.end(), other.kill.begin(), other.kill.end());
   remove.insert(remove.end(), other.remove.begin(), other.remove.end());
   release.insert(release.end(), other.release.begin(), other.release.end());
+  unreserve.insert(unreserve.end(), other.unreserve.begin(), other.unreserve.end());
   phase_changes.insert(phase_changes.end(), other.phase_changes.begin(), other.phase_changes.end());
   request_placement = request_placement || other.request_placement;
   expired = expired || other.expired;
@@ -414,6 +415,7 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
         wants_pods && p && p->node.empty() && !p->out_of_sync && p->phase == PodPhase::Pending;
     if (!wanted) {
       fx.release.push_back(uid);  // the scheduler's reservation is not needed any more
+      fx.unreserve.push_back({uid, placement.node});
       continue;
     }
     Pod& w = m.pods.edit(it->second);
