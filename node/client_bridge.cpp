@@ -8,7 +8,7 @@
 #include <kj/exception.h>
 #include <caf/all.hpp>
 
-#include "actors/coordinator/responses.hpp"
+#include "actors/api/responses.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"

@@ -11,9 +11,10 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/api/api_router.hpp"
 #include "actors/cluster/membership_actor.hpp"
 #include "actors/cluster/membership_port.hpp"
-#include "actors/coordinator/coordinator_actor.hpp"
+#include "actors/directory/job_directory.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/protocol/atoms.hpp"
@@ -219,7 +220,7 @@ int main(int argc, char** argv) {
 
   // The coordinator's actors run on the coordinator node only; a worker reaches them through its
   // link, over the cluster port.
-  caf::actor scheduler, timer, membership, coordinator, link;
+  caf::actor scheduler, timer, membership, directory, router, link;
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
@@ -230,11 +231,12 @@ int main(int argc, char** argv) {
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes) members.options.allowed.insert(n.name);
     membership = spawn_membership(sys, std::move(members));
-    coordinator =
-        spawn_coordinator(sys, CoordinatorEnv{store, scheduler, timer, membership, node->name});
+    directory = spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership});
+    router =
+        spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
-    wiring->send(membership, coordinator_atom::value, coordinator);
+    wiring->send(membership, coordinator_atom::value, directory, router);
     wiring->send(scheduler, membership_atom::value, membership);
     if (!config_path.empty()) {
       member_port = spawn_membership_port(sys, membership);
@@ -243,7 +245,8 @@ int main(int argc, char** argv) {
       if (!published) {
         caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
-        caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
         return fail("cannot listen on the cluster port " + node->host + ":" +
@@ -269,7 +272,7 @@ int main(int argc, char** argv) {
   node_env.data_dir = std::filesystem::absolute(node->data_dir).lexically_normal().string();
   node_env.shim_path = shim_path;
   node_env.store = store;
-  node_env.coordinator = is_coordinator ? coordinator : link;
+  node_env.coordinator = is_coordinator ? directory : link;
   node_env.membership = is_coordinator ? membership : link;
   node_env.token = cluster.token;
   node_env.labels = node->labels;
@@ -281,7 +284,7 @@ int main(int argc, char** argv) {
   auto node_actor = spawn_node_actor(sys, node_env);
 
   auto sink = std::make_shared<ReplySink>();
-  auto bridge = spawn_client_bridge(sys, sink, is_coordinator ? coordinator : link, cluster.token);
+  auto bridge = spawn_client_bridge(sys, sink, is_coordinator ? router : link, cluster.token);
   auto gateway = Gateway::start(
       node->host, node->client_port, limits, [bridge](uint64_t connection, std::string frame) {
         caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
@@ -306,11 +309,11 @@ int main(int argc, char** argv) {
   }
   if (member_port) caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(node_actor, caf::exit_reason::user_shutdown);
-  for (auto* a : {&bridge, &link, &membership, &coordinator, &scheduler, &timer})
+  for (auto* a : {&bridge, &link, &membership, &router, &directory, &scheduler, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
   node_actor = nullptr;
-  bridge = link = membership = coordinator = scheduler = timer = nullptr;
+  bridge = link = membership = router = directory = scheduler = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   sys.await_all_actors_done();

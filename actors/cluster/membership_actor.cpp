@@ -56,7 +56,8 @@ struct MembershipState {
   explicit MembershipState() : core(MembershipOptions{}) {}
   MembershipEnv env;
   Membership core;
-  caf::actor coordinator;
+  caf::actor directory;  // the job directory: node events and admitted registrations
+  caf::actor router;     // the API router: a worker's link forwards client requests there
   std::map<std::string, NodeHandle> nodes;
   std::optional<int64_t> timer_at;  // when the expiry check is armed for
   uint64_t refused_senders = 0;     // messages refused for coming from another process
@@ -124,8 +125,8 @@ void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
   const auto& info = it->second.info;
   auto host = host_of(info.address);
   self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, ready, host);
-  if (st.coordinator)
-    self->send(st.coordinator, capacity_atom::value, name, info.capacity, ready, host);
+  if (st.directory)
+    self->send(st.directory, capacity_atom::value, name, info.capacity, ready, host);
 }
 
 void went_not_ready(MemberSelf* self, const std::string& name) {
@@ -134,7 +135,7 @@ void went_not_ready(MemberSelf* self, const std::string& name) {
   std::string reason = m ? m->reason : "";
   spdlog::warn("node={} NotReady reason=\"{}\"", name, reason);
   tell_capacity(self, name, false);
-  if (st.coordinator) self->send(st.coordinator, node_lost_atom::value, name, reason);
+  if (st.directory) self->send(st.directory, node_lost_atom::value, name, reason);
 }
 
 void arm(MemberSelf* self) {
@@ -146,8 +147,9 @@ void arm(MemberSelf* self) {
   self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, *due);
 }
 
-caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::string& bytes,
-                                                 const caf::actor& node) {
+caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
+                                                             const std::string& bytes,
+                                                             const caf::actor& node) {
   auto& st = self->state;
   NodeInfo info;
   Registration r;
@@ -171,7 +173,7 @@ caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::st
   auto admission = st.core.on_register(r, now);
   if (!admission.accepted) {
     spdlog::warn("node={} refused address={} reason=\"{}\"", r.name, r.address, admission.refusal);
-    return {admission.refusal, caf::actor{}};
+    return {admission.refusal, caf::actor{}, caf::actor{}};
   }
   auto& h = st.nodes[r.name];
   if (!same_proxy(h.actor, node.address())) {
@@ -186,9 +188,9 @@ caf::result<std::string, caf::actor> on_register(MemberSelf* self, const std::st
                                          : "joined",
                r.address, r.incarnation, pods);
   tell_capacity(self, r.name, true);
-  if (st.coordinator) self->send(st.coordinator, register_atom::value, bytes, node);
+  if (st.directory) self->send(st.directory, register_atom::value, bytes, node);
   arm(self);
-  return {std::string(), st.coordinator};
+  return {std::string(), st.directory, st.router};
 }
 
 caf::behavior membership(MemberSelf* self, MembershipEnv env) {
@@ -210,8 +212,10 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
     }
   });
   return {
-      [=](coordinator_atom, const caf::actor& coordinator) {
-        if (from_here(self)) self->state.coordinator = coordinator;
+      [=](coordinator_atom, const caf::actor& directory, const caf::actor& router) {
+        if (!from_here(self)) return;
+        self->state.directory = directory;
+        self->state.router = router;
       },
       [=](register_atom, const std::string& bytes, const caf::actor& node) {
         return on_register(self, bytes, node);
@@ -229,7 +233,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
           auto why = fmt::format("did not register within {}ms of the coordinator's start",
                                  2 * st.env.options.heartbeat_timeout_ms);
           spdlog::warn("node={} NotReady reason=\"{}\"", name, why);
-          if (st.coordinator) self->send(st.coordinator, node_lost_atom::value, name, why);
+          if (st.directory) self->send(st.directory, node_lost_atom::value, name, why);
         }
       },
       [=](timer_atom, int64_t armed) {

@@ -15,9 +15,10 @@ struct MembershipEnv {
 
 // Messages (registrations and heartbeats come from other processes through the membership port,
 // actors/cluster/membership_port; the rest only from this process):
-//   (coordinator_atom, coordinator)         first: whom admitted registrations are passed on to
-//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, coordinator): an empty
-//                                           refusal when admitted
+//   (coordinator_atom, job directory, API router)   first: whom admitted registrations and node
+//                                           events go to, and whom links send client requests
+//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, directory, router): an
+//                                           empty refusal when admitted
 //   (heartbeat_atom, node, incarnation) -> bool: false when the node must register again
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   passed on to the node
 //   (prepare_atom, node, PodReservations bytes) -> the node's answer (per gang "" or why not);
@@ -28,8 +29,8 @@ struct MembershipEnv {
 //   (log_atom, node, uid, container, offset, max_bytes) -> the node's answer
 //   (nodes_atom) -> vector<NodeInfo>: every node it knows, with readiness, reason, incarnation,
 //                                           heartbeat and labels
-// It sends the scheduler and the coordinator (capacity_atom, node, capacity, ready, host) on
-// every change of a node's readiness, and the coordinator (register_atom, bytes, node actor)
+// It sends the scheduler and the job directory (capacity_atom, node, capacity, ready, host) on
+// every change of a node's readiness, and the job directory (register_atom, bytes, node actor)
 // for every admitted registration and (node_lost_atom, node, reason) when a node goes NotReady.
 caf::actor spawn_membership(caf::actor_system& sys, MembershipEnv env);
 

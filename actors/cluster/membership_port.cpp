@@ -11,12 +11,12 @@ protocol::membership_port::behavior_type membership_port(protocol::membership_po
                                                          const caf::actor& membership) {
   return {
       [=](register_atom a, const std::string& bytes,
-          const caf::actor& node) -> caf::result<std::string, caf::actor> {
-        auto rp = self->make_response_promise<std::string, caf::actor>();
+          const caf::actor& node) -> caf::result<std::string, caf::actor, caf::actor> {
+        auto rp = self->make_response_promise<std::string, caf::actor, caf::actor>();
         self->request(membership, caf::infinite, a, bytes, node)
             .then(
-                [=](std::string& refusal, caf::actor& coordinator) mutable {
-                  rp.deliver(std::move(refusal), std::move(coordinator));
+                [=](std::string& refusal, caf::actor& directory, caf::actor& router) mutable {
+                  rp.deliver(std::move(refusal), std::move(directory), std::move(router));
                 },
                 [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;

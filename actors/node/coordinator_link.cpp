@@ -9,7 +9,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/coordinator/responses.hpp"
+#include "actors/api/responses.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/membership_port.hpp"
 #include "actors/protocol/node.hpp"
@@ -42,7 +42,8 @@ struct LinkData {
   protocol::node node;
   uint64_t incarnation = 0;
   protocol::membership_port membership;  // the coordinator's, over the network
-  caf::actor coordinator;                // takes reports and client requests
+  caf::actor directory;                  // the job directory: takes the node's reports
+  caf::actor router;                     // the API router: takes forwarded client requests
   uint64_t generation = 0;  // of the current connection: older callbacks and timers are stale
   std::chrono::milliseconds backoff = kFirstRetry;
   caf::timestamp last_answer;  // the membership's last answer to a heartbeat
@@ -66,7 +67,8 @@ void retry_later(LinkSelf* self, const std::string& why) {
   fail_forwarded(self, "the coordinator was lost (" + why + ") while it had the request; retry");
   if (st.membership) self->demonitor(st.membership.address());
   st.membership = nullptr;
-  st.coordinator = nullptr;
+  st.directory = nullptr;
+  st.router = nullptr;
   auto gen = ++st.generation;
   if (!st.said_waiting) {
     spdlog::warn("node={} coordinator at {}:{} unreachable ({}); retrying with backoff",
@@ -98,7 +100,8 @@ void do_register(LinkSelf* self) {
             self->request(st.membership, st.env.heartbeat_timeout, register_atom::value, bytes,
                           caf::actor_cast<caf::actor>(st.node))
                 .then(
-                    [=](const std::string& refusal, const caf::actor& coordinator) {
+                    [=](const std::string& refusal, const caf::actor& directory,
+                        const caf::actor& router) {
                       auto& st = self->state;
                       if (gen != st.generation) return;
                       if (!refusal.empty()) {
@@ -107,10 +110,11 @@ void do_register(LinkSelf* self) {
                         st.backoff = kMaxRetry;
                         return retry_later(self, "refused: " + refusal);
                       }
-                      st.coordinator = coordinator;
+                      st.directory = directory;
+                      st.router = router;
                       st.state = LinkState::Running;
                       for (auto& report : st.held_reports)
-                        self->send(st.coordinator, report_atom::value, std::move(report));
+                        self->send(st.directory, report_atom::value, std::move(report));
                       st.held_reports.clear();
                       st.backoff = kFirstRetry;
                       st.said_waiting = false;
@@ -164,7 +168,7 @@ void forward(LinkSelf* self, caf::response_promise rp, api_atom a, const std::st
   auto& st = self->state;
   auto key = ++st.next_forward;
   st.forwarded.emplace(key, Forwarded{rp, bytes});
-  self->request(st.coordinator, caf::infinite, a, bytes)
+  self->request(st.router, caf::infinite, a, bytes)
       .then(
           [=](std::string& response) {
             auto it = self->state.forwarded.find(key);
@@ -260,7 +264,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
       [=](report_atom a, const std::string& bytes) {
         auto& st = self->state;
         if (st.state == LinkState::Running)
-          self->send(st.coordinator, a, bytes);
+          self->send(st.directory, a, bytes);
         else if (st.state == LinkState::Registering && st.held_reports.size() < kMaxHeldReports)
           st.held_reports.push_back(bytes);
       },

@@ -14,9 +14,11 @@
 namespace caldera::protocol {
 
 using membership_port = caf::typed_actor<
-    // (NodeRegistration bytes, the node actor) -> (refusal, coordinator): an empty refusal and
-    // the actor that takes the node's reports and forwarded client requests when admitted
-    caf::replies_to<register_atom, std::string, caf::actor>::with<std::string, caf::actor>,
+    // (NodeRegistration bytes, the node actor) -> (refusal, job directory, API router): when
+    // admitted, an empty refusal, whom the node's reports go to and whom its gateway's client
+    // requests go to
+    caf::replies_to<register_atom, std::string, caf::actor>::with<std::string, caf::actor,
+                                                                  caf::actor>,
     // (node, incarnation) -> false when the node must register again
     caf::replies_to<heartbeat_atom, std::string, uint64_t>::with<bool>>;
 

@@ -166,17 +166,33 @@ TEST(JobController, FastPodsPassPendingRunningCompletedInOneSync) {
   EXPECT_EQ(m.job.status.conditions.size(), 3u);
 }
 
-TEST(JobController, ReportsForAnotherPodUidAreIgnoredAndStopped) {
-  auto c = test_clock();
-  auto m = new_job(spec_with({{"w", 1}}), "u1", c);
+// A placed pod's report under an older uid (a pod the job replaced), in `phase`.
+Pod report_of_replaced_pod(JobModel& m, PodPhase phase, const Clock& c) {
   sync_job(m, c);
   place_all(m, c);
   Pod stale = m.pods.at("job-w-0");
   stale.uid = "older";
-  stale.phase = PodPhase::Running;
-  auto fx = on_pod_report(m, stale, c);
+  stale.phase = phase;
+  return stale;
+}
+
+TEST(JobController, ReportsForAnotherPodUidAreIgnoredAndStopped) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 1}}), "u1", c);
+  auto fx = on_pod_report(m, report_of_replaced_pod(m, PodPhase::Running, c), c);
   ASSERT_EQ(fx.kill.size(), 1u);
   EXPECT_EQ(fx.kill[0].uid, "older");
+  EXPECT_EQ(m.pods.at("job-w-0").phase, PodPhase::Pending);
+}
+
+TEST(JobController, AnEndedPodOfAnotherUidIsForgottenByItsNode) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 1}}), "u1", c);
+  auto fx = on_pod_report(m, report_of_replaced_pod(m, PodPhase::Succeeded, c), c);
+  EXPECT_TRUE(fx.kill.empty());
+  ASSERT_EQ(fx.remove.size(), 1u);
+  EXPECT_EQ(fx.remove[0].uid, "older");
+  EXPECT_EQ(fx.remove[0].node, "n1");
   EXPECT_EQ(m.pods.at("job-w-0").phase, PodPhase::Pending);
 }
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "actors/coordinator/submission.hpp"
+#include "actors/directory/submission.hpp"
 #include "messages/flat.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 

@@ -178,9 +178,14 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
   Effects fx;
   auto it = m.pods.find(report.name);
   if (it == m.pods.end() || it->second.uid != report.uid) {
-    // A pod this job does not own (an older incarnation): stop it if it still runs.
-    if (is_live(report) && !report.node.empty())
-      fx.kill.push_back({report.uid, report.node, "pod not owned by the current job"});
+    // A pod this job does not own (an older incarnation): stop it if it still runs. Once ended,
+    // its node forgets it: a node that was away when it was replaced would keep it for good.
+    if (!report.node.empty()) {
+      if (is_live(report))
+        fx.kill.push_back({report.uid, report.node, "pod not owned by the current job"});
+      else
+        fx.remove.push_back({report.uid, report.node, "pod not owned by the current job"});
+    }
     return fx;
   }
   Pod& p = it->second;

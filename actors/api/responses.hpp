@@ -5,10 +5,19 @@
 #include <string>
 #include <vector>
 
+#include <capnp/message.h>
+
 #include "messages/api.capnp.h"
 #include "messages/diagnostic.hpp"
 
 namespace caldera {
+
+// Client input: a request must not make us walk more than 8 MiB of pointers or nest deeper than 32.
+capnp::ReaderOptions client_reader_options();
+
+// The answer to a request Cap'n Proto could not read (`what`: its exception's description): too
+// large past the traversal limit, else malformed.
+std::string unreadable_response(uint64_t id, const std::string& what);
 
 struct ApiError {
   api::Error::Code code;

@@ -1,4 +1,4 @@
-#include "actors/coordinator/coordinator_actor.hpp"
+#include "actors/directory/job_directory.hpp"
 
 #include <chrono>
 #include <map>
@@ -10,9 +10,9 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/coordinator/flow_registry.hpp"
-#include "actors/coordinator/responses.hpp"
-#include "actors/coordinator/submission.hpp"
+#include "actors/api/responses.hpp"
+#include "actors/directory/flow_registry.hpp"
+#include "actors/directory/submission.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
@@ -46,25 +46,17 @@ struct NodeCapacity {
   bool ready = false;
 };
 
-struct CoordinatorState {
-  CoordinatorEnv env;
+struct DirectoryState {
+  JobDirectoryEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
   FlowRegistry registry;                                                // JobTemplates and JobFlows
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
-  static inline const char* name = "coordinator";
+  static inline const char* name = "job_directory";
 };
 
-using CoordSelf = caf::stateful_actor<CoordinatorState>;
-
-// Client input: a request must not make us walk more than 8 MiB of pointers or nest deeper than 32.
-capnp::ReaderOptions client_reader_options() {
-  capnp::ReaderOptions o;
-  o.traversalLimitInWords = 1u << 20;
-  o.nestingLimit = 32;
-  return o;
-}
+using DirSelf = caf::stateful_actor<DirectoryState>;
 
 int64_t now_ms() {
   using namespace std::chrono;
@@ -75,12 +67,12 @@ std::string ns_or_default(capnp::Text::Reader t) {
   return t.size() == 0 ? std::string("default") : std::string(t.cStr());
 }
 
-JobActorEnv job_env(CoordSelf* self) {
+JobActorEnv job_env(DirSelf* self) {
   return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
           self->state.env.timer, self->state.env.membership};
 }
 
-ResourceList largest_node(const CoordinatorState& st) {
+ResourceList largest_node(const DirectoryState& st) {
   ResourceList out;
   for (const auto& [name, n] : st.nodes)
     for (const auto& [k, v] : n.capacity.values) out.values[k] = std::max(out.get(k), v);
@@ -89,7 +81,7 @@ ResourceList largest_node(const CoordinatorState& st) {
 
 // The ready nodes' capacity in all; nullopt before any node is ready (as admission's fit check,
 // which has nothing to compare with then).
-std::optional<ResourceList> ready_capacity(const CoordinatorState& st) {
+std::optional<ResourceList> ready_capacity(const DirectoryState& st) {
   std::optional<ResourceList> out;
   for (const auto& [name, n] : st.nodes) {
     if (!n.ready) continue;
@@ -101,7 +93,7 @@ std::optional<ResourceList> ready_capacity(const CoordinatorState& st) {
 
 // Store writes whose outcome the coordinator waits for: the store calls `done` on its writer
 // thread, so the outcome comes back as a message and `then` runs in the actor.
-void commit_then(CoordSelf* self, std::vector<Write> writes,
+void commit_then(DirSelf* self, std::vector<Write> writes,
                  std::function<void(const std::string& error)> then) {
   const uint64_t seq = ++self->state.next_commit;
   self->state.commits.emplace(seq, std::move(then));
@@ -114,7 +106,7 @@ void commit_then(CoordSelf* self, std::vector<Write> writes,
 // ---- submit ----
 
 // Stores a submission's templates and flows in one commit; they join the registry once durable.
-void store_flows(CoordSelf* self, std::vector<JobTemplate> templates, std::vector<JobFlow> flows,
+void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<JobFlow> flows,
                  const std::shared_ptr<PendingSubmit>& pending) {
   auto& reg = self->state.registry;
   std::vector<Write> writes;
@@ -149,7 +141,7 @@ void store_flows(CoordSelf* self, std::vector<JobTemplate> templates, std::vecto
       });
 }
 
-caf::result<std::string> submit(CoordSelf* self, uint64_t id, ParsedDocuments docs,
+caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs,
                                 Diagnostics diags) {
   auto& st = self->state;
   // Everything is admitted before anything is stored: a submission is all or nothing.
@@ -218,7 +210,7 @@ caf::result<std::string> submit(CoordSelf* self, uint64_t id, ParsedDocuments do
 }
 
 // `ns`: Request.namespace, the namespace of documents that name none (empty: as they say).
-caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, capnp::Text::Reader text,
+caf::result<std::string> submit_yaml(DirSelf* self, uint64_t id, capnp::Text::Reader text,
                                      capnp::Text::Reader ns) {
   Diagnostics diags;
   // Every byte, NULs included: the parser refuses a NUL rather than stopping there.
@@ -234,8 +226,8 @@ caf::result<std::string> submit_yaml(CoordSelf* self, uint64_t id, capnp::Text::
 
 // A JobTemplate or JobFlow is gone once its record's delete is durable.
 template <class T>
-caf::result<std::string> delete_flow_object(CoordSelf* self, uint64_t id,
-                                            api::ObjectRef::Reader ref, Registry<T>& reg) {
+caf::result<std::string> delete_flow_object(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref,
+                                            Registry<T>& reg) {
   auto key = ref_key(ref);
   if (!reg.find(key)) return not_found_response<T>(id, ref);
   auto rp = self->make_response_promise<std::string>();
@@ -270,7 +262,7 @@ bool in_namespace(const std::string& key, const std::string& ns) {
 }
 
 // The accepted job `ref` names, or null (a job not yet durable is not visible).
-JobEntry* find_job(CoordSelf* self, api::ObjectRef::Reader ref) {
+JobEntry* find_job(DirSelf* self, api::ObjectRef::Reader ref) {
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
   auto it = self->state.jobs.find(key);
   return it == self->state.jobs.end() || it->second.record.empty() ? nullptr : &it->second;
@@ -283,7 +275,7 @@ std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
                         "name");
 }
 
-std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto* job = find_job(self, ref);
   if (!job) return job_not_found(id, ref);
   FlatReader reader(job->record, record_reader_options());
@@ -297,7 +289,7 @@ std::string get_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
 // The accepted jobs after `after` in key order, within namespace `ns` (every one when empty):
 // a namespace's keys are contiguous, so the walk starts and ends at its edges.
 template <class Fn>
-void for_each_job_after(CoordinatorState& st, const std::string& ns, const std::string& after,
+void for_each_job_after(DirectoryState& st, const std::string& ns, const std::string& after,
                         Fn&& fn) {
   auto it =
       !ns.empty() && after < ns + "/" ? st.jobs.lower_bound(ns + "/") : st.jobs.upper_bound(after);
@@ -307,7 +299,7 @@ void for_each_job_after(CoordinatorState& st, const std::string& ns, const std::
   }
 }
 
-std::string list_jobs(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   const uint32_t limit = page_limit(f);
   std::vector<const std::string*> page;
   std::string last;
@@ -365,7 +357,7 @@ void finish_listing(const std::shared_ptr<PodListing>& l) {
 }
 
 // The next job the listing visits after its cursor, or null.
-const std::pair<const std::string, JobEntry>* next_listed_job(CoordinatorState& st, PodListing& l) {
+const std::pair<const std::string, JobEntry>* next_listed_job(DirectoryState& st, PodListing& l) {
   const std::pair<const std::string, JobEntry>* found = nullptr;
   auto matches = [&](const std::string& key) {
     return in_namespace(key, l.ns) &&
@@ -390,7 +382,7 @@ const std::pair<const std::string, JobEntry>* next_listed_job(CoordinatorState& 
   return found;
 }
 
-void list_next_job(CoordSelf* self, std::shared_ptr<PodListing> l) {
+void list_next_job(DirSelf* self, std::shared_ptr<PodListing> l) {
   auto* next = next_listed_job(self->state, *l);
   if (!next) return finish_listing(l);
   if (l->left == 0) {
@@ -426,7 +418,7 @@ void list_next_job(CoordSelf* self, std::shared_ptr<PodListing> l) {
           });
 }
 
-caf::result<std::string> list_pods(CoordSelf* self, uint64_t id, api::ListFilter::Reader f) {
+caf::result<std::string> list_pods(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   auto l = std::make_shared<PodListing>();
   l->id = id;
   l->ns = f.getNamespace();
@@ -446,40 +438,6 @@ caf::result<std::string> list_pods(CoordSelf* self, uint64_t id, api::ListFilter
   return caf::result<std::string>(l->rp);
 }
 
-caf::result<std::string> list_nodes(CoordSelf* self, uint64_t id) {
-  auto rp = self->make_response_promise<std::string>();
-  auto unavailable = [rp, id](caf::error&) mutable {
-    rp.deliver(error_response(id, Code::UNAVAILABLE, "the node registry did not answer"));
-  };
-  // The membership says who is there and alive; the scheduler what their pods hold.
-  self->request(self->state.env.membership, 10s, nodes_atom::value)
-      .then(
-          [self, rp, id, unavailable](std::vector<NodeInfo>& members) mutable {
-            self->request(self->state.env.scheduler, 10s, nodes_atom::value)
-                .then(
-                    [rp, id, members](const std::vector<NodeInfo>& placed) mutable {
-                      SmallMessageBuilder b;
-                      auto r = b.initRoot<api::Response>();
-                      r.setId(id);
-                      auto list = r.initNodes(static_cast<unsigned>(members.size()));
-                      unsigned i = 0;
-                      for (auto& info : members) {
-                        for (const auto& p : placed)
-                          if (p.name == info.name) {
-                            info.allocatable = p.allocatable;
-                            info.allocated = p.allocated;
-                            info.pods = p.pods;
-                          }
-                        encode(info, list[i++]);
-                      }
-                      rp.deliver(to_bytes(b));
-                    },
-                    unavailable);
-          },
-          unavailable);
-  return rp;
-}
-
 // Finds the pod among the jobs its name can belong to ({job}-{task}-{index}), then reads its log
 // on the node that holds it.
 struct PodLogLookup {
@@ -491,7 +449,7 @@ struct PodLogLookup {
   size_t next = 0;
 };
 
-void read_pod_log(CoordSelf* self, const std::shared_ptr<PodLogLookup>& l, const Pod& pod) {
+void read_pod_log(DirSelf* self, const std::shared_ptr<PodLogLookup>& l, const Pod& pod) {
   const auto& name = l->name;
   const auto& container = l->container;
   const auto id = l->id;
@@ -537,7 +495,7 @@ void read_pod_log(CoordSelf* self, const std::shared_ptr<PodLogLookup>& l, const
           });
 }
 
-void find_pod_for_log(CoordSelf* self, std::shared_ptr<PodLogLookup> l) {
+void find_pod_for_log(DirSelf* self, std::shared_ptr<PodLogLookup> l) {
   if (l->next == l->candidates.size())
     return l->rp.deliver(error_response(l->id, Code::NOT_FOUND,
                                         "pods \"" + l->name + "\" not found in namespace " + l->ns,
@@ -557,7 +515,7 @@ void find_pod_for_log(CoordSelf* self, std::shared_ptr<PodLogLookup> l) {
           });
 }
 
-caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::Reader req) {
+caf::result<std::string> pod_log(DirSelf* self, uint64_t id, api::LogRequest::Reader req) {
   auto l = std::make_shared<PodLogLookup>();
   l->id = id;
   l->ns = ns_or_default(req.getPod().getNamespace());
@@ -580,7 +538,7 @@ caf::result<std::string> pod_log(CoordSelf* self, uint64_t id, api::LogRequest::
 }
 
 // Deletes a job with its pods and logs; `done` gets "" once the record is gone, or the error.
-void delete_entry(CoordSelf* self, const std::string& key,
+void delete_entry(DirSelf* self, const std::string& key,
                   std::function<void(const std::string&)> done) {
   auto it = self->state.jobs.find(key);
   if (it == self->state.jobs.end() || it->second.deleting) {
@@ -603,7 +561,7 @@ void delete_entry(CoordSelf* self, const std::string& key,
           });
 }
 
-caf::result<std::string> delete_job(CoordSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   if (!find_job(self, ref)) return job_not_found(id, ref);
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
   auto rp = self->make_response_promise<std::string>();
@@ -619,7 +577,7 @@ bool is_command_action(const std::string& a) {
          a == "CompleteJob";
 }
 
-caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
+caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
   // Everything is read before the response promise exists: a malformed field throws, and
   // handle_api's "malformed" answer is lost once a promise has taken over the reply.
   auto ref = cmd.getJob();
@@ -650,45 +608,14 @@ caf::result<std::string> command(CoordSelf* self, uint64_t id, api::JobCommand::
   return rp;
 }
 
-bool changes_state(api::Request::Which kind) {
-  switch (kind) {
-    case api::Request::SUBMIT_YAML:
-    case api::Request::SUBMIT_JOB:
-    case api::Request::SUBMIT_JOB_TEMPLATE:
-    case api::Request::SUBMIT_JOB_FLOW:
-    case api::Request::COMMAND:
-    case api::Request::DELETE_JOB:
-    case api::Request::DELETE_JOB_TEMPLATE:
-    case api::Request::DELETE_JOB_FLOW:
-      return true;
-    default:
-      return false;
-  }
-}
-
-caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
+caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
   uint64_t id = 0;
   try {
     FlatReader reader(bytes, client_reader_options());
     auto req = reader.root<api::Request>();
     id = req.getId();
-    if (changes_state(req.which()) && !self->state.env.store->writable()) {
-      // Refused before anything is decided, so that nothing half done waits for the disk.
-      auto h = self->state.env.store->health();
-      return error_response(id, Code::UNAVAILABLE,
-                            "the data dir is not writable, so nothing can change now (" + h.error +
-                                "); reads still work; retry once space is freed");
-    }
+    // The router (actors/api) has checked the store can write, and answered ping and nodes.
     switch (req.which()) {
-      case api::Request::PING: {
-        SmallMessageBuilder b;
-        auto r = b.initRoot<api::Response>();
-        r.setId(id);
-        auto pong = r.initPong();
-        pong.setNode(self->state.env.node_name);
-        pong.setVersion("0.1.0");
-        return to_bytes(b);
-      }
       case api::Request::SUBMIT_YAML:
         return submit_yaml(self, id, req.getSubmitYaml(), req.getNamespace());
       case api::Request::SUBMIT_JOB:
@@ -726,26 +653,19 @@ caf::result<std::string> handle_api(CoordSelf* self, const std::string& bytes) {
         return list_pods(self, id, req.getListPods());
       case api::Request::DELETE_JOB:
         return delete_job(self, id, req.getDeleteJob());
-      case api::Request::LIST_NODES:
-        return list_nodes(self, id);
       case api::Request::POD_LOG:
         return pod_log(self, id, req.getPodLog());
       case api::Request::COMMAND:
         return command(self, id, req.getCommand());
+      case api::Request::PING:
+      case api::Request::LIST_NODES:
+        break;  // the router's own
     }
     return error_response(id, Code::UNIMPLEMENTED,
                           "unknown request kind " + std::to_string(static_cast<int>(req.which())));
   } catch (const kj::Exception& e) {
-    std::string what = e.getDescription().cStr();
-    // A well-formed request with too much in it (say a 10 MB text field) is too large, not
-    // malformed: the client should hear the limit.
-    if (what.find("traversal limit") != std::string::npos)
-      return error_response(
-          id, Code::TOO_LARGE,
-          "request too large: a request may hold at most " +
-              std::to_string(client_reader_options().traversalLimitInWords * 8 >> 20) +
-              " MiB of data");
-    return error_response(id, Code::MALFORMED, "malformed request: " + what);
+    // Cap'n Proto reads lazily: a field deep in the request may be what is malformed.
+    return unreadable_response(id, e.getDescription().cStr());
   }
 }
 
@@ -757,7 +677,7 @@ std::string copy_report(cluster::PodReport::Reader r) {
   return to_bytes(b);
 }
 
-void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader pod) {
+void route_report(DirSelf* self, const std::string& bytes, api::Pod::Reader pod) {
   auto key = ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr());
   auto it = self->state.jobs.find(key);
   if (it != self->state.jobs.end() && !it->second.deleting) {
@@ -785,7 +705,7 @@ void route_report(CoordSelf* self, const std::string& bytes, api::Pod::Reader po
              std::string(pod.getUid().cStr()));
 }
 
-void on_register(CoordSelf* self, const std::string& bytes) {
+void on_register(DirSelf* self, const std::string& bytes) {
   auto& st = self->state;
   std::map<std::string, std::vector<std::string>> uids_by_job;
   std::string name;
@@ -807,7 +727,7 @@ void on_register(CoordSelf* self, const std::string& bytes) {
     self->send(entry.actor, node_up_atom::value, name, uids_by_job[key]);
 }
 
-void recover_jobs(CoordSelf* self) {
+void recover_jobs(DirSelf* self) {
   auto& st = self->state;
   // Pod rows first, grouped by their job; then each job row with its pods.
   std::map<std::string, std::vector<std::string>, std::less<>> pod_rows;
@@ -860,7 +780,7 @@ void recover_jobs(CoordSelf* self) {
   if (count) spdlog::info("coordinator recovered jobs={}", count);
 }
 
-caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
+caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
   recover_jobs(self);
   recover(self->state.registry, *self->state.env.store);
@@ -918,8 +838,8 @@ caf::behavior coordinator(CoordSelf* self, CoordinatorEnv env) {
 
 }  // namespace
 
-caf::actor spawn_coordinator(caf::actor_system& sys, CoordinatorEnv env) {
-  return sys.spawn(coordinator, std::move(env));
+caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env) {
+  return sys.spawn(job_directory, std::move(env));
 }
 
 }  // namespace caldera

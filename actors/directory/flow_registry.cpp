@@ -1,10 +1,10 @@
-#include "actors/coordinator/flow_registry.hpp"
+#include "actors/directory/flow_registry.hpp"
 
 #include <capnp/message.h>
 #include <kj/exception.h>
 #include <spdlog/spdlog.h>
 
-#include "actors/coordinator/responses.hpp"
+#include "actors/api/responses.hpp"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"

@@ -9,7 +9,7 @@
 
 #include <caf/response_promise.hpp>
 
-#include "actors/coordinator/flow_registry.hpp"
+#include "actors/directory/flow_registry.hpp"
 #include "messages/admission.hpp"
 #include "messages/job_yaml.hpp"
 

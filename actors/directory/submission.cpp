@@ -1,11 +1,11 @@
-#include "actors/coordinator/submission.hpp"
+#include "actors/directory/submission.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include <capnp/message.h>
 
-#include "actors/coordinator/responses.hpp"
+#include "actors/api/responses.hpp"
 #include "messages/flat.hpp"
 #include "messages/flow_admission.hpp"
 

@@ -1,10 +1,30 @@
-#include "actors/coordinator/responses.hpp"
+#include "actors/api/responses.hpp"
 
 #include <capnp/message.h>
 
 #include "messages/flat.hpp"
 
 namespace caldera {
+
+capnp::ReaderOptions client_reader_options() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = 1u << 20;
+  o.nestingLimit = 32;
+  return o;
+}
+
+std::string unreadable_response(uint64_t id, const std::string& what) {
+  // A well-formed request with too much in it (say a 10 MB text field) is too large, not
+  // malformed: the client should hear the limit.
+  if (what.find("traversal limit") != std::string::npos)
+    return error_response(
+        id, api::Error::Code::TOO_LARGE,
+        "request too large: a request may hold at most " +
+            std::to_string(client_reader_options().traversalLimitInWords * 8 >> 20) +
+            " MiB of data");
+  return error_response(id, api::Error::Code::MALFORMED, "malformed request: " + what);
+}
+
 namespace {
 
 void set_warnings(api::Response::Builder r, const std::vector<std::string>& warnings) {

@@ -1,0 +1,146 @@
+#include "actors/api/api_router.hpp"
+
+#include <chrono>
+#include <vector>
+
+#include <capnp/message.h>
+#include <kj/exception.h>
+#include <caf/all.hpp>
+
+#include "actors/api/responses.hpp"
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+using Code = api::Error::Code;
+
+struct RouterState {
+  ApiRouterEnv env;
+  static inline const char* name = "api_router";
+};
+
+using RouterSelf = caf::stateful_actor<RouterState>;
+
+bool changes_state(api::Request::Which kind) {
+  switch (kind) {
+    case api::Request::SUBMIT_YAML:
+    case api::Request::SUBMIT_JOB:
+    case api::Request::SUBMIT_JOB_TEMPLATE:
+    case api::Request::SUBMIT_JOB_FLOW:
+    case api::Request::COMMAND:
+    case api::Request::DELETE_JOB:
+    case api::Request::DELETE_JOB_TEMPLATE:
+    case api::Request::DELETE_JOB_FLOW:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string pong(const RouterState& st, uint64_t id) {
+  SmallMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  auto p = r.initPong();
+  p.setNode(st.env.node_name);
+  p.setVersion("0.1.0");
+  return to_bytes(b);
+}
+
+// The membership says who is there and alive; the scheduler what their pods hold.
+caf::result<std::string> list_nodes(RouterSelf* self, uint64_t id) {
+  auto rp = self->make_response_promise<std::string>();
+  auto unavailable = [rp, id](caf::error&) mutable {
+    rp.deliver(error_response(id, Code::UNAVAILABLE, "the node registry did not answer"));
+  };
+  self->request(self->state.env.membership, 10s, nodes_atom::value)
+      .then(
+          [self, rp, id, unavailable](std::vector<NodeInfo>& members) mutable {
+            self->request(self->state.env.scheduler, 10s, nodes_atom::value)
+                .then(
+                    [rp, id, members](const std::vector<NodeInfo>& placed) mutable {
+                      SmallMessageBuilder b;
+                      auto r = b.initRoot<api::Response>();
+                      r.setId(id);
+                      auto list = r.initNodes(static_cast<unsigned>(members.size()));
+                      unsigned i = 0;
+                      for (auto& info : members) {
+                        for (const auto& p : placed)
+                          if (p.name == info.name) {
+                            info.allocatable = p.allocatable;
+                            info.allocated = p.allocated;
+                            info.pods = p.pods;
+                          }
+                        encode(info, list[i++]);
+                      }
+                      rp.deliver(to_bytes(b));
+                    },
+                    unavailable);
+          },
+          unavailable);
+  return rp;
+}
+
+// Not delegated: the answer comes back through this actor, whose requester may be a worker's
+// link in another process (a response delegated to a remote requester was seen lost).
+caf::result<std::string> to_directory(RouterSelf* self, uint64_t id, const std::string& bytes) {
+  auto rp = self->make_response_promise<std::string>();
+  // No timeout: the directory answers once what the request changes is durable.
+  self->request(self->state.env.directory, caf::infinite, api_atom::value, bytes)
+      .then([rp](std::string& response) mutable { rp.deliver(std::move(response)); },
+            [self, rp, id](caf::error& e) mutable {
+              rp.deliver(error_response(
+                  id, Code::UNAVAILABLE,
+                  "the job directory did not answer: " + self->system().render(e) + "; retry"));
+            });
+  return rp;
+}
+
+caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
+  uint64_t id = 0;
+  api::Request::Which kind;
+  try {
+    FlatReader reader(bytes, client_reader_options());
+    auto req = reader.root<api::Request>();
+    id = req.getId();
+    kind = req.which();
+  } catch (const kj::Exception& e) {
+    return unreadable_response(id, e.getDescription().cStr());
+  }
+  auto& st = self->state;
+  if (changes_state(kind) && !st.env.store->writable()) {
+    // Refused before anything is decided, so that nothing half done waits for the disk.
+    auto h = st.env.store->health();
+    return error_response(id, Code::UNAVAILABLE,
+                          "the data dir is not writable, so nothing can change now (" + h.error +
+                              "); reads still work; retry once space is freed");
+  }
+  switch (kind) {
+    case api::Request::PING:
+      return pong(st, id);
+    case api::Request::LIST_NODES:
+      return list_nodes(self, id);
+    default:
+      return to_directory(self, id, bytes);
+  }
+}
+
+caf::behavior api_router(RouterSelf* self, ApiRouterEnv env) {
+  self->state.env = std::move(env);
+  return {
+      [=](api_atom, const std::string& bytes) { return route(self, bytes); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_api_router(caf::actor_system& sys, ApiRouterEnv env) {
+  return sys.spawn(api_router, std::move(env));
+}
+
+}  // namespace caldera

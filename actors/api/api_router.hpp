@@ -1,0 +1,28 @@
+// The API router: the entry point of every client request. It reads the request (within the
+// client limits), refuses changes while the store cannot write, answers what needs no owner
+// (ping) or asks the owners (nodes: the membership and the scheduler), and passes the rest to the
+// job directory, which owns jobs, templates and flows. It keeps no state of its own.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/actor.hpp>
+
+#include "storage/store.hpp"
+
+namespace caldera {
+
+struct ApiRouterEnv {
+  std::shared_ptr<Store> store;  // only asked whether it can write
+  caf::actor directory;          // jobs, pods, logs, templates, flows (actors/directory)
+  caf::actor membership;         // who the nodes are and whether they are Ready
+  caf::actor scheduler;          // what their pods hold
+  std::string node_name;         // the node it runs on, for `ping`
+};
+
+// Messages:
+//   (api_atom, Request bytes) -> Response bytes    the client API (messages/api.capnp)
+caf::actor spawn_api_router(caf::actor_system& sys, ApiRouterEnv env);
+
+}  // namespace caldera

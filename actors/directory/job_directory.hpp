@@ -1,0 +1,39 @@
+// The job directory: owns which jobs exist (their actors and latest durable records), and the
+// JobTemplates and JobFlows. It creates and deletes jobs, serves the client requests about them
+// that the API router passes on, and routes node reports and node events to the job actors.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/actor.hpp>
+
+#include "storage/store.hpp"
+
+namespace caldera {
+
+struct JobDirectoryEnv {
+  std::shared_ptr<Store> store;
+  caf::actor scheduler;
+  caf::actor timer;       // the job actors' clock (actors/timer)
+  caf::actor membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
+};
+
+// Messages:
+//   (api_atom, Request bytes) -> Response bytes          from the API router (actors/api): every
+//                                                        request but ping and nodes
+//   (register_atom, NodeRegistration bytes, node actor)  a node (re)joins: its pods' reports go
+//                                                        to their jobs, and every job hears it
+//   (report_atom, PodReport bytes)                       routed to the pod's job actor; a live
+//                                                        pod no job owns is killed, an ended one
+//                                                        forgotten
+//   (capacity_atom, node, capacity, ready, host)         for admission's fit checks
+//   (node_lost_atom, node, why)                          passed on to every job
+//   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
+//   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
+//   (expire_atom, job key, uid)                          a job's TTL passed: delete it
+// On start it reloads every job from the store and respawns its actor, and every JobTemplate and
+// JobFlow (which have no actor: their controller is not in this version).
+caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);
+
+}  // namespace caldera
