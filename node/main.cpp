@@ -220,7 +220,9 @@ int main(int argc, char** argv) {
 
   // The coordinator's actors run on the coordinator node only; a worker reaches them through its
   // link, over the cluster port.
-  caf::actor scheduler, timer, membership, directory, router, link;
+  protocol::scheduler scheduler;
+  protocol::membership membership;
+  caf::actor timer, directory, router, link;
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
@@ -237,7 +239,7 @@ int main(int argc, char** argv) {
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     wiring->send(membership, coordinator_atom::value, directory, router);
-    wiring->send(scheduler, membership_atom::value, membership);
+    wiring->send(scheduler, membership_atom::value, caf::actor_cast<caf::actor>(membership));
     if (!config_path.empty()) {
       member_port = spawn_membership_port(sys, membership);
       auto published =
@@ -273,7 +275,7 @@ int main(int argc, char** argv) {
   node_env.shim_path = shim_path;
   node_env.store = store;
   node_env.coordinator = is_coordinator ? directory : link;
-  node_env.membership = is_coordinator ? membership : link;
+  node_env.membership = is_coordinator ? caf::actor_cast<caf::actor>(membership) : link;
   node_env.token = cluster.token;
   node_env.labels = node->labels;
   node_env.is_coordinator = is_coordinator;
@@ -309,11 +311,15 @@ int main(int argc, char** argv) {
   }
   if (member_port) caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(node_actor, caf::exit_reason::user_shutdown);
-  for (auto* a : {&bridge, &link, &membership, &router, &directory, &scheduler, &timer})
+  if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
+  if (membership) caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
+  scheduler = nullptr;
+  membership = nullptr;
+  for (auto* a : {&bridge, &link, &router, &directory, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
   node_actor = nullptr;
-  bridge = link = membership = router = directory = scheduler = timer = nullptr;
+  bridge = link = router = directory = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   sys.await_all_actors_done();

@@ -9,16 +9,18 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/protocol/membership.hpp"
+#include "actors/protocol/scheduler.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
 
 struct ApiRouterEnv {
-  std::shared_ptr<Store> store;  // only asked whether it can write
-  caf::actor directory;          // jobs, pods, logs, templates, flows (actors/directory)
-  caf::actor membership;         // who the nodes are and whether they are Ready
-  caf::actor scheduler;          // what their pods hold
-  std::string node_name;         // the node it runs on, for `ping`
+  std::shared_ptr<Store> store;     // only asked whether it can write
+  caf::actor directory;             // jobs, pods, logs, templates, flows (actors/directory)
+  protocol::membership membership;  // who the nodes are and whether they are Ready
+  protocol::scheduler scheduler;    // what their pods hold
+  std::string node_name;            // the node it runs on, for `ping`
 };
 
 // Messages:

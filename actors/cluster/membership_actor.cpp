@@ -313,8 +313,10 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
 
 }  // namespace
 
-caf::actor spawn_membership(caf::actor_system& sys, MembershipEnv env) {
-  return sys.spawn(membership, std::move(env));
+protocol::membership spawn_membership(caf::actor_system& sys, MembershipEnv env) {
+  // Dynamically typed inside (it sends to the scheduler, the directory and node actors as itself);
+  // its handle is typed, so what its senders send is checked.
+  return caf::actor_cast<protocol::membership>(sys.spawn(membership, std::move(env)));
 }
 
 }  // namespace caldera

@@ -5,11 +5,13 @@
 #include <caf/actor.hpp>
 
 #include "actors/cluster/core/membership.hpp"
+#include "actors/protocol/membership.hpp"
+#include "actors/protocol/scheduler.hpp"
 
 namespace caldera {
 
 struct MembershipEnv {
-  caf::actor scheduler;  // told each node's capacity and readiness
+  protocol::scheduler scheduler;  // told each node's capacity and readiness
   MembershipOptions options;
 };
 
@@ -32,6 +34,6 @@ struct MembershipEnv {
 // It sends the scheduler and the job directory (capacity_atom, node, capacity, ready, host) on
 // every change of a node's readiness, and the job directory (register_atom, bytes, node actor)
 // for every admitted registration and (node_lost_atom, node, reason) when a node goes NotReady.
-caf::actor spawn_membership(caf::actor_system& sys, MembershipEnv env);
+protocol::membership spawn_membership(caf::actor_system& sys, MembershipEnv env);
 
 }  // namespace caldera

@@ -8,7 +8,7 @@ namespace {
 // Requests rather than delegation: the membership's answer goes back through this actor, whose
 // requester is the remote link (a response delegated to a remote requester was seen lost).
 protocol::membership_port::behavior_type membership_port(protocol::membership_port::pointer self,
-                                                         const caf::actor& membership) {
+                                                         const protocol::membership& membership) {
   return {
       [=](register_atom a, const std::string& bytes,
           const caf::actor& node) -> caf::result<std::string, caf::actor, caf::actor> {
@@ -33,7 +33,8 @@ protocol::membership_port::behavior_type membership_port(protocol::membership_po
 
 }  // namespace
 
-protocol::membership_port spawn_membership_port(caf::actor_system& sys, caf::actor membership) {
+protocol::membership_port spawn_membership_port(caf::actor_system& sys,
+                                                protocol::membership membership) {
   return sys.spawn(membership_port, std::move(membership));
 }
 

@@ -4,10 +4,12 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/protocol/membership.hpp"
 #include "actors/protocol/membership_port.hpp"
 
 namespace caldera {
 
-protocol::membership_port spawn_membership_port(caf::actor_system& sys, caf::actor membership);
+protocol::membership_port spawn_membership_port(caf::actor_system& sys,
+                                                protocol::membership membership);
 
 }  // namespace caldera

@@ -35,7 +35,7 @@ using Code = api::Error::Code;
 using namespace std::chrono_literals;
 
 struct JobEntry {
-  caf::actor actor;
+  protocol::job actor;
   std::string record;  // the latest durable job row (no pods); empty until the job is accepted
   bool deleting = false;
 };
@@ -445,7 +445,7 @@ struct PodLogLookup {
   caf::response_promise rp;
   std::string ns, name, container;
   int64_t offset = 0, max_bytes = 0;
-  std::vector<caf::actor> candidates;
+  std::vector<protocol::job> candidates;
   size_t next = 0;
 };
 

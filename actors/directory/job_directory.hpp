@@ -8,15 +8,18 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/protocol/membership.hpp"
+#include "actors/protocol/scheduler.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
 
 struct JobDirectoryEnv {
   std::shared_ptr<Store> store;
-  caf::actor scheduler;
-  caf::actor timer;       // the job actors' clock (actors/timer)
-  caf::actor membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
+  protocol::scheduler scheduler;
+  caf::actor timer;  // the job actors' clock (actors/timer)
+  protocol::membership
+      membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
 };
 
 // Messages:

@@ -455,8 +455,11 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
 
 }  // namespace
 
-caf::actor spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env) {
-  return sys.spawn(job_actor, std::move(model), std::move(env));
+protocol::job spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env) {
+  // Dynamically typed inside: it sends to the dynamically typed scheduler, directory and
+  // membership as itself (they answer, check or remember the sender), which CAF 0.17 allows a
+  // typed actor only anonymously. Its handle is typed, so what its senders send is checked.
+  return caf::actor_cast<protocol::job>(sys.spawn(job_actor, std::move(model), std::move(env)));
 }
 
 }  // namespace caldera

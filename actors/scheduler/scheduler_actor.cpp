@@ -9,7 +9,9 @@
 #include <caf/all.hpp>
 
 #include "actors/protocol/atoms.hpp"
+#include "actors/protocol/job.hpp"
 #include "actors/protocol/local_types.hpp"
+#include "actors/protocol/membership.hpp"
 #include "actors/scheduler/core/reservation.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
@@ -29,7 +31,7 @@ constexpr auto kRetryAfterCancel = 500ms;
 
 struct PendingGang {
   GangReservation reservation;
-  caf::actor requester;
+  protocol::job requester;
   std::chrono::steady_clock::time_point started;
 };
 
@@ -39,7 +41,8 @@ constexpr size_t kKeptCommitTimes = 100000;
 
 struct SchedulerState {
   Placer placer;
-  caf::actor membership;  // the way to the nodes; unset: bindings need no reservation (tests)
+  protocol::membership
+      membership;  // the way to the nodes; unset: bindings need no reservation (tests)
   std::map<std::string, GangRequest> asked;   // job key -> its latest request, to queue again
   std::map<uint64_t, PendingGang> reserving;  // gangs whose nodes are asked to reserve
   uint64_t next_reservation = 0;
@@ -47,7 +50,7 @@ struct SchedulerState {
   bool session_wanted = false;  // a session_atom is on its way
   std::vector<double> commit_ms;
   uint64_t committed = 0, cancelled = 0;
-  std::map<std::string, caf::actor> requesters;  // job key -> the job actor waiting for bindings
+  std::map<std::string, protocol::job> requesters;  // job key -> the job waiting for bindings
   // job key -> the unplaced message sent last: a session runs on every release, and the same
   // message again would only cost the job actor an event.
   std::map<std::string, std::string> told;
@@ -142,7 +145,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
 // DESIGN rule 6: a gang's pods are bound only once every node involved has reserved them.
 // Returns the reservation's id; its prepares go out with the session's others (send_prepares).
 uint64_t open_reservation(SchedSelf* self, const std::string& key, std::vector<Binding> list,
-                          const caf::actor& requester) {
+                          const protocol::job& requester) {
   auto& st = self->state;
   auto id = ++st.next_reservation;
   st.reserving.emplace(id, PendingGang{GangReservation(key, std::move(list)), requester,
@@ -261,7 +264,9 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
         self->state.session_wanted = false;
         run_session(self);
       },
-      [=](membership_atom, const caf::actor& membership) { self->state.membership = membership; },
+      [=](membership_atom, const caf::actor& membership) {
+        self->state.membership = caf::actor_cast<protocol::membership>(membership);
+      },
       [=](retry_atom) {
         self->state.retry_armed = false;
         want_session(self);
@@ -273,7 +278,7 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
           self->state.asked.erase(key);
         else
           self->state.asked[key] = r;
-        self->state.requesters[key] = caf::actor_cast<caf::actor>(self->current_sender());
+        self->state.requesters[key] = caf::actor_cast<protocol::job>(self->current_sender());
         self->state.placer.request(std::move(r));
         // A new request may follow a restart that reset the job's reason: say why again.
         self->state.told.erase(key);
@@ -297,8 +302,10 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
 
 }  // namespace
 
-caf::actor spawn_scheduler(caf::actor_system& sys) {
-  return sys.spawn(scheduler);
+protocol::scheduler spawn_scheduler(caf::actor_system& sys) {
+  // Dynamically typed inside (it sends to job actors and the membership as itself); its handle
+  // is typed, so what its senders send is checked.
+  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler));
 }
 
 }  // namespace caldera

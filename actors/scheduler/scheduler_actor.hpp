@@ -6,20 +6,15 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/protocol/scheduler.hpp"
 #include "actors/scheduler/core/placer.hpp"
 
 namespace caldera {
 
-// Messages (all local to the coordinator process):
-//   (place_atom, GangRequest)                      -> later (placed_atom, vector<Binding>) to
-//   sender (reserve_atom, job_key, uid, node, ResourceList)   adopt a binding after a restart
-//   (release_atom, vector<string> uids)
-//   (capacity_atom, node, ResourceList, bool ready)    a node joined, changed or went away
-//   (nodes_atom) -> vector<NodeInfo>
-//   (membership_atom, membership)   its way to the nodes: from then on every placed gang is
-//                                   reserved on its nodes (prepare) and bound only when all
-//                                   confirm; on a refusal or silence it is released and queued
-//                                   again, and its job told why (unsched_atom)
-caf::actor spawn_scheduler(caf::actor_system& sys);
+// Its messages are protocol::scheduler (actors/protocol/scheduler.hpp), all local to the
+// coordinator process. With a membership, every placed gang is reserved on its nodes (prepare)
+// and bound only when all confirm; on a refusal or silence it is released and queued again, and
+// its job told why (unsched_atom).
+protocol::scheduler spawn_scheduler(caf::actor_system& sys);
 
 }  // namespace caldera

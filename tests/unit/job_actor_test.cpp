@@ -54,8 +54,8 @@ TEST_F(JobActorTest, AReportIsAcknowledgedOnceItsStatusIsDurableAndARepeatAgain)
   JobActorEnv env;
   env.store = store_;
   env.coordinator = caf::actor_cast<caf::actor>(coordinator);
-  env.scheduler = caf::actor_cast<caf::actor>(scheduler);
-  env.nodes = caf::actor_cast<caf::actor>(nodes);
+  env.scheduler = caf::actor_cast<protocol::scheduler>(scheduler);
+  env.nodes = caf::actor_cast<protocol::membership>(nodes);
   auto job = spawn_job_actor(sys, new_job(spec_with({{"w", 1}}), "job-uid", test_clock()), env);
   bool created = false;
   client->request(job, 5s, create_atom::value)

@@ -1,0 +1,41 @@
+// What may be asked of a job actor: the job directory and the scheduler hold it by this handle,
+// so the compiler holds what they send to it (the timer wakes it with tick_atom).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/protocol/atoms.hpp"
+#include "actors/protocol/local_types.hpp"
+
+namespace caldera::protocol {
+
+using job = caf::typed_actor<
+    // -> ok, once the new job is durable
+    caf::replies_to<create_atom>::with<caf::ok_atom>,
+    // after a coordinator restart: re-sync from the stored state
+    caf::reacts_to<recover_atom>,
+    // PodReport bytes: a node's report on one of its pods (acknowledged once applied, rule 5)
+    caf::reacts_to<report_atom, std::string>,
+    // (action, command id) -> "" when it acted, else why its phase ignores the action
+    caf::replies_to<command_atom, std::string, std::string>::with<std::string>,
+    // (due ms) its timer: delayed actions, deadline, TTL
+    caf::reacts_to<tick_atom, int64_t>,
+    // (node, why) the node went NotReady: its pods are evicted
+    caf::reacts_to<node_lost_atom, std::string, std::string>,
+    // (node, uids) a node (re)registered with these pods
+    caf::reacts_to<node_up_atom, std::string, std::vector<std::string>>,
+    // the scheduler: its gang is bound (after every node reserved it), or why it waits
+    caf::reacts_to<placed_atom, std::vector<Binding>>, caf::reacts_to<unsched_atom, std::string>,
+    // (after pod name, limit) -> a Response with a page of its pods and `continue`
+    caf::replies_to<list_pods_atom, std::string, uint32_t>::with<std::string>,
+    // (pod name) -> its PodRecord bytes, or "" when it has no such pod
+    caf::replies_to<get_pod_atom, std::string>::with<std::string>,
+    // -> ok, once the record is gone; the actor then quits
+    caf::replies_to<delete_atom>::with<caf::ok_atom>>;
+
+}  // namespace caldera::protocol
