@@ -1,6 +1,8 @@
 #include "actors/node/node_actor.hpp"
 
 #include "actors/node/core/node_accounting.hpp"
+#include "actors/node/core/outbox.hpp"
+#include "actors/node/core/pod_status.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -62,12 +64,6 @@ struct NodePodEntry {
   bool undeleted = false;   // the delete of its record failed: delete it again
 };
 
-// A report in the outbox: the pod's status numbered `seq`, not yet acknowledged by its job.
-struct Unacked {
-  uint64_t seq = 0;
-  int64_t sent_ms = 0;  // 0: not durable yet, so not sent
-};
-
 // Its public interface (protocol::node) and what only its own timers, the store's writer thread
 // and the process runner's thread send it.
 using NodeImpl = protocol::node::extend<
@@ -88,7 +84,7 @@ struct NodeState {
   // The outbox (DESIGN rule 5): the latest status of each pod that its job has not acknowledged.
   // The status itself is the pod's durable record; an acknowledgement is kept in memory only, so
   // a restarted node sends every pod's status once more, which the jobs know by its number.
-  std::map<std::string, Unacked> outbox;
+  Outbox outbox;
   bool resend_armed = false;
   bool resending = false;  // reports went unacknowledged: logged once until they are again
   uint64_t incarnation = 0;
@@ -173,12 +169,11 @@ void resend_unacked(NodeSelf* self) {
   const int64_t now = now_ms();
   const int64_t after = st.env.report_resend_after.count();
   size_t sent = 0;
-  for (auto& [uid, u] : st.outbox) {
-    if (u.sent_ms == 0 || now - u.sent_ms < after) continue;
+  for (const auto& [uid, seq] : st.outbox.due(now, after)) {
     auto it = st.pods.find(uid);
-    if (it == st.pods.end() || it->second.status.status_seq != u.seq) continue;
+    // A status whose write failed is written (and so sent) again by restore_unstored.
+    if (it == st.pods.end() || it->second.unstored || it->second.status.status_seq != seq) continue;
     caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(it->second.status));
-    u.sent_ms = now;
     ++sent;
   }
   if (sent && !st.resending)
@@ -209,7 +204,7 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto coordinator = st.env.coordinator;
   auto me = caf::actor_cast<NodeImpl>(self);
   auto uid = e.status.uid;
-  st.outbox[uid] = Unacked{seq, 0};
+  st.outbox.recorded(uid, seq);
   st.env.store->commit({Write{Family::NodePods, uid, record_bytes(e)}},
                        [coordinator, me, uid, seq, report](std::string error) {
                          if (!error.empty()) {
@@ -276,7 +271,7 @@ void forget(NodeSelf* self, const std::string& uid) {
   auto it = st.pods.find(uid);
   if (it == st.pods.end() || it->second.forgetting) return;
   it->second.forgetting = true;
-  st.outbox.erase(uid);  // removed by the coordinator: its job needs no more of it
+  st.outbox.forget(uid);  // removed by the coordinator: its job needs no more of it
   auto me = caf::actor_cast<NodeImpl>(self);
   st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, [me, uid](std::string error) {
     caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
@@ -306,16 +301,7 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
 
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
                 const std::string& reason) {
-  auto t = now_ms();
-  for (auto& c : e.status.containers) {
-    c.state = ContainerState::Terminated;
-    c.exit_code = exit_code;
-    c.signal = signal;
-    c.reason = reason;
-    c.finished_ms = t;
-  }
-  e.status.phase = derive_pod_phase(e.status.containers);
-  e.status.finished_ms = t;
+  end_simulated(e.status, exit_code, signal, reason, now_ms());
   persist_and_report(self, e);
   if (e.remove_when_done) forget(self, e.status.uid);
 }
@@ -325,13 +311,7 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   if (e.started) return;
   e.started = true;
   if (e.sim_duration_ms >= 0) {
-    auto t = now_ms();
-    e.status.started_ms = t;
-    for (auto& c : e.status.containers) {
-      c.state = ContainerState::Running;
-      c.started_ms = t;
-    }
-    e.status.phase = PodPhase::Running;
+    start_simulated(e.status, now_ms());
     // A pod that runs for no time ends as it starts: one write and one report, as a kubelet
     // that saw it only once it had ended would report it.
     if (e.sim_duration_ms == 0) {
@@ -377,27 +357,9 @@ void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
   if (is_terminal(e.status.phase)) return;
   e.shim_pid = ps.shim_pid ? ps.shim_pid : e.shim_pid;
   e.shim_start_ticks = ps.shim_start_ticks ? ps.shim_start_ticks : e.shim_start_ticks;
-  e.status.containers = ps.containers;
-  e.status.phase = derive_pod_phase(ps.containers);
-  int64_t first_start = 0, last_end = 0;
-  for (const auto& c : ps.containers) {
-    if (c.started_ms && (!first_start || c.started_ms < first_start)) first_start = c.started_ms;
-    last_end = std::max(last_end, c.finished_ms);
-  }
-  if (first_start) e.status.started_ms = first_start;
-  if (is_terminal(e.status.phase)) {
-    e.status.finished_ms = last_end ? last_end : now_ms();
-    for (const auto& c : ps.containers)
-      if (c.reason.rfind("StartError", 0) == 0 || c.reason == "SupervisorLost") {
-        e.status.reason = c.reason;
-        e.status.message = "container " + c.name + ": " + c.reason;
-      }
-    if (!ps.create_error.empty()) {
-      e.status.reason = std::string(kFailedCreate);
-      e.status.message = ps.create_error;
-      spdlog::error("node={} pod={} failed to create: {}", st.env.name, ps.uid, ps.create_error);
-    }
-  }
+  apply_containers(e.status, ps.containers, ps.create_error, now_ms());
+  if (is_terminal(e.status.phase) && !ps.create_error.empty())
+    spdlog::error("node={} pod={} failed to create: {}", st.env.name, ps.uid, ps.create_error);
   persist_and_report(self, e);
   if (is_terminal(e.status.phase) && e.remove_when_done) forget(self, ps.uid);
 }
@@ -645,9 +607,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](restore_atom) { restore_unstored(self); },
       [=](stored_atom, const std::string& uid, uint64_t seq) {
         auto& st = self->state;
-        auto it = st.outbox.find(uid);
-        if (it == st.outbox.end() || it->second.seq != seq) return;
-        it->second.sent_ms = now_ms();
+        st.outbox.stored(uid, seq, now_ms());
         arm_resend(self);
       },
       [=](ack_atom, const std::string& bytes) {
@@ -655,8 +615,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         try {
           FlatReader reader(bytes);
           for (auto a : reader.root<cluster::PodAcks>().getPods()) {
-            auto it = st.outbox.find(std::string(a.getUid().cStr()));
-            if (it != st.outbox.end() && it->second.seq <= a.getSeq()) st.outbox.erase(it);
+            st.outbox.acknowledged(a.getUid().cStr(), a.getSeq());
           }
         } catch (const kj::Exception& ex) {
           spdlog::error("node={} malformed acknowledgements: {}", st.env.name,
