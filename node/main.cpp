@@ -15,6 +15,7 @@
 #include "actors/cluster/membership_actor.hpp"
 #include "actors/cluster/membership_port.hpp"
 #include "actors/directory/job_directory.hpp"
+#include "actors/directory/report_port.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/protocol/atoms.hpp"
@@ -222,6 +223,7 @@ int main(int argc, char** argv) {
   // link, over the cluster port.
   protocol::scheduler scheduler;
   protocol::membership membership;
+  protocol::report_port reports;  // all a worker may send the directory: its pod reports
   caf::actor timer, directory, router, link;
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
@@ -238,7 +240,9 @@ int main(int argc, char** argv) {
         spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
-    wiring->send(membership, coordinator_atom::value, directory, router);
+    reports = spawn_report_port(sys, directory);
+    wiring->send(membership, coordinator_atom::value, directory, router,
+                 caf::actor_cast<caf::actor>(reports));
     wiring->send(scheduler, membership_atom::value, caf::actor_cast<caf::actor>(membership));
     if (!config_path.empty()) {
       member_port = spawn_membership_port(sys, membership);
@@ -248,6 +252,7 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
@@ -313,6 +318,8 @@ int main(int argc, char** argv) {
   caf::anon_send_exit(node_actor, caf::exit_reason::user_shutdown);
   if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
   if (membership) caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
+  if (reports) caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
+  reports = nullptr;
   scheduler = nullptr;
   membership = nullptr;
   for (auto* a : {&bridge, &link, &router, &directory, &timer})

@@ -58,6 +58,7 @@ struct MembershipState {
   Membership core;
   caf::actor directory;  // the job directory: node events and admitted registrations
   caf::actor router;     // the API router: a worker's link forwards client requests there
+  caf::actor reports;    // the report port: a worker's link sends its pod reports there
   std::map<std::string, NodeHandle> nodes;
   std::optional<int64_t> timer_at;  // when the expiry check is armed for
   uint64_t refused_senders = 0;     // messages refused for coming from another process
@@ -190,7 +191,7 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
   tell_capacity(self, r.name, true);
   if (st.directory) self->send(st.directory, register_atom::value, bytes, node);
   arm(self);
-  return {std::string(), st.directory, st.router};
+  return {std::string(), st.reports, st.router};
 }
 
 caf::behavior membership(MemberSelf* self, MembershipEnv env) {
@@ -212,10 +213,12 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
     }
   });
   return {
-      [=](coordinator_atom, const caf::actor& directory, const caf::actor& router) {
+      [=](coordinator_atom, const caf::actor& directory, const caf::actor& router,
+          const caf::actor& reports) {
         if (!from_here(self)) return;
         self->state.directory = directory;
         self->state.router = router;
+        self->state.reports = reports;
       },
       [=](register_atom, const std::string& bytes, const caf::actor& node) {
         return on_register(self, bytes, node);

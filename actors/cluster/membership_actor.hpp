@@ -17,9 +17,10 @@ struct MembershipEnv {
 
 // Messages (registrations and heartbeats come from other processes through the membership port,
 // actors/cluster/membership_port; the rest only from this process):
-//   (coordinator_atom, job directory, API router)   first: whom admitted registrations and node
-//                                           events go to, and whom links send client requests
-//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, directory, router): an
+//   (coordinator_atom, job directory, API router, report port)   first: whom admitted
+//                                           registrations and node events go to, and whom links
+//                                           send client requests and pod reports
+//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, report port, router): an
 //                                           empty refusal when admitted
 //   (heartbeat_atom, node, incarnation) -> bool: false when the node must register again
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   passed on to the node

@@ -15,8 +15,8 @@ protocol::membership_port::behavior_type membership_port(protocol::membership_po
         auto rp = self->make_response_promise<std::string, caf::actor, caf::actor>();
         self->request(membership, caf::infinite, a, bytes, node)
             .then(
-                [=](std::string& refusal, caf::actor& directory, caf::actor& router) mutable {
-                  rp.deliver(std::move(refusal), std::move(directory), std::move(router));
+                [=](std::string& refusal, caf::actor& reports, caf::actor& router) mutable {
+                  rp.deliver(std::move(refusal), std::move(reports), std::move(router));
                 },
                 [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;

@@ -42,7 +42,7 @@ struct LinkData {
   protocol::node node;
   uint64_t incarnation = 0;
   protocol::membership_port membership;  // the coordinator's, over the network
-  caf::actor directory;                  // the job directory: takes the node's reports
+  caf::actor reports;                    // the report port: takes the node's pod reports
   caf::actor router;                     // the API router: takes forwarded client requests
   uint64_t generation = 0;  // of the current connection: older callbacks and timers are stale
   std::chrono::milliseconds backoff = kFirstRetry;
@@ -67,7 +67,7 @@ void retry_later(LinkSelf* self, const std::string& why) {
   fail_forwarded(self, "the coordinator was lost (" + why + ") while it had the request; retry");
   if (st.membership) self->demonitor(st.membership.address());
   st.membership = nullptr;
-  st.directory = nullptr;
+  st.reports = nullptr;
   st.router = nullptr;
   auto gen = ++st.generation;
   if (!st.said_waiting) {
@@ -100,7 +100,7 @@ void do_register(LinkSelf* self) {
             self->request(st.membership, st.env.heartbeat_timeout, register_atom::value, bytes,
                           caf::actor_cast<caf::actor>(st.node))
                 .then(
-                    [=](const std::string& refusal, const caf::actor& directory,
+                    [=](const std::string& refusal, const caf::actor& reports,
                         const caf::actor& router) {
                       auto& st = self->state;
                       if (gen != st.generation) return;
@@ -110,11 +110,11 @@ void do_register(LinkSelf* self) {
                         st.backoff = kMaxRetry;
                         return retry_later(self, "refused: " + refusal);
                       }
-                      st.directory = directory;
+                      st.reports = reports;
                       st.router = router;
                       st.state = LinkState::Running;
                       for (auto& report : st.held_reports)
-                        self->send(st.directory, report_atom::value, std::move(report));
+                        self->send(st.reports, report_atom::value, std::move(report));
                       st.held_reports.clear();
                       st.backoff = kFirstRetry;
                       st.said_waiting = false;
@@ -264,7 +264,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
       [=](report_atom a, const std::string& bytes) {
         auto& st = self->state;
         if (st.state == LinkState::Running)
-          self->send(st.directory, a, bytes);
+          self->send(st.reports, a, bytes);
         else if (st.state == LinkState::Registering && st.held_reports.size() < kMaxHeldReports)
           st.held_reports.push_back(bytes);
       },

@@ -62,6 +62,9 @@ struct NodePodEntry {
   bool unstored = false;    // its latest status is not durable (nor reported): write it again
   bool forgetting = false;  // the delete of its record is in flight
   bool undeleted = false;   // the delete of its record failed: delete it again
+  // Its next status is numbered above this: after a restart, above any number the previous run
+  // may have sent without making it durable (a job that applied one would ignore a reuse).
+  uint64_t seq_floor = 0;
 };
 
 // Its public interface (protocol::node) and what only its own timers, the store's writer thread
@@ -176,14 +179,16 @@ void resend_unacked(NodeSelf* self) {
     caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(it->second.status));
     ++sent;
   }
-  if (sent && !st.resending)
+  if (sent && !st.resending) {
     spdlog::warn(
-        "node={} pods={} reports not acknowledged within {}ms: sending them again "
-        "until they are",
+        "node={} pods={} reports not acknowledged within {}ms: sending them again, less and "
+        "less often, until they are",
         st.env.name, sent, after);
-  else if (!sent && st.resending)
+    st.resending = true;
+  } else if (st.resending && st.outbox.resent() == 0) {
     spdlog::info("node={} pod reports are acknowledged again", st.env.name);
-  st.resending = sent > 0;
+    st.resending = false;
+  }
   arm_resend(self);
 }
 
@@ -199,7 +204,7 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
     e.unstored = true;
     return;
   }
-  const uint64_t seq = ++e.status.status_seq;
+  const uint64_t seq = e.status.status_seq = std::max(e.status.status_seq, e.seq_floor) + 1;
   auto report = report_bytes(e.status);
   auto coordinator = st.env.coordinator;
   auto me = caf::actor_cast<NodeImpl>(self);
@@ -395,6 +400,10 @@ void recover(NodeSelf* self) {
       e.shim_pid = np.getShimPid();
       e.shim_start_ticks = np.getShimStartTicks();
       e.started = np.getStartedMs() != 0 || e.shim_pid != 0;
+      // A run numbers at most a few statuses per pod per second that never become durable (a
+      // full disk retried every second): 2^32 is past them for any run, and leaves room for
+      // 2^32 restarts.
+      e.seq_floor = e.status.status_seq + (uint64_t{1} << 32);
       st.pods.emplace(e.status.uid, std::move(e));
     } catch (const kj::Exception& ex) {
       spdlog::error("node={} unreadable pod record {}: {}", st.env.name, std::string(key),

@@ -17,9 +17,9 @@
 namespace caldera::protocol {
 
 using membership = caf::typed_actor<
-    // (job directory, API router): whom registrations and node events go to, and whom links
-    // send client requests
-    caf::reacts_to<coordinator_atom, caf::actor, caf::actor>,
+    // (job directory, API router, report port): whom registrations and node events go to, and
+    // whom links send client requests and pod reports
+    caf::reacts_to<coordinator_atom, caf::actor, caf::actor, caf::actor>,
     // passed on from the membership port (see protocol::membership_port)
     caf::replies_to<register_atom, std::string, caf::actor>::with<std::string, caf::actor,
                                                                   caf::actor>,

@@ -14,9 +14,9 @@
 namespace caldera::protocol {
 
 using membership_port = caf::typed_actor<
-    // (NodeRegistration bytes, the node actor) -> (refusal, job directory, API router): when
-    // admitted, an empty refusal, whom the node's reports go to and whom its gateway's client
-    // requests go to
+    // (NodeRegistration bytes, the node actor) -> (refusal, report port, API router): when
+    // admitted, an empty refusal, whom the node's reports go to (protocol::report_port) and whom
+    // its gateway's client requests go to
     caf::replies_to<register_atom, std::string, caf::actor>::with<std::string, caf::actor,
                                                                   caf::actor>,
     // (node, incarnation) -> false when the node must register again

@@ -125,6 +125,11 @@ TEST_F(Cluster, AGangThatNeedsSeveralNodesRunsWholeAcrossThem) {
   std::set<std::string> nodes;
   for (const auto& p : pods) nodes.insert(p["spec"]["nodeName"].get<std::string>());
   EXPECT_EQ(nodes, (std::set<std::string>{"node-1", "node-2", "node-3"}));
+  // Every report reached its job and was acknowledged back to its node (job -> membership ->
+  // node): past the first resend interval (2 s), no node has had to send one again.
+  std::this_thread::sleep_for(2500ms);
+  for (const auto& n : nodes_)
+    EXPECT_EQ(n->log().find("not acknowledged"), std::string::npos) << n->log();
 }
 
 TEST_F(Cluster, AClientAtAWorkerSubmitsAndReadsTheLogOfAPodOnAnotherNode) {

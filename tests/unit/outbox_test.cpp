@@ -15,14 +15,26 @@ TEST(Outbox, AStatusNotYetDurableIsNeverDue) {
   EXPECT_EQ(o.size(), 1u);
 }
 
-TEST(Outbox, AnUnacknowledgedStatusIsDueAfterTheIntervalAndAgainAfterTheNext) {
+TEST(Outbox, AnUnacknowledgedStatusIsDueAfterTheIntervalThenLessAndLessOften) {
   Outbox o;
   o.recorded("u1", 1);
   o.stored("u1", 1, 1000);
   EXPECT_TRUE(o.due(2999, 2000).empty());
+  EXPECT_EQ(o.resent(), 0u);
   EXPECT_EQ(o.due(3000, 2000), (Due{{"u1", 1}}));
-  EXPECT_TRUE(o.due(4999, 2000).empty()) << "sent again at 3000";
-  EXPECT_EQ(o.due(5000, 2000), (Due{{"u1", 1}}));
+  EXPECT_EQ(o.resent(), 1u);
+  EXPECT_TRUE(o.due(6999, 2000).empty()) << "sent again at 3000: next after 4 s";
+  EXPECT_EQ(o.due(7000, 2000), (Due{{"u1", 1}}));
+  int64_t t = 7000;
+  for (int64_t wait : {8000, 16000, 32000, 32000}) {
+    EXPECT_TRUE(o.due(t + wait - 1, 2000).empty()) << wait;
+    EXPECT_EQ(o.due(t + wait, 2000), (Due{{"u1", 1}})) << wait;
+    t += wait;
+  }
+  // A new status starts over.
+  o.recorded("u1", 2);
+  o.stored("u1", 2, t);
+  EXPECT_EQ(o.due(t + 2000, 2000), (Due{{"u1", 2}}));
 }
 
 TEST(Outbox, OnlyTheLatestStatusOfAPodWaits) {

@@ -1,9 +1,11 @@
 #include "actors/node/core/outbox.hpp"
 
+#include <algorithm>
+
 namespace caldera {
 
 void Outbox::recorded(const std::string& uid, uint64_t seq) {
-  entries_[uid] = Entry{seq, false, 0};
+  entries_[uid] = Entry{seq, false, 0, 0};
 }
 
 void Outbox::stored(const std::string& uid, uint64_t seq, int64_t now_ms) {
@@ -22,11 +24,20 @@ void Outbox::forget(const std::string& uid) {
   entries_.erase(uid);
 }
 
+size_t Outbox::resent() const {
+  size_t n = 0;
+  for (const auto& [uid, e] : entries_) n += e.resends > 0;
+  return n;
+}
+
 std::vector<std::pair<std::string, uint64_t>> Outbox::due(int64_t now_ms, int64_t after_ms) {
   std::vector<std::pair<std::string, uint64_t>> out;
   for (auto& [uid, e] : entries_) {
-    if (!e.durable || now_ms - e.sent_ms < after_ms) continue;
+    constexpr int kMaxDoublings = 4;
+    if (!e.durable || now_ms - e.sent_ms < (after_ms << std::min(e.resends, kMaxDoublings)))
+      continue;
     e.sent_ms = now_ms;
+    ++e.resends;
     out.emplace_back(uid, e.seq);
   }
   return out;

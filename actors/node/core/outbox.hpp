@@ -20,10 +20,14 @@ class Outbox {
   void acknowledged(const std::string& uid, uint64_t seq);
   // The pod is removed: its job needs no more of it.
   void forget(const std::string& uid);
-  // The pods whose latest status went out `after_ms` or longer before `now_ms` and is still
-  // unacknowledged, with its number; each counts as sent again at `now_ms`. Statuses not yet
-  // durable are not due.
+  // The pods whose latest status went out long enough before `now_ms` and is still
+  // unacknowledged, with its number; each counts as sent again at `now_ms`. Long enough is
+  // `after_ms`, doubled with every resend of the same status up to 16 times it: a coordinator
+  // that cannot take them (a full disk) is not flooded. Statuses not yet durable are not due.
   std::vector<std::pair<std::string, uint64_t>> due(int64_t now_ms, int64_t after_ms);
+
+  // How many pods' latest status had to be sent again and is still unacknowledged.
+  size_t resent() const;
 
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
@@ -33,6 +37,7 @@ class Outbox {
     uint64_t seq = 0;
     bool durable = false;  // written, and so sent
     int64_t sent_ms = 0;
+    int resends = 0;
   };
   std::map<std::string, Entry> entries_;
 };
