@@ -1,0 +1,49 @@
+// A JobFlow's DAG (seed 002, sections 4 and 5): which flows' jobs are due to be created, how each
+// job counts in the flow's status, and the flow's phase. Pure: the flow actor feeds it the phases
+// of the jobs it created and carries out what it decides.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/job_flow.hpp"
+#include "messages/job_status.hpp"
+
+namespace caldera {
+
+enum class FlowPhase { Pending, Running, Succeed, Failed, Terminating };
+
+std::string_view to_string(FlowPhase p);
+std::optional<FlowPhase> parse_flow_phase(std::string_view s);
+inline bool is_finished(FlowPhase p) {
+  return p == FlowPhase::Succeed || p == FlowPhase::Failed || p == FlowPhase::Terminating;
+}
+
+// The phase of the job each flow entry created, by the entry's name; an entry that is absent has
+// created no job yet.
+using FlowJobs = std::map<std::string, JobPhase>;
+
+// The flow entries whose job does not exist and whose dependsOn targets' jobs have all
+// Completed (seed 002's judge), in the spec's order. An entry downstream of a job that failed or
+// was terminated is never due: its target never completes.
+std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs);
+
+// The status lists (seed 002's getAllJobStatus): each created job's name under its phase;
+// phases other than Pending, Running, Completed, Failed and Terminated under unknownJobs, as
+// Volcano lists them. The phase field is left as it is.
+void fill_job_lists(const JobFlowSpec& spec, const FlowJobs& jobs, JobFlowStatus& status);
+
+// The flow's phase once its jobs are as `jobs` says (seed 002, 4.3), from `current`:
+//   Pending -> Failed      a job Failed or was Terminated
+//   Pending -> Running     a job runs or has completed, and none failed
+//   Running -> Succeed     every entry's job Completed
+//   Running -> Failed      a job Failed or was Terminated (Volcano leaves a flow whose job was
+//                          terminated Running for good: volcano#4134, #4442)
+// Succeed, Failed and Terminating are final. Several arrows may follow at once (a flow whose
+// jobs all completed between two looks goes Pending -> Running -> Succeed).
+FlowPhase next_phase(FlowPhase current, const JobFlowSpec& spec, const FlowJobs& jobs);
+
+}  // namespace caldera

@@ -1,0 +1,136 @@
+// The JobFlow DAG core: which entries' jobs are due (seed 002, 5.3-5.4), the status lists, and
+// each arrow of the flow phase diagram (seed 002, 4.2), with the Terminated fix (volcano#4134).
+#include "actors/jobflow/core/dag.hpp"
+
+#include <gtest/gtest.h>
+
+namespace caldera {
+namespace {
+
+using P = JobPhase;
+
+Flow flow(const std::string& name, std::vector<std::string> targets = {}) {
+  Flow f;
+  f.name = name;
+  if (!targets.empty()) f.depends_on = FlowDependsOn{std::move(targets)};
+  return f;
+}
+
+// Seed 002's example: A and B first, C after both, D after C, E after A.
+JobFlowSpec example() {
+  JobFlowSpec s;
+  s.name = "ml";
+  s.flows = {flow("a"), flow("b"), flow("c", {"a", "b"}), flow("d", {"c"}), flow("e", {"a"})};
+  return s;
+}
+
+TEST(FlowDag, EntriesWithoutDependenciesAreDueAtOnce) {
+  EXPECT_EQ(due_flows(example(), {}), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(FlowDag, AnEntryIsDueOnlyOnceEveryTargetCompleted) {
+  auto s = example();
+  EXPECT_EQ(due_flows(s, {{"a", P::Completed}, {"b", P::Running}}),
+            (std::vector<std::string>{"e"}));
+  EXPECT_EQ(due_flows(s, {{"a", P::Completed}, {"b", P::Completed}, {"e", P::Running}}),
+            (std::vector<std::string>{"c"}));
+  EXPECT_EQ(
+      due_flows(
+          s, {{"a", P::Completed}, {"b", P::Completed}, {"c", P::Completed}, {"e", P::Completed}}),
+      (std::vector<std::string>{"d"}));
+}
+
+TEST(FlowDag, AJobThatExistsIsNeverDueAgain) {
+  auto s = example();
+  EXPECT_TRUE(due_flows(s, {{"a", P::Failed},
+                            {"b", P::Completed},
+                            {"c", P::Completed},
+                            {"d", P::Running},
+                            {"e", P::Pending}})
+                  .empty());
+}
+
+TEST(FlowDag, NothingDownstreamOfAFailedOrTerminatedJobIsEverDue) {
+  auto s = example();
+  EXPECT_EQ(due_flows(s, {{"a", P::Failed}, {"b", P::Completed}}), (std::vector<std::string>{}));
+  EXPECT_EQ(due_flows(s, {{"a", P::Completed}, {"b", P::Terminated}}),
+            (std::vector<std::string>{"e"}));
+}
+
+TEST(FlowDag, EachJobIsListedUnderItsPhase) {
+  JobFlowStatus st;
+  st.unknown_jobs = {"stale"};
+  fill_job_lists(example(),
+                 {{"a", P::Completed},
+                  {"b", P::Failed},
+                  {"c", P::Running},
+                  {"d", P::Restarting},
+                  {"e", P::Terminated}},
+                 st);
+  EXPECT_EQ(st.completed_jobs, std::vector<std::string>{"ml-a"});
+  EXPECT_EQ(st.failed_jobs, std::vector<std::string>{"ml-b"});
+  EXPECT_EQ(st.running_jobs, std::vector<std::string>{"ml-c"});
+  EXPECT_EQ(st.unknown_jobs, std::vector<std::string>{"ml-d"});
+  EXPECT_EQ(st.terminated_jobs, std::vector<std::string>{"ml-e"});
+  EXPECT_TRUE(st.pending_jobs.empty());
+}
+
+TEST(FlowDag, Pending_to_Running_WhenAJobRunsAndNoneFailed) {
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {{"a", P::Running}, {"b", P::Pending}}),
+            FlowPhase::Running);
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {{"a", P::Completed}}), FlowPhase::Running);
+}
+
+TEST(FlowDag, Pending_StaysWhileEveryJobIsPending) {
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {{"a", P::Pending}, {"b", P::Pending}}),
+            FlowPhase::Pending);
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {}), FlowPhase::Pending);
+}
+
+TEST(FlowDag, Pending_to_Failed_WhenAJobFailedOrWasTerminated) {
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {{"a", P::Running}, {"b", P::Failed}}),
+            FlowPhase::Failed);
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), {{"a", P::Terminated}}), FlowPhase::Failed);
+}
+
+TEST(FlowDag, Running_to_Succeed_WhenEveryEntrysJobCompleted) {
+  FlowJobs all;
+  for (const auto& f : example().flows) all[f.name] = P::Completed;
+  EXPECT_EQ(next_phase(FlowPhase::Running, example(), all), FlowPhase::Succeed);
+  all.erase("d");
+  EXPECT_EQ(next_phase(FlowPhase::Running, example(), all), FlowPhase::Running)
+      << "d is not even created yet";
+}
+
+TEST(FlowDag, Running_to_Failed_WhenAJobFailed) {
+  EXPECT_EQ(next_phase(FlowPhase::Running, example(), {{"a", P::Completed}, {"b", P::Failed}}),
+            FlowPhase::Failed);
+}
+
+TEST(FlowDag, Running_to_Failed_WhenAJobWasTerminated) {
+  // Volcano leaves such a flow Running for good (volcano#4134, #4442).
+  EXPECT_EQ(next_phase(FlowPhase::Running, example(), {{"a", P::Completed}, {"b", P::Terminated}}),
+            FlowPhase::Failed);
+}
+
+TEST(FlowDag, Pending_to_Succeed_InOneLookWhenEverythingCompletedBetweenTwo) {
+  FlowJobs all;
+  for (const auto& f : example().flows) all[f.name] = P::Completed;
+  EXPECT_EQ(next_phase(FlowPhase::Pending, example(), all), FlowPhase::Succeed);
+}
+
+TEST(FlowDag, SucceedFailedAndTerminatingAreFinal) {
+  FlowJobs running{{"a", P::Running}};
+  for (auto p : {FlowPhase::Succeed, FlowPhase::Failed, FlowPhase::Terminating})
+    EXPECT_EQ(next_phase(p, example(), running), p) << to_string(p);
+}
+
+TEST(FlowDag, PhaseNamesRoundTrip) {
+  for (auto p : {FlowPhase::Pending, FlowPhase::Running, FlowPhase::Succeed, FlowPhase::Failed,
+                 FlowPhase::Terminating})
+    EXPECT_EQ(parse_flow_phase(to_string(p)), p);
+  EXPECT_FALSE(parse_flow_phase("Completed"));
+}
+
+}  // namespace
+}  // namespace caldera
