@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
 
   auto* submit_cmd = app.add_subcommand(
       "submit", "submit Job, JobTemplate and JobFlow documents from a YAML file");
+  submit_cmd->alias("create");  // kubectl create -f
   submit_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
   choose(submit_cmd, "submit", kNameFormat, [&] { return submit(g, file); });
 

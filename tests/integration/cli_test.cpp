@@ -103,6 +103,12 @@ TEST_F(Cli, SubmitWithNamespaceFlagRefusesADocumentOfAnotherNamespace) {
   EXPECT_EQ(node.cli({"get", "jobs", "-A", "-o", "name"}).out, "");  // all or nothing
 }
 
+TEST_F(Cli, CreateIsSubmitAsKubectlUsersTypeIt) {
+  auto r = node.cli({"create", "-f", "-"}, job_yaml("made", "true"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(node.cli({"get", "jobs", "-o", "name"}).out, "job.batch.volcano.sh/made\n");
+}
+
 // ---- 2. output formats ----
 
 TEST_F(Cli, UnknownOutputFormatsAreErrorsAndNameIsKubectls) {
