@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
   choose(add_get("nodes", "node", "cluster nodes", false), "get", kGetFormats,
          [&] { return get_nodes(g); });
 
-  auto* desc = app.add_subcommand("describe", "show a job (with its pods) or a pod in detail");
+  auto* desc =
+      app.add_subcommand("describe", "show a job (with its pods), a pod or a jobflow in detail");
   desc->require_subcommand(1);
   auto* desc_job = desc->add_subcommand("job", "a Volcano job");
   desc_job->add_option("name", name)->required();
@@ -155,14 +156,21 @@ int main(int argc, char** argv) {
   auto* desc_pod = desc->add_subcommand("pod", "a pod of a job");
   desc_pod->add_option("name", name)->required();
   choose(desc_pod, "describe", {}, [&] { return describe_pod(g, name); });
+  auto* desc_flow = desc->add_subcommand("jobflow", "a Volcano JobFlow and its DAG");
+  desc_flow->add_option("name", name)->required();
+  choose(desc_flow, "describe", {}, [&] { return describe_flow(g, name); });
 
-  auto* wait = app.add_subcommand("wait", "wait until a job reaches a phase");
+  auto* wait = app.add_subcommand("wait", "wait until a job or jobflow reaches a phase");
   wait->require_subcommand(1);
   wait->add_option("--for", condition, "phase=PHASE")->required();
   wait->add_option("--timeout", timeout, "how long to wait (default 30s)");
   auto* wait_cmd = wait->add_subcommand("job", "a Volcano job");
   wait_cmd->add_option("name", name)->required();
   choose(wait_cmd, "wait", kNameFormat, [&] { return wait_job(g, name, condition, timeout); });
+  auto* wait_flow_cmd = wait->add_subcommand("jobflow", "a Volcano JobFlow");
+  wait_flow_cmd->add_option("name", name)->required();
+  choose(wait_flow_cmd, "wait", kNameFormat,
+         [&] { return wait_flow(g, name, condition, timeout); });
 
   auto* logs_cmd = app.add_subcommand("logs", "print a pod's output (stdout and stderr)");
   logs_cmd->add_option("pod", name)->required();

@@ -486,10 +486,23 @@ nlohmann::json flow_to_json(const JobFlow& f) {
   json flows = json::array();
   for (const auto& flow : f.spec.flows) {
     json j{{"name", flow.name}};
-    if (flow.depends_on) j["dependsOn"] = {{"targets", flow.depends_on->targets}};
+    if (flow.depends_on) {
+      j["dependsOn"] = {{"targets", flow.depends_on->targets}};
+      if (!flow.depends_on->probe.empty()) {
+        json list = json::array();
+        for (const auto& p : flow.depends_on->probe)
+          list.push_back({{"taskName", p.task_name}, {"phase", p.phase}});
+        j["dependsOn"]["probe"] = {{"taskStatusList", std::move(list)}};
+      }
+    }
+    if (flow.retry > 0) j["retry"] = flow.retry;
     flows.push_back(std::move(j));
   }
-  json status{{"state", {{"phase", f.status.phase}}}};
+  json state{{"phase", f.status.phase}};
+  if (!f.status.reason.empty()) state["reason"] = f.status.reason;
+  if (!f.status.message.empty()) state["message"] = f.status.message;
+  set_if_time(state, "lastTransitionTime", f.status.last_transition_ms);
+  json status{{"state", std::move(state)}};
   const std::array<std::pair<const char*, const std::vector<std::string>*>, 6> lists{
       {{"pendingJobs", &f.status.pending_jobs},
        {"runningJobs", &f.status.running_jobs},
@@ -499,6 +512,38 @@ nlohmann::json flow_to_json(const JobFlow& f) {
        {"unKnowJobs", &f.status.unknown_jobs}}};
   for (const auto& [key, names] : lists)
     if (!names->empty()) status[key] = *names;
+  if (!f.status.job_status_list.empty()) {
+    json list = json::array();
+    for (const auto& j : f.status.job_status_list) {
+      json line{{"name", j.name}, {"state", j.state}, {"restartCount", j.restart_count}};
+      set_if_time(line, "startTimestamp", j.start_ms);
+      set_if_time(line, "endTimestamp", j.end_ms);
+      json histories = json::array();
+      for (const auto& h : j.running_histories) {
+        json hj{{"state", h.state}};
+        set_if_time(hj, "startTimestamp", h.start_ms);
+        set_if_time(hj, "endTimestamp", h.end_ms);
+        histories.push_back(std::move(hj));
+      }
+      line["runningHistories"] = std::move(histories);
+      list.push_back(std::move(line));
+    }
+    status["jobStatusList"] = std::move(list);
+  }
+  if (!f.status.conditions.empty()) {
+    json conditions = json::object();
+    for (const auto& [job, c] : f.status.conditions) {
+      json cj{{"phase", c.phase}};
+      set_if_time(cj, "createTimestamp", c.create_ms);
+      if (c.running_duration_ms > 0) cj["runningDuration"] = format_duration(c.running_duration_ms);
+      json counts = json::object();
+      for (const auto& [task, count] : c.task_status_count)
+        counts[task] = task_count_to_json(count);
+      cj["taskStatusCount"] = std::move(counts);
+      conditions[job] = std::move(cj);
+    }
+    status["conditions"] = std::move(conditions);
+  }
   return {{"apiVersion", kFlowApiVersion},
           {"kind", "JobFlow"},
           {"metadata", metadata_to_json(f.spec, f.uid, f.created_ms)},
@@ -694,6 +739,88 @@ std::string format_fields(const Fields& fields) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each entry's depth in the DAG: 0 without targets, else one more than its deepest target.
+// Admission refuses cycles; a depth is capped all the same, so a bad record cannot loop.
+std::map<std::string, int> flow_depths(const JobFlowSpec& spec) {
+  std::map<std::string, int> depth;
+  for (const auto& f : spec.flows) depth[f.name] = 0;
+  for (size_t round = 0; round < spec.flows.size(); ++round)
+    for (const auto& f : spec.flows)
+      if (f.depends_on)
+        for (const auto& t : f.depends_on->targets)
+          if (depth.count(t)) depth[f.name] = std::max(depth[f.name], depth[t] + 1);
+  return depth;
+}
+
+std::string histories_text(const FlowJobStatus& line, int64_t now_ms) {
+  std::string out;
+  for (const auto& h : line.running_histories) {
+    if (!out.empty()) out += " -> ";
+    out += h.state;
+    if (h.end_ms > 0)
+      out += " " + format_duration(h.end_ms - h.start_ms);
+    else if (!is_finished(parse_job_phase(h.state).value_or(JobPhase::Pending)))
+      out += " " + format_duration(now_ms - h.start_ms) + "+";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_flow(const JobFlow& flow, int64_t now_ms) {
+  const auto& st = flow.status;
+  Fields fields{{"Name", flow.spec.name},
+                {"Namespace", flow.spec.namespace_},
+                {"UID", flow.uid},
+                {"Created", flow.created_ms > 0
+                                ? fmt::format("{} ({} ago)", format_timestamp(flow.created_ms),
+                                              format_age(now_ms - flow.created_ms))
+                                : "<unknown>"},
+                {"Job Retain Policy", flow.spec.job_retain_policy},
+                {"Phase", st.phase}};
+  if (!st.reason.empty()) fields.emplace_back("Reason", st.reason);
+  if (!st.message.empty()) fields.emplace_back("Message", st.message);
+  std::string out = format_fields(fields);
+
+  // The DAG, one entry per line in depth order, each under the entries it waits for.
+  out += "DAG:\n";
+  auto depth = flow_depths(flow.spec);
+  std::vector<const Flow*> order;
+  for (const auto& f : flow.spec.flows) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const Flow* a, const Flow* b) { return depth[a->name] < depth[b->name]; });
+  std::vector<Row> rows{{"FLOW", "AFTER", "JOB", "PHASE", "STARTED", "ENDED", "RETRIES"}};
+  for (const Flow* f : order) {
+    const auto job = flow_job_name(flow.spec.name, f->name);
+    std::string after = "-";
+    if (f->depends_on && !f->depends_on->targets.empty()) {
+      after.clear();
+      for (const auto& t : f->depends_on->targets) after += (after.empty() ? "" : ",") + t;
+      if (!f->depends_on->probe.empty()) after += " (probe)";
+    }
+    const FlowJobStatus* line = nullptr;
+    for (const auto& l : st.job_status_list)
+      if (l.name == job) line = &l;
+    rows.push_back({std::string(static_cast<size_t>(2 * depth[f->name]), ' ') + f->name, after, job,
+                    line ? line->state : "<not created>",
+                    line && line->start_ms > 0 ? format_timestamp(line->start_ms) : "-",
+                    line && line->end_ms > 0 ? format_timestamp(line->end_ms) : "-",
+                    line ? std::to_string(line->restart_count) + "/" + std::to_string(f->retry)
+                         : "0/" + std::to_string(f->retry)});
+  }
+  out += format_table(rows, 2);
+
+  out += "Histories:\n";
+  if (st.job_status_list.empty()) out += "  <none>\n";
+  std::vector<Row> hist;
+  for (const auto& line : st.job_status_list)
+    hist.push_back({line.name + ":", histories_text(line, now_ms)});
+  out += format_table(hist, 2);
+  return out;
+}
 
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms) {
   const JobSpec& spec = job.spec;

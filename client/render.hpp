@@ -43,6 +43,9 @@ std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t no
 // `kubectl describe`-style text of a job and its pods, and of one pod.
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms);
 std::string describe_pod(const Pod& pod, int64_t now_ms);
+// A JobFlow: its phase, its DAG in depth order with each job's phase and times, and every job's
+// running histories.
+std::string describe_flow(const JobFlow& flow, int64_t now_ms);
 
 // The last `n` lines of `text` (kubectl logs --tail): a final line without its newline counts.
 std::string last_lines(std::string_view text, int64_t n);

@@ -200,13 +200,20 @@ struct JobTemplate {
   spec @2 :JobSpec;              # name and namespace are the template's
 }
 
+struct TaskProbe {
+  taskName @0 :Text;
+  phase @1 :Text;                # "Running" | "Succeeded"
+}
+
 struct FlowDependsOn {
   targets @0 :List(Text);        # names of other flows of the same JobFlow
+  probe @1 :List(TaskProbe);     # empty: each target's job must complete
 }
 
 struct Flow {
   name @0 :Text;                 # also the JobTemplate it runs; its job is "<jobflow>-<name>"
   dependsOn @1 :FlowDependsOn;   # absent: none
+  retry @2 :Int32;               # a Failed job is created again up to this many times
 }
 
 struct JobFlowSpec {
@@ -226,6 +233,32 @@ struct JobFlowStatus {
   failedJobs @4 :List(Text);
   terminatedJobs @5 :List(Text);
   unknownJobs @6 :List(Text);
+  jobStatusList @7 :List(FlowJobStatus);
+  conditions @8 :List(FlowJobCondition);
+}
+
+struct JobRunningHistory {
+  state @0 :Text;
+  startMs @1 :Int64;
+  endMs @2 :Int64;               # 0: still in that phase
+}
+
+struct FlowJobStatus {
+  name @0 :Text;
+  uid @1 :Text;
+  state @2 :Text;
+  startMs @3 :Int64;
+  endMs @4 :Int64;
+  restartCount @5 :Int32;
+  runningHistories @6 :List(JobRunningHistory);
+}
+
+struct FlowJobCondition {
+  job @0 :Text;                  # the job's name
+  phase @1 :Text;
+  createMs @2 :Int64;
+  runningDurationMs @3 :Int64;
+  taskStatusCount @4 :List(TaskStatusCount);
 }
 
 struct JobFlow {

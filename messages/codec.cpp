@@ -294,6 +294,33 @@ JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& p
   return s;
 }
 
+namespace {
+
+void encode_task_counts(const std::map<std::string, TaskStatusCount>& in,
+                        capnp::List<api::TaskStatusCount>::Builder out) {
+  capnp::uint i = 0;
+  for (const auto& [name, c] : in) {
+    auto b = out[i++];
+    b.setName(text(name));
+    b.setPending(c.pending);
+    b.setRunning(c.running);
+    b.setSucceeded(c.succeeded);
+    b.setFailed(c.failed);
+    b.setUnknown(c.unknown);
+  }
+}
+
+std::map<std::string, TaskStatusCount> decode_task_counts(
+    capnp::List<api::TaskStatusCount>::Reader in) {
+  std::map<std::string, TaskStatusCount> out;
+  for (auto c : in)
+    out[str(c.getName())] = {c.getPending(), c.getRunning(), c.getSucceeded(), c.getFailed(),
+                             c.getUnknown()};
+  return out;
+}
+
+}  // namespace
+
 void encode(const JobStatus& in, api::JobStatus::Builder out) {
   auto state = out.initState();
   state.setPhase(text(to_string(in.state.phase)));
@@ -309,17 +336,7 @@ void encode(const JobStatus& in, api::JobStatus::Builder out) {
   out.setUnknown(in.unknown);
   out.setVersion(in.version);
   out.setRetryCount(in.retry_count);
-  auto counts = out.initTaskStatusCount(in.task_status_count.size());
-  capnp::uint i = 0;
-  for (const auto& [name, c] : in.task_status_count) {
-    auto b = counts[i++];
-    b.setName(text(name));
-    b.setPending(c.pending);
-    b.setRunning(c.running);
-    b.setSucceeded(c.succeeded);
-    b.setFailed(c.failed);
-    b.setUnknown(c.unknown);
-  }
+  encode_task_counts(in.task_status_count, out.initTaskStatusCount(in.task_status_count.size()));
   auto conditions = out.initConditions(in.conditions.size());
   for (capnp::uint j = 0; j < in.conditions.size(); ++j) {
     conditions[j].setStatus(text(to_string(in.conditions[j].status)));
@@ -344,9 +361,7 @@ JobStatus decode(api::JobStatus::Reader in) {
   s.unknown = in.getUnknown();
   s.version = in.getVersion();
   s.retry_count = in.getRetryCount();
-  for (auto c : in.getTaskStatusCount())
-    s.task_status_count[str(c.getName())] = {c.getPending(), c.getRunning(), c.getSucceeded(),
-                                             c.getFailed(), c.getUnknown()};
+  s.task_status_count = decode_task_counts(in.getTaskStatusCount());
   for (auto c : in.getConditions())
     s.conditions.push_back(
         {parse_job_phase(str(c.getStatus())).value_or(JobPhase::Pending), c.getLastTransitionMs()});
@@ -490,8 +505,16 @@ void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out) {
   auto flows = out.initFlows(in.flows.size());
   for (capnp::uint i = 0; i < in.flows.size(); ++i) {
     flows[i].setName(text(in.flows[i].name));
-    if (const auto& dep = in.flows[i].depends_on)
-      encode_strings(dep->targets, flows[i].initDependsOn().initTargets(dep->targets.size()));
+    if (const auto& dep = in.flows[i].depends_on) {
+      auto d = flows[i].initDependsOn();
+      encode_strings(dep->targets, d.initTargets(dep->targets.size()));
+      auto probes = d.initProbe(dep->probe.size());
+      for (capnp::uint j = 0; j < dep->probe.size(); ++j) {
+        probes[j].setTaskName(text(dep->probe[j].task_name));
+        probes[j].setPhase(text(dep->probe[j].phase));
+      }
+    }
+    flows[i].setRetry(in.flows[i].retry);
   }
   out.setJobRetainPolicy(text(in.job_retain_policy));
 }
@@ -503,9 +526,13 @@ JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags) {
   s.labels = decode_unique_map(in.getLabels(), diags, "metadata.labels");
   s.annotations = decode_unique_map(in.getAnnotations(), diags, "metadata.annotations");
   for (auto f : in.getFlows()) {
-    Flow flow{str(f.getName()), std::nullopt};
-    if (f.hasDependsOn())
-      flow.depends_on = FlowDependsOn{decode_strings(f.getDependsOn().getTargets())};
+    Flow flow{str(f.getName()), std::nullopt, f.getRetry()};
+    if (f.hasDependsOn()) {
+      auto d = f.getDependsOn();
+      flow.depends_on = FlowDependsOn{decode_strings(d.getTargets()), {}};
+      for (auto p : d.getProbe())
+        flow.depends_on->probe.push_back({str(p.getTaskName()), str(p.getPhase())});
+    }
     s.flows.push_back(std::move(flow));
   }
   s.job_retain_policy = str(in.getJobRetainPolicy());
@@ -513,13 +540,45 @@ JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags) {
 }
 
 void encode(const JobFlowStatus& in, api::JobFlowStatus::Builder out) {
-  out.initState().setPhase(text(in.phase));
+  auto state = out.initState();
+  state.setPhase(text(in.phase));
+  state.setReason(text(in.reason));
+  state.setMessage(text(in.message));
+  state.setLastTransitionMs(in.last_transition_ms);
   encode_strings(in.pending_jobs, out.initPendingJobs(in.pending_jobs.size()));
   encode_strings(in.running_jobs, out.initRunningJobs(in.running_jobs.size()));
   encode_strings(in.completed_jobs, out.initCompletedJobs(in.completed_jobs.size()));
   encode_strings(in.failed_jobs, out.initFailedJobs(in.failed_jobs.size()));
   encode_strings(in.terminated_jobs, out.initTerminatedJobs(in.terminated_jobs.size()));
   encode_strings(in.unknown_jobs, out.initUnknownJobs(in.unknown_jobs.size()));
+  auto list = out.initJobStatusList(in.job_status_list.size());
+  for (capnp::uint i = 0; i < in.job_status_list.size(); ++i) {
+    const auto& j = in.job_status_list[i];
+    auto b = list[i];
+    b.setName(text(j.name));
+    b.setUid(text(j.uid));
+    b.setState(text(j.state));
+    b.setStartMs(j.start_ms);
+    b.setEndMs(j.end_ms);
+    b.setRestartCount(j.restart_count);
+    auto hist = b.initRunningHistories(j.running_histories.size());
+    for (capnp::uint h = 0; h < j.running_histories.size(); ++h) {
+      hist[h].setState(text(j.running_histories[h].state));
+      hist[h].setStartMs(j.running_histories[h].start_ms);
+      hist[h].setEndMs(j.running_histories[h].end_ms);
+    }
+  }
+  auto conditions = out.initConditions(in.conditions.size());
+  capnp::uint c = 0;
+  for (const auto& [job, cond] : in.conditions) {
+    auto b = conditions[c++];
+    b.setJob(text(job));
+    b.setPhase(text(cond.phase));
+    b.setCreateMs(cond.create_ms);
+    b.setRunningDurationMs(cond.running_duration_ms);
+    encode_task_counts(cond.task_status_count,
+                       b.initTaskStatusCount(cond.task_status_count.size()));
+  }
 }
 
 JobFlowStatus decode(api::JobFlowStatus::Reader in) {
@@ -531,6 +590,24 @@ JobFlowStatus decode(api::JobFlowStatus::Reader in) {
   s.failed_jobs = decode_strings(in.getFailedJobs());
   s.terminated_jobs = decode_strings(in.getTerminatedJobs());
   s.unknown_jobs = decode_strings(in.getUnknownJobs());
+  s.reason = str(in.getState().getReason());
+  s.message = str(in.getState().getMessage());
+  s.last_transition_ms = in.getState().getLastTransitionMs();
+  for (auto j : in.getJobStatusList()) {
+    FlowJobStatus out{str(j.getName()),
+                      str(j.getUid()),
+                      str(j.getState()),
+                      j.getStartMs(),
+                      j.getEndMs(),
+                      j.getRestartCount(),
+                      {}};
+    for (auto h : j.getRunningHistories())
+      out.running_histories.push_back({str(h.getState()), h.getStartMs(), h.getEndMs()});
+    s.job_status_list.push_back(std::move(out));
+  }
+  for (auto c : in.getConditions())
+    s.conditions[str(c.getJob())] = {str(c.getPhase()), c.getCreateMs(), c.getRunningDurationMs(),
+                                     decode_task_counts(c.getTaskStatusCount())};
   return s;
 }
 

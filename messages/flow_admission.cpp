@@ -11,6 +11,8 @@ namespace {
 
 // A job name is a DNS-1123 label, as the pods' hostnames derive from it.
 constexpr size_t kMaxJobNameLength = 63;
+// Each retry creates a whole job again; a bound keeps a broken template from churning forever.
+constexpr int32_t kMaxFlowRetry = 100;
 
 std::string flow_path(size_t i) {
   return "spec.flows[" + std::to_string(i) + "]";
@@ -32,6 +34,10 @@ void check_flow_names(const JobFlowSpec& spec, bool flow_name_ok,
     if (flow_name_ok && job.size() > kMaxJobNameLength)
       d.error(path, "the flow's job name \"" + job + "\" would be " + std::to_string(job.size()) +
                         " characters; a job name has at most " + std::to_string(kMaxJobNameLength));
+    if (spec.flows[i].retry < 0 || spec.flows[i].retry > kMaxFlowRetry)
+      d.error(flow_path(i) + ".retry", "retry must be between 0 and " +
+                                           std::to_string(kMaxFlowRetry) + ", not " +
+                                           std::to_string(spec.flows[i].retry));
     if (template_exists && !template_exists(spec.namespace_, name))
       d.warn(path, "JobTemplate " + name + " does not exist yet in namespace " + spec.namespace_ +
                        "; the flow waits for it");
@@ -56,6 +62,21 @@ void check_flow_dependencies(const JobFlowSpec& spec, Diagnostics& d) {
       else
         edges[i].push_back(it->second);
     }
+  }
+  for (size_t i = 0; i < spec.flows.size(); ++i) {
+    const auto& dep = spec.flows[i].depends_on;
+    if (!dep) continue;
+    for (size_t k = 0; k < dep->probe.size(); ++k) {
+      const auto& p = dep->probe[k];
+      const std::string path =
+          flow_path(i) + ".dependsOn.probe.taskStatusList[" + std::to_string(k) + "]";
+      if (p.task_name.empty()) d.error(path + ".taskName", "taskName is required");
+      if (p.phase != "Running" && p.phase != "Succeeded")
+        d.error(path + ".phase", "phase \"" + p.phase +
+                                     "\" is not supported; a probe waits for Running or Succeeded");
+    }
+    if (!dep->probe.empty() && dep->targets.empty())
+      d.error(flow_path(i) + ".dependsOn.probe", "a probe needs targets to probe");
   }
   for (const auto& cycle : find_cycles(edges)) {
     std::string text;

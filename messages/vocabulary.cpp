@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "messages/diagnostic.hpp"
+#include "messages/job_flow.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/job_status.hpp"
 #include "messages/lifecycle.hpp"
@@ -78,22 +79,52 @@ constexpr std::array<std::pair<ContainerState, std::string_view>, 3> kContainerS
     {ContainerState::Terminated, "Terminated"},
 }};
 
+constexpr std::array<std::pair<FlowPhase, std::string_view>, 5> kFlowPhases{{
+    {FlowPhase::Pending, "Pending"},
+    {FlowPhase::Running, "Running"},
+    {FlowPhase::Succeed, "Succeed"},
+    {FlowPhase::Failed, "Failed"},
+    {FlowPhase::Terminating, "Terminating"},
+}};
+
 }  // namespace
 
-std::string_view to_string(Event e) { return name_of(kEvents, e); }
-std::string_view to_string(Action a) { return name_of(kActions, a); }
-std::string_view to_string(JobPhase p) { return name_of(kJobPhases, p); }
-std::string_view to_string(PodPhase p) { return name_of(kPodPhases, p); }
-std::string_view to_string(ContainerState s) { return name_of(kContainerStates, s); }
+std::string_view to_string(FlowPhase p) {
+  return name_of(kFlowPhases, p);
+}
+std::optional<FlowPhase> parse_flow_phase(std::string_view s) {
+  return value_of(kFlowPhases, s);
+}
+std::string_view to_string(Event e) {
+  return name_of(kEvents, e);
+}
+std::string_view to_string(Action a) {
+  return name_of(kActions, a);
+}
+std::string_view to_string(JobPhase p) {
+  return name_of(kJobPhases, p);
+}
+std::string_view to_string(PodPhase p) {
+  return name_of(kPodPhases, p);
+}
+std::string_view to_string(ContainerState s) {
+  return name_of(kContainerStates, s);
+}
 
 std::optional<Event> parse_event(std::string_view s) {
   if (s == "Any") return Event::Any;  // Volcano's constant name for "*"
   if (s == "JobUnknown") return Event::JobUnknown;
   return value_of(kEvents, s);
 }
-std::optional<Action> parse_action(std::string_view s) { return value_of(kActions, s); }
-std::optional<JobPhase> parse_job_phase(std::string_view s) { return value_of(kJobPhases, s); }
-std::optional<PodPhase> parse_pod_phase(std::string_view s) { return value_of(kPodPhases, s); }
+std::optional<Action> parse_action(std::string_view s) {
+  return value_of(kActions, s);
+}
+std::optional<JobPhase> parse_job_phase(std::string_view s) {
+  return value_of(kJobPhases, s);
+}
+std::optional<PodPhase> parse_pod_phase(std::string_view s) {
+  return value_of(kPodPhases, s);
+}
 std::optional<ContainerState> parse_container_state(std::string_view s) {
   return value_of(kContainerStates, s);
 }
@@ -132,6 +163,8 @@ int32_t JobSpec::effective_min_available() const {
   return min_available ? *min_available : total_replicas();
 }
 
-int32_t JobSpec::effective_max_retry() const { return max_retry ? *max_retry : 3; }
+int32_t JobSpec::effective_max_retry() const {
+  return max_retry ? *max_retry : 3;
+}
 
 }  // namespace caldera

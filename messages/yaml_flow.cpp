@@ -3,14 +3,36 @@
 namespace caldera {
 namespace {
 
+// Volcano's probe: only taskStatusList runs here; HTTP and TCP probes are warned about.
+void read_probe(YamlContext& ctx, const YamlNode& node, const std::string& path,
+                std::vector<TaskProbe>& out) {
+  MapReader m(ctx, node, path);
+  if (auto n = m.get("taskStatusList")) {
+    const auto list_path = m.path("taskStatusList");
+    if (auto items = read_sequence(ctx, *n, list_path))
+      for (size_t i = 0; i < items->size(); ++i) {
+        TaskProbe p;
+        MapReader t(ctx, (*items)[i], index_path(list_path, i));
+        t.str("taskName", p.task_name);
+        t.str("phase", p.phase);
+        t.warn_unknown();
+        out.push_back(std::move(p));
+      }
+  }
+  for (const char* kind : {"httpGetList", "tcpSocketList"})
+    if (m.get(kind))
+      ctx.warn(m.path(kind), std::string(kind) +
+                                 " probes are not supported by caldera, ignored: only "
+                                 "taskStatusList probes run");
+  m.warn_unknown();
+}
+
 FlowDependsOn read_flow_depends_on(YamlContext& ctx, const YamlNode& node,
                                    const std::string& path) {
   FlowDependsOn d;
   MapReader m(ctx, node, path);
   m.strings("targets", d.targets);
-  if (m.get("probe"))
-    ctx.warn(m.path("probe"),
-             "probes are not supported by caldera, ignored: a flow waits for its targets' jobs");
+  if (auto n = m.get("probe")) read_probe(ctx, *n, m.path("probe"), d.probe);
   m.warn_unknown();
   return d;
 }
@@ -21,6 +43,7 @@ Flow read_flow(YamlContext& ctx, const YamlNode& node, const std::string& path) 
   m.str("name", f.name);
   if (auto n = m.get("dependsOn"))
     f.depends_on = read_flow_depends_on(ctx, *n, m.path("dependsOn"));
+  m.i32("retry", f.retry);
   if (m.get("patch"))
     ctx.warn(m.path("patch"),
              "patch is not supported by caldera, ignored: the template runs as is");

@@ -18,6 +18,8 @@
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_actor.hpp"
 #include "actors/job/job_record.hpp"
+#include "actors/jobflow/core/flow_job.hpp"
+#include "actors/jobflow/flow_actor.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
 #include "actors/uid.hpp"
@@ -38,6 +40,10 @@ struct JobEntry {
   protocol::job actor;
   std::string record;  // the latest durable job row (no pods); empty until the job is accepted
   bool deleting = false;
+  std::string uid;
+  int64_t created_ms = 0;
+  std::string owner;      // the key of the JobFlow that created it; empty: a client did
+  std::string owner_uid;  // that flow's uid
 };
 
 // What admission needs of a node: the membership actor tells every change.
@@ -51,6 +57,7 @@ struct DirectoryState {
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
   FlowRegistry registry;                                                // JobTemplates and JobFlows
+  std::map<std::string, protocol::jobflow> flow_actors;                 // by JobFlow key
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
   static inline const char* name = "job_directory";
@@ -67,9 +74,19 @@ std::string ns_or_default(capnp::Text::Reader t) {
   return t.size() == 0 ? std::string("default") : std::string(t.cStr());
 }
 
-JobActorEnv job_env(DirSelf* self) {
+JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
   return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
-          self->state.env.timer, self->state.env.membership};
+          self->state.env.timer, self->state.env.membership,        std::move(owner)};
+}
+
+// The flow actor that created a job of this spec, if that flow (by uid) still exists.
+std::pair<std::string, protocol::jobflow> owner_of(DirectoryState& st, const JobSpec& spec) {
+  auto key = owner_flow_key(spec);
+  if (!key) return {};
+  const auto* flow = st.registry.flows.find(*key);
+  auto actor = st.flow_actors.find(*key);
+  if (!flow || actor == st.flow_actors.end() || !created_by(spec, *flow)) return {};
+  return {*key, actor->second};
 }
 
 ResourceList largest_node(const DirectoryState& st) {
@@ -103,7 +120,40 @@ void commit_then(DirSelf* self, std::vector<Write> writes,
   });
 }
 
+// ---- creating jobs: the one path for a client's jobs and a flow's ----
+
+// Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
+// Returns the new job's uid.
+std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std::string&)> done) {
+  auto& st = self->state;
+  auto key = spec.key();
+  auto uid = random_uid();
+  const auto created = now_ms();
+  auto [owner_key, owner] = owner_of(st, spec);
+  std::string owner_uid = owner ? spec.annotations[kJobFlowUid] : std::string();
+  auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
+  auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
+  st.jobs[key] = JobEntry{actor, {}, false, uid, created, owner_key, owner_uid};
+  // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
+  self->request(actor, caf::infinite, create_atom::value)
+      .then(
+          [done, key](caf::ok_atom) {
+            spdlog::info("job={} accepted", key);
+            done("");
+          },
+          [self, done, key](caf::error& err) {
+            self->state.jobs.erase(key);
+            done("job " + key + " was not stored: " + self->system().render(err));
+          });
+  return uid;
+}
+
 // ---- submit ----
+
+void start_flow(DirSelf* self, const JobFlow& flow) {
+  self->state.flow_actors[flow.spec.key()] = spawn_flow_actor(
+      self->system(), flow, FlowActorEnv{self->state.env.store, caf::actor_cast<caf::actor>(self)});
+}
 
 // Stores a submission's templates and flows in one commit; they join the registry once durable.
 void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<JobFlow> flows,
@@ -128,12 +178,17 @@ void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<
           reg.templates.durable[key] = std::move(t);
           spdlog::info("jobtemplate={} accepted", key);
         }
+        // A flow waiting for a template looks again.
+        if (error.empty() && !templates.empty())
+          for (const auto& [key, actor] : self->state.flow_actors)
+            self->send(actor, sync_atom::value);
         for (auto& f : flows) {
           auto key = f.spec.key();
           reg.flows.creating.erase(key);
           if (!error.empty()) continue;
-          reg.flows.durable[key] = std::move(f);
           spdlog::info("jobflow={} accepted", key);
+          start_flow(self, f);
+          reg.flows.durable[key] = std::move(f);
         }
         if (!error.empty())
           pending->failures.push_back("JobTemplates and JobFlows were not stored: " + error);
@@ -165,10 +220,6 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
   }
   std::vector<JobFlow> flows;
   for (auto& f : docs.flows) {
-    diags.warn(prefixed(f.prefix, ""),
-               "JobFlow " + f.value.name +
-                   " is stored, but this version of caldera does not run flows yet: its jobs "
-                   "are not created");
     flows.push_back(JobFlow{random_uid(), now, std::move(f.value), {}});
     pending->created.push_back({f.document, "JobFlow", flows.back().spec.key(), flows.back().uid});
   }
@@ -187,24 +238,11 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
   // Jobs are accepted once each job actor says its record is durable.
   for (auto& j : docs.jobs) {
     auto key = j.value.key();
-    auto uid = random_uid();
-    auto model = new_job(std::move(j.value), uid, Clock{now_ms(), random_uid});
-    auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self));
-    st.jobs[key] = JobEntry{actor, {}};
+    auto uid = create_job(self, std::move(j.value), [pending](const std::string& error) {
+      if (!error.empty()) pending->failures.push_back(error);
+      pending->finish();
+    });
     pending->created.push_back({j.document, "Job", key, uid});
-    // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
-    self->request(actor, caf::infinite, create_atom::value)
-        .then(
-            [pending, key](caf::ok_atom) {
-              spdlog::info("job={} accepted", key);
-              pending->finish();
-            },
-            [self, pending, key](caf::error& err) {
-              self->state.jobs.erase(key);
-              pending->failures.push_back("job " + key +
-                                          " was not stored: " + self->system().render(err));
-              pending->finish();
-            });
   }
   return pending->rp;
 }
@@ -561,6 +599,119 @@ void delete_entry(DirSelf* self, const std::string& key,
           });
 }
 
+// Deletes every job the flow `flow_key` created; `done` gets "" once all are gone, or the first
+// error.
+void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
+                      std::function<void(const std::string&)> done) {
+  std::vector<std::string> keys;
+  for (const auto& [key, entry] : self->state.jobs)
+    if (entry.owner == flow_key) keys.push_back(key);
+  if (keys.empty()) {
+    done("");
+    return;
+  }
+  struct Left {
+    size_t count;
+    std::string error;
+  };
+  auto left = std::make_shared<Left>(Left{keys.size(), {}});
+  for (const auto& key : keys)
+    delete_entry(self, key, [left, done](const std::string& error) {
+      if (left->error.empty()) left->error = error;
+      if (--left->count == 0) done(left->error);
+    });
+}
+
+// A JobFlow's delete: its actor stops, its jobs go (whatever its jobRetainPolicy), then its
+// record.
+caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  auto key = ref_key(ref);
+  if (!self->state.registry.flows.find(key)) return not_found_response<JobFlow>(id, ref);
+  auto rp = self->make_response_promise<std::string>();
+  auto remove_record = [self, rp, id, key]() mutable {
+    delete_flow_jobs(self, key, [self, rp, id, key](const std::string& error) mutable {
+      if (!error.empty()) {
+        rp.deliver(error_response(id, Code::INTERNAL, "deleting the flow's jobs: " + error));
+        return;
+      }
+      commit_then(self, {Write{Family::Flows, key, std::nullopt}},
+                  [self, rp, id, key](const std::string& error) mutable {
+                    if (!error.empty()) {
+                      rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
+                      return;
+                    }
+                    if (self->state.registry.flows.durable.erase(key))
+                      spdlog::info("jobflow={} deleted", key);
+                    rp.deliver(ok_response(id));
+                  });
+    });
+  };
+  auto actor = self->state.flow_actors.find(key);
+  if (actor == self->state.flow_actors.end()) {
+    remove_record();
+    return rp;
+  }
+  // Its last write lands before its record is deleted: the flow answers once none is in flight.
+  auto handle = actor->second;
+  self->state.flow_actors.erase(actor);
+  self->request(handle, 30s, delete_atom::value)
+      .then([remove_record](caf::ok_atom) mutable { remove_record(); },
+            [remove_record](caf::error&) mutable { remove_record(); });
+  return rp;
+}
+
+using CreateReply = caf::result<std::string, int64_t, std::string, bool>;
+
+// A flow asks for its entry's job: (uid, created ms, "", false) once it is durable, or exists
+// already as this flow's; ("", 0, why, wait) when it cannot be created (wait: not yet, as
+// when its JobTemplate is missing).
+CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::string& flow_uid,
+                        const std::string& entry) {
+  auto& st = self->state;
+  const auto* flow = st.registry.flows.find(flow_key);
+  if (!flow || flow->uid != flow_uid)
+    return CreateReply(std::string(), int64_t{0}, std::string("the JobFlow no longer exists"),
+                       false);
+  const auto template_key = flow->spec.namespace_ + "/" + entry;
+  const auto* tmpl = st.registry.templates.find(template_key);
+  if (!tmpl)
+    return CreateReply(std::string(), int64_t{0},
+                       "JobTemplate " + entry + " not found in namespace " + flow->spec.namespace_,
+                       true);
+  auto spec = flow_job_spec(*flow, entry, *tmpl);
+  const auto key = spec.key();
+  if (auto it = st.jobs.find(key); it != st.jobs.end()) {
+    const auto& job = it->second;
+    if (job.owner != flow_key || job.owner_uid != flow_uid)
+      return CreateReply(std::string(), int64_t{0},
+                         "a job named " + spec.name + " exists and was not created by this JobFlow",
+                         false);
+    if (job.deleting)
+      return CreateReply(std::string(), int64_t{0}, "job " + spec.name + " is being deleted", true);
+    return CreateReply(job.uid, job.created_ms, std::string(), false);  // nothing twice
+  }
+  apply_defaults(spec);
+  Diagnostics diags;
+  admit(spec, AdmissionContext{largest_node(st)}, diags);
+  if (!diags.ok()) {
+    std::string why;
+    for (const auto& e : diags.errors)
+      why += (why.empty() ? "" : "; ") + (e.path.empty() ? "" : e.path + ": ") + e.message;
+    return CreateReply(std::string(), int64_t{0}, std::move(why), false);
+  }
+  auto rp = self->make_response_promise<std::string, int64_t, std::string, bool>();
+  auto uid = std::make_shared<std::string>();
+  auto created = now_ms();
+  *uid = create_job(self, std::move(spec), [rp, uid, created](const std::string& error) mutable {
+    if (error.empty())
+      rp.deliver(*uid, created, std::string(), false);
+    else
+      rp.deliver(std::string(), int64_t{0}, error, true);
+  });
+  if (auto it = st.jobs.find(key); it != st.jobs.end()) it->second.created_ms = created;
+  return rp;
+}
+
 caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   if (!find_job(self, ref)) return job_not_found(id, ref);
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
@@ -644,7 +795,7 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
       case api::Request::LIST_JOB_FLOWS:
         return list_response(id, self->state.registry.flows, req.getListJobFlows());
       case api::Request::DELETE_JOB_FLOW:
-        return delete_flow_object(self, id, req.getDeleteJobFlow(), self->state.registry.flows);
+        return delete_flow(self, id, req.getDeleteJobFlow());
       case api::Request::GET_JOB:
         return get_job(self, id, req.getGetJob());
       case api::Request::LIST_JOBS:
@@ -760,8 +911,13 @@ void recover_jobs(DirSelf* self) {
                      pod_resource_request(t));
     }
     auto record = encode_job_row(*model);
-    auto actor = spawn_job_actor(self->system(), std::move(*model), job_env(self));
-    st.jobs[k] = JobEntry{actor, std::move(record)};
+    auto [owner_key, owner] = owner_of(st, model->job.spec);
+    std::string owner_uid = owner ? model->job.spec.annotations[kJobFlowUid] : std::string();
+    JobEntry entry{{},        std::move(record), false, model->job.uid, model->job.created_ms,
+                   owner_key, owner_uid};
+    entry.actor = spawn_job_actor(self->system(), std::move(*model), job_env(self, owner));
+    auto actor = entry.actor;
+    st.jobs[k] = std::move(entry);
     self->send(actor, recover_atom::value);
     ++count;
   });
@@ -782,12 +938,15 @@ void recover_jobs(DirSelf* self) {
 
 caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
-  recover_jobs(self);
+  // Flows first: the jobs they created are given their flow's actor as owner.
   recover(self->state.registry, *self->state.env.store);
+  for (const auto& [key, flow] : self->state.registry.flows.durable) start_flow(self, flow);
+  recover_jobs(self);
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {
     for (auto& [key, entry] : self->state.jobs) self->send_exit(entry.actor, msg.reason);
+    for (auto& [key, flow] : self->state.flow_actors) self->send_exit(flow, msg.reason);
     self->quit(msg.reason);
   });
   return {
@@ -819,6 +978,31 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
           else
             spdlog::error("job={} ttl delete failed: {}", key, error);
         });
+      },
+      [=](flow_create_atom, const std::string& flow_key, const std::string& flow_uid,
+          const std::string& entry) { return flow_create(self, flow_key, flow_uid, entry); },
+      [=](flow_delete_atom, const std::string& key, const std::string& uid) {
+        auto rp = self->make_response_promise<std::string>();
+        auto done = [rp](const std::string& error) mutable { rp.deliver(error); };
+        if (uid.empty()) {  // every job of the flow `key`
+          delete_flow_jobs(self, key, done);
+          return rp;
+        }
+        auto it = self->state.jobs.find(key);
+        if (it == self->state.jobs.end() || it->second.uid != uid)
+          done("");  // gone already
+        else
+          delete_entry(self, key, done);
+        return rp;
+      },
+      [=](sync_atom, JobFlow& flow) {
+        auto key = flow.spec.key();
+        auto actor = self->state.flow_actors.find(key);
+        // A deleted flow's last write does not bring it back.
+        if (actor == self->state.flow_actors.end() ||
+            actor->second.address() != self->current_sender())
+          return;
+        self->state.registry.flows.durable[key] = std::move(flow);
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
         auto it = self->state.commits.find(seq);

@@ -67,9 +67,10 @@ struct JobState {
   uint64_t next_seq = 0;
   std::deque<Inflight> inflight;
   bool deleted = false;
-  std::optional<int64_t> timer_at;  // when the scheduled tick fires, if one is scheduled
-  std::string last_request;         // the signature of the pod group request sent last
-  bool retry_scheduled = false;     // a failed write's changes are written again after a while
+  std::optional<int64_t> timer_at;      // when the scheduled tick fires, if one is scheduled
+  std::string last_request;             // the signature of the pod group request sent last
+  bool retry_scheduled = false;         // a failed write's changes are written again after a while
+  std::optional<JobStatus> told_owner;  // the status the owner heard last
   static inline const char* name = "job";
 };
 
@@ -225,6 +226,13 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
+  // The owner hears every durable change of the status, once: it decides from them at once
+  // (a flow creates what its dependents wait for) instead of polling.
+  if (st.env.owner && !in.quit_after && st.told_owner != m.job.status) {
+    st.told_owner = m.job.status;
+    self->send(st.env.owner, job_status_atom::value, m.job.spec.name, m.job.uid, m.job.created_ms,
+               m.job.status);
+  }
   if (in.ack) self->send(st.env.nodes, ack_atom::value, in.ack->node, in.ack->uid, in.ack->seq);
   if (in.fx.expired) {
     spdlog::info("job={} expired ttlSecondsAfterFinished={}", m.key(),
@@ -236,6 +244,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
     for (const auto& [name, p] : std::as_const(m.pods))
       if (!p.node.empty()) self->send(st.env.nodes, remove_atom::value, p.node, p.uid);
     spdlog::info("job={} deleted", m.key());
+    if (st.env.owner) self->send(st.env.owner, job_gone_atom::value, m.job.spec.name, m.job.uid);
   }
   if (in.reply.pending()) {
     if (in.command)
@@ -311,7 +320,8 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](recover_atom) {
         // The coordinator has re-reserved the bound pods with the scheduler already.
         Effects fx = sync_job(self->state.model, make_clock());
-        fx.changed = true;  // publish the record to the coordinator's read cache
+        fx.changed = true;               // publish the record to the coordinator's read cache
+        self->state.told_owner.reset();  // and the status to a restarted owner
         commit(self, std::move(fx));
       },
       [=](report_atom, const std::string& bytes) {

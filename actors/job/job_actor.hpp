@@ -8,6 +8,7 @@
 
 #include "actors/job/core/job_model.hpp"
 #include "actors/protocol/job.hpp"
+#include "actors/protocol/jobflow.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "storage/store.hpp"
@@ -21,12 +22,15 @@ struct JobActorEnv {
   caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
   protocol::membership
       nodes;  // routes launches, kills and removals to the pods' nodes (the membership)
+  protocol::jobflow owner;  // the flow that created the job; unset for a client's job
 };
 
 // Its messages are protocol::job (actors/protocol/job.hpp). Beyond what that says: once what a
 // report changed is durable (or it was applied already) the job sends (ack_atom, node, uid,
 // status seq) to `nodes`; (update_atom, key, record) to the coordinator after every durable
-// change, and (expire_atom, key, uid) once ttlSecondsAfterFinished has passed.
+// change, and (expire_atom, key, uid) once ttlSecondsAfterFinished has passed. Its owner, if
+// any, gets (job_status_atom, ...) after every durable change of the status and
+// (job_gone_atom, ...) once the job is deleted.
 protocol::job spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env);
 
 }  // namespace caldera

@@ -63,6 +63,18 @@ using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
 // scheduler -> job actor: (unsched_atom, why its gang was not placed), sent when the why changes
 using unsched_atom = caf::atom_constant<caf::atom("unsched")>;
 
+// job actor -> its owner (a flow actor): (job_status_atom, job name, uid, created ms, JobStatus)
+// after each durable change of its status; (job_gone_atom, job name, uid) once it is deleted
+using job_status_atom = caf::atom_constant<caf::atom("jobstatus")>;
+using job_gone_atom = caf::atom_constant<caf::atom("jobgone")>;
+// flow actor -> job directory: (flow_create_atom, flow key, flow uid, entry) creates the entry's
+// job from its template; (flow_delete_atom, job key, uid) deletes one of the flow's jobs
+using flow_create_atom = caf::atom_constant<caf::atom("flowcreate")>;
+using flow_delete_atom = caf::atom_constant<caf::atom("flowdel")>;
+// job directory -> flow actor: look again (a JobTemplate arrived); flow actor -> job directory:
+// (sync_atom, JobFlow) its latest durable record, for reads
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+
 // store writer thread -> an actor: a group commit finished
 using committed_atom = caf::atom_constant<caf::atom("committed")>;
 // process runner thread -> node actor

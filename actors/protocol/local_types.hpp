@@ -9,6 +9,8 @@
 
 #include "actors/node/process_runner.hpp"
 #include "actors/scheduler/core/placer.hpp"
+#include "messages/job_flow.hpp"
+#include "messages/job_status.hpp"
 #include "messages/node_info.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::GangRequest)
@@ -16,3 +18,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Binding>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::NodeInfo>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ResourceList)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodProcessStatus)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobStatus)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobFlow)

@@ -17,6 +17,7 @@ int get_templates(const Globals& g, const std::string& name, bool all_ns);
 int get_flows(const Globals& g, const std::string& name, bool all_ns);
 int get_nodes(const Globals& g);
 int describe_job(const Globals& g, const std::string& name);
+int describe_flow(const Globals& g, const std::string& name);
 int describe_pod(const Globals& g, const std::string& name);
 // The client's version and, unless client_only, the server's (ping's Pong.version).
 int version(const Globals& g, bool client_only);
@@ -34,6 +35,8 @@ int command(const Globals& g, const std::string& action, const std::string& name
 
 // kubectl wait: 0 once the job is in the phase; non-zero on timeout (never before it) or when
 // the job ends in another phase it cannot leave.
+int wait_flow(const Globals& g, const std::string& name, const std::string& condition,
+              const std::string& timeout);
 int wait_job(const Globals& g, const std::string& name, const std::string& condition,
              const std::string& timeout_text);
 

@@ -1,11 +1,14 @@
 // wait and logs: commands that poll the server until something happens.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <thread>
+#include <tuple>
 
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
+#include "messages/job_flow.hpp"
 #include "messages/job_status.hpp"
 #include "messages/yaml_duration.hpp"
 
@@ -18,15 +21,23 @@ void write_out(std::string_view data) {
   std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
-}  // namespace
+// What `wait` needs of a kind: how to ask for one object, and what its answer says.
+struct WaitKind {
+  const char* resource;  // "job.batch.volcano.sh"
+  const char* noun;      // "job"
+  std::function<void(api::Request::Builder, const std::string& ns, const std::string& name)> ask;
+  // The phase and message in an answer, and whether that phase is final.
+  std::function<std::tuple<std::string, std::string, bool>(api::Response::Reader)> read;
+  std::function<bool(const std::string&)> known;  // whether a phase exists for the kind
+};
 
-int wait_job(const Globals& g, const std::string& name, const std::string& condition,
-             const std::string& timeout_text) {
+int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
+               const std::string& condition, const std::string& timeout_text) {
   const std::string prefix = "phase=";
   if (condition.rfind(prefix, 0) != 0)
     return fail("--for must be phase=PHASE (e.g. --for=phase=Completed)");
-  auto want = parse_job_phase(condition.substr(prefix.size()));
-  if (!want) return fail("unknown phase '" + condition.substr(prefix.size()) + "'");
+  const auto want = condition.substr(prefix.size());
+  if (!kind.known(want)) return fail("unknown phase '" + want + "'");
   auto timeout = parse_go_duration_ms(timeout_text);
   if (!timeout) return fail("--timeout must be a duration such as 30s or 5m");
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(*timeout);
@@ -37,36 +48,70 @@ int wait_job(const Globals& g, const std::string& name, const std::string& condi
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
     int rc = 0;
-    auto r = session.call(
-        [&](api::Request::Builder b) {
-          auto ref = b.initGetJob();
-          ref.setNamespace(g.ns);
-          ref.setName(name);
-        },
-        &rc, retry);
+    auto r = session.call([&](api::Request::Builder b) { kind.ask(b, g.ns, name); }, &rc, retry);
     if (!r) return rc;
-    auto state = r->root<api::Response>().getJob().getStatus().getState();
-    const std::string last = state.getPhase().cStr();
-    auto phase = parse_job_phase(last);
-    if (phase == want) {
+    auto [last, message, final] = kind.read(r->root<api::Response>());
+    if (last == want) {
       if (g.output == "name")
-        print_name(kJobResource, name);
+        print_name(kind.resource, name);
       else
-        std::cout << kJobResource << "/" << name << " condition met\n";
+        std::cout << kind.resource << "/" << name << " condition met\n";
       return 0;
     }
-    if (phase && (is_finished(*phase) || *phase == JobPhase::Aborted))
-      return fail("job " + name + " reached phase " + last + ", not " +
-                  std::string(to_string(*want)) + " (" + state.getMessage().cStr() + ")");
+    if (final)
+      return fail(std::string(kind.noun) + " " + name + " reached phase " + last + ", not " + want +
+                  " (" + message + ")");
     // The last look is at or after the deadline, never before it.
     const auto now = SteadyClock::now();
     if (now >= deadline)
-      return fail("timed out after " + timeout_text + " waiting for job " + name +
-                  " to reach phase " + std::string(to_string(*want)) + " (phase now " + last + ")");
+      return fail("timed out after " + timeout_text + " waiting for " + kind.noun + " " + name +
+                  " to reach phase " + want + " (phase now " + last + ")");
     std::this_thread::sleep_for(
         std::min<SteadyClock::duration>(pause, deadline - now + std::chrono::milliseconds(1)));
     pause = std::min(pause * 2, std::chrono::milliseconds(250));
   }
+}
+
+}  // namespace
+
+int wait_job(const Globals& g, const std::string& name, const std::string& condition,
+             const std::string& timeout_text) {
+  static const WaitKind kind{
+      kJobResource, "job",
+      [](api::Request::Builder b, const std::string& ns, const std::string& name) {
+        auto ref = b.initGetJob();
+        ref.setNamespace(ns);
+        ref.setName(name);
+      },
+      [](api::Response::Reader r) {
+        auto state = r.getJob().getStatus().getState();
+        std::string last = state.getPhase().cStr();
+        auto phase = parse_job_phase(last);
+        return std::make_tuple(last, std::string(state.getMessage().cStr()),
+                               phase && (is_finished(*phase) || *phase == JobPhase::Aborted));
+      },
+      [](const std::string& p) { return parse_job_phase(p).has_value(); }};
+  return wait_phase(g, kind, name, condition, timeout_text);
+}
+
+int wait_flow(const Globals& g, const std::string& name, const std::string& condition,
+              const std::string& timeout_text) {
+  static const WaitKind kind{
+      kFlowResource, "jobflow",
+      [](api::Request::Builder b, const std::string& ns, const std::string& name) {
+        auto ref = b.initGetJobFlow();
+        ref.setNamespace(ns);
+        ref.setName(name);
+      },
+      [](api::Response::Reader r) {
+        auto state = r.getJobFlow().getStatus().getState();
+        std::string last = state.getPhase().cStr();
+        auto phase = parse_flow_phase(last);
+        return std::make_tuple(last, std::string(state.getMessage().cStr()),
+                               phase && is_finished(*phase));
+      },
+      [](const std::string& p) { return parse_flow_phase(p).has_value(); }};
+  return wait_phase(g, kind, name, condition, timeout_text);
 }
 
 int logs(const Globals& g, const std::string& pod, const LogOptions& options) {

@@ -232,6 +232,21 @@ int describe_job(const Globals& g, const std::string& name) {
   return 0;
 }
 
+int describe_flow(const Globals& g, const std::string& name) {
+  int rc = 0;
+  auto r = call(
+      g,
+      [&](api::Request::Builder b) {
+        auto ref = b.initGetJobFlow();
+        ref.setNamespace(g.ns);
+        ref.setName(name);
+      },
+      &rc);
+  if (!r) return rc;
+  std::cout << caldera::describe_flow(decode(r->root<api::Response>().getJobFlow()), now_ms());
+  return 0;
+}
+
 int describe_pod(const Globals& g, const std::string& name) {
   int rc = 0;
   auto pods = fetch_pods(g, "", false, &rc);

@@ -135,5 +135,30 @@ TEST(FlowAdmission, EveryViolationIsReportedAtOnce) {
   EXPECT_EQ(e.size(), 6u) << dump(e);
 }
 
+TEST(FlowAdmission, RetryIsBoundedAndProbesNameATaskAndAPhase) {
+  auto a = flow("a");
+  a.retry = -1;
+  auto b = flow("b", {"a"});
+  b.retry = 101;
+  b.depends_on->probe = {{"", "Running"}, {"main", "Completed"}};
+  auto c = flow("c");
+  c.depends_on = FlowDependsOn{};
+  c.depends_on->probe = {{"main", "Running"}};
+  auto d = check(spec({a, b, c}));
+  EXPECT_TRUE(has(d.errors, "spec.flows[0].retry", "retry must be between 0 and 100, not -1"));
+  EXPECT_TRUE(has(d.errors, "spec.flows[1].retry", "not 101"));
+  EXPECT_TRUE(
+      has(d.errors, "spec.flows[1].dependsOn.probe.taskStatusList[0].taskName", "required"));
+  EXPECT_TRUE(has(d.errors, "spec.flows[1].dependsOn.probe.taskStatusList[1].phase",
+                  "phase \"Completed\" is not supported"));
+  EXPECT_TRUE(has(d.errors, "spec.flows[2].dependsOn.probe", "a probe needs targets"));
+  EXPECT_EQ(d.errors.size(), 5u) << dump(d.errors);
+
+  auto ok = flow("b", {"a"});
+  ok.retry = 100;
+  ok.depends_on->probe = {{"main", "Succeeded"}};
+  EXPECT_TRUE(check(spec({flow("a"), ok})).errors.empty());
+}
+
 }  // namespace
 }  // namespace caldera

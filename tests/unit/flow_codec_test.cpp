@@ -38,6 +38,21 @@ JobFlow sample_flow() {
   f.status.failed_jobs = {"x"};
   f.status.terminated_jobs = {"y"};
   f.status.unknown_jobs = {"z"};
+  // What the flow actor adds: retry, probes, why it failed, histories and conditions.
+  f.spec.flows[1].retry = 3;
+  f.spec.flows[2].depends_on->probe = {{"worker", "Running"}, {"ps", "Succeeded"}};
+  f.status.reason = "JobFailed";
+  f.status.message = "job pipeline-x Failed";
+  f.status.last_transition_ms = 1700000000500;
+  f.status.job_status_list = {{"pipeline-prepare",
+                               "u1",
+                               "Completed",
+                               10,
+                               20,
+                               0,
+                               {{"Pending", 10, 12}, {"Completed", 12, 0}}},
+                              {"pipeline-train", "u2", "Running", 21, 0, 2, {}}};
+  f.status.conditions["pipeline-train"] = {"Running", 21, 1500, {{"worker", {0, 2, 1, 0, 0}}}};
   return f;
 }
 

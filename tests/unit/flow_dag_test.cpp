@@ -132,5 +132,93 @@ TEST(FlowDag, PhaseNamesRoundTrip) {
   EXPECT_FALSE(parse_flow_phase("Completed"));
 }
 
+// ---- retry ----
+
+JobFlowSpec with_retry(int32_t retry) {
+  auto s = example();
+  s.flows[0].retry = retry;  // "a"
+  return s;
+}
+
+TEST(FlowDag, RetryIsDueForAFailedJobWhileRetriesAreLeft) {
+  auto s = with_retry(2);
+  FlowJobs jobs{{"a", P::Failed}, {"b", P::Running}};
+  EXPECT_EQ(retry_due(s, jobs, {}), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(retry_due(s, jobs, {{"a", 1}}), (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(retry_due(s, jobs, {{"a", 2}}).empty());
+}
+
+TEST(FlowDag, RetryIsNeverDueWithoutRetryOrForOtherPhases) {
+  EXPECT_TRUE(retry_due(example(), {{"a", P::Failed}}, {}).empty());
+  auto s = with_retry(3);
+  for (auto p : {P::Pending, P::Running, P::Completed, P::Terminated, P::Aborted})
+    EXPECT_TRUE(retry_due(s, {{"a", p}}, {}).empty()) << to_string(p);
+}
+
+TEST(FlowDag, AJobAboutToBeRetriedNeitherFailsTheFlowNorCounts) {
+  auto s = with_retry(1);
+  FlowJobs jobs{{"a", P::Failed}, {"b", P::Completed}};
+  auto judged = judged_jobs(s, jobs, {});
+  EXPECT_EQ(judged, (FlowJobs{{"b", P::Completed}}));
+  EXPECT_EQ(next_phase(FlowPhase::Running, s, judged), FlowPhase::Running);
+  EXPECT_EQ(due_flows(s, judged), (std::vector<std::string>{"a"}));
+  // Once the retries are spent, the failure counts.
+  auto spent = judged_jobs(s, jobs, {{"a", 1}});
+  EXPECT_EQ(next_phase(FlowPhase::Running, s, spent), FlowPhase::Failed);
+  EXPECT_EQ(failed_entry(s, spent), "a");
+}
+
+TEST(FlowDag, FailedEntryIsTheFirstFailedOrTerminatedInSpecOrder) {
+  EXPECT_EQ(failed_entry(example(), {{"a", P::Completed}, {"b", P::Running}}), std::nullopt);
+  EXPECT_EQ(failed_entry(example(), {{"e", P::Failed}, {"b", P::Terminated}}), "b");
+}
+
+// ---- probe ----
+
+JobFlowSpec probed(const std::string& phase) {
+  JobFlowSpec s;
+  s.name = "p";
+  s.flows = {flow("server"), flow("client", {"server"})};
+  s.flows[1].depends_on->probe = {{"main", phase}};
+  return s;
+}
+
+TEST(FlowDag, ProbeRunningLetsADependentStartOnceAPodOfTheTaskRuns) {
+  auto s = probed("Running");
+  FlowJobs jobs{{"server", P::Running}};
+  EXPECT_TRUE(due_flows(s, jobs, {{"server", {{"main", {1, 0, 0, 0, 0}}}}}).empty());
+  EXPECT_EQ(due_flows(s, jobs, {{"server", {{"main", {0, 1, 0, 0, 0}}}}}),
+            (std::vector<std::string>{"client"}));
+  // A pod that ran and succeeded since has reached Running too.
+  EXPECT_EQ(due_flows(s, jobs, {{"server", {{"main", {0, 0, 1, 0, 0}}}}}),
+            (std::vector<std::string>{"client"}));
+  // Another task's pods do not count; no counts at all is not reached.
+  EXPECT_TRUE(due_flows(s, jobs, {{"server", {{"other", {0, 1, 0, 0, 0}}}}}).empty());
+  EXPECT_TRUE(due_flows(s, jobs, {}).empty());
+}
+
+TEST(FlowDag, ProbeSucceededWaitsForASucceededPod) {
+  auto s = probed("Succeeded");
+  FlowJobs jobs{{"server", P::Running}};
+  EXPECT_TRUE(due_flows(s, jobs, {{"server", {{"main", {0, 2, 0, 0, 0}}}}}).empty());
+  EXPECT_EQ(due_flows(s, jobs, {{"server", {{"main", {0, 1, 1, 0, 0}}}}}),
+            (std::vector<std::string>{"client"}));
+}
+
+TEST(FlowDag, ProbeNeverReachesAFailedTargetButCompletedAlwaysCounts) {
+  auto s = probed("Running");
+  FlowTasks running{{"server", {{"main", {0, 1, 0, 0, 0}}}}};
+  EXPECT_TRUE(due_flows(s, {{"server", P::Failed}}, running).empty());
+  EXPECT_EQ(due_flows(s, {{"server", P::Completed}}, {}), (std::vector<std::string>{"client"}));
+}
+
+TEST(FlowDag, WithoutAProbeTaskCountsDoNotMatter) {
+  JobFlowSpec s;
+  s.name = "p";
+  s.flows = {flow("server"), flow("client", {"server"})};
+  EXPECT_TRUE(
+      due_flows(s, {{"server", P::Running}}, {{"server", {{"main", {0, 1, 0, 0, 0}}}}}).empty());
+}
+
 }  // namespace
 }  // namespace caldera

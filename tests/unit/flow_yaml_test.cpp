@@ -126,7 +126,8 @@ status: {state: {phase: Running}}
   EXPECT_TRUE(has(w, "spec.paused", "unknown field"));
   EXPECT_TRUE(has(w, "spec.flows[0].patch", "patch is not supported"));
   EXPECT_TRUE(has(w, "spec.flows[1].extra", "unknown field"));
-  EXPECT_TRUE(has(w, "spec.flows[1].dependsOn.probe", "probes are not supported"));
+  EXPECT_TRUE(
+      has(w, "spec.flows[1].dependsOn.probe.httpGetList", "httpGetList probes are not supported"));
   EXPECT_TRUE(has(w, "spec.flows[1].dependsOn.strict", "unknown field"));
   EXPECT_TRUE(has(w, "status", "ignored"));
   EXPECT_EQ(w.size(), 8u) << dump(w);

@@ -7,14 +7,6 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<FlowPhase, std::string_view>, 5> kPhaseNames{{
-    {FlowPhase::Pending, "Pending"},
-    {FlowPhase::Running, "Running"},
-    {FlowPhase::Succeed, "Succeed"},
-    {FlowPhase::Failed, "Failed"},
-    {FlowPhase::Terminating, "Terminating"},
-}};
-
 bool any_job(const FlowJobs& jobs, std::initializer_list<JobPhase> phases) {
   return std::any_of(jobs.begin(), jobs.end(), [&](const auto& j) {
     return std::find(phases.begin(), phases.end(), j.second) != phases.end();
@@ -25,6 +17,25 @@ bool all_completed(const JobFlowSpec& spec, const FlowJobs& jobs) {
   return std::all_of(spec.flows.begin(), spec.flows.end(), [&](const Flow& f) {
     auto it = jobs.find(f.name);
     return it != jobs.end() && it->second == JobPhase::Completed;
+  });
+}
+
+// Whether a target lets its dependents start: its job Completed, or a probe's task reached the
+// probe's phase.
+bool target_reached(const std::string& target, const std::vector<TaskProbe>& probes,
+                    const FlowJobs& jobs, const FlowTasks& tasks) {
+  auto job = jobs.find(target);
+  if (job == jobs.end()) return false;
+  if (job->second == JobPhase::Completed) return true;
+  if (probes.empty() || job->second != JobPhase::Running) return false;
+  auto counts = tasks.find(target);
+  if (counts == tasks.end()) return false;
+  return std::any_of(probes.begin(), probes.end(), [&](const TaskProbe& p) {
+    auto c = counts->second.find(p.task_name);
+    if (c == counts->second.end()) return false;
+    if (p.phase == "Running") return c->second.running + c->second.succeeded > 0;
+    if (p.phase == "Succeeded") return c->second.succeeded > 0;
+    return false;
   });
 }
 
@@ -50,31 +61,45 @@ FlowPhase step(FlowPhase current, const JobFlowSpec& spec, const FlowJobs& jobs)
 
 }  // namespace
 
-std::string_view to_string(FlowPhase p) {
-  for (const auto& [phase, name] : kPhaseNames)
-    if (phase == p) return name;
-  return "Unknown";
-}
-
-std::optional<FlowPhase> parse_flow_phase(std::string_view s) {
-  for (const auto& [phase, name] : kPhaseNames)
-    if (name == s) return phase;
-  return std::nullopt;
-}
-
-std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs) {
+std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                   const FlowTasks& tasks) {
   std::vector<std::string> due;
   for (const auto& f : spec.flows) {
     if (jobs.count(f.name)) continue;
     bool ready = true;
     if (f.depends_on)
-      for (const auto& target : f.depends_on->targets) {
-        auto it = jobs.find(target);
-        ready = ready && it != jobs.end() && it->second == JobPhase::Completed;
-      }
+      for (const auto& target : f.depends_on->targets)
+        ready = ready && target_reached(target, f.depends_on->probe, jobs, tasks);
     if (ready) due.push_back(f.name);
   }
   return due;
+}
+
+std::vector<std::string> retry_due(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                   const FlowRestarts& restarts) {
+  std::vector<std::string> due;
+  for (const auto& f : spec.flows) {
+    auto it = jobs.find(f.name);
+    if (it == jobs.end() || it->second != JobPhase::Failed) continue;
+    auto r = restarts.find(f.name);
+    if ((r == restarts.end() ? 0 : r->second) < f.retry) due.push_back(f.name);
+  }
+  return due;
+}
+
+FlowJobs judged_jobs(const JobFlowSpec& spec, const FlowJobs& jobs, const FlowRestarts& restarts) {
+  FlowJobs out = jobs;
+  for (const auto& name : retry_due(spec, jobs, restarts)) out.erase(name);
+  return out;
+}
+
+std::optional<std::string> failed_entry(const JobFlowSpec& spec, const FlowJobs& jobs) {
+  for (const auto& f : spec.flows) {
+    auto it = jobs.find(f.name);
+    if (it != jobs.end() && (it->second == JobPhase::Failed || it->second == JobPhase::Terminated))
+      return f.name;
+  }
+  return std::nullopt;
 }
 
 void fill_job_lists(const JobFlowSpec& spec, const FlowJobs& jobs, JobFlowStatus& status) {

@@ -14,22 +14,32 @@
 
 namespace caldera {
 
-enum class FlowPhase { Pending, Running, Succeed, Failed, Terminating };
-
-std::string_view to_string(FlowPhase p);
-std::optional<FlowPhase> parse_flow_phase(std::string_view s);
-inline bool is_finished(FlowPhase p) {
-  return p == FlowPhase::Succeed || p == FlowPhase::Failed || p == FlowPhase::Terminating;
-}
-
 // The phase of the job each flow entry created, by the entry's name; an entry that is absent has
 // created no job yet.
 using FlowJobs = std::map<std::string, JobPhase>;
+// The task status counts of the job each entry created, by entry name: what probes look at.
+using FlowTasks = std::map<std::string, std::map<std::string, TaskStatusCount>>;
+// How many times `retry` has created each entry's job again, by entry name.
+using FlowRestarts = std::map<std::string, int32_t>;
 
 // The flow entries whose job does not exist and whose dependsOn targets' jobs have all
 // Completed (seed 002's judge), in the spec's order. An entry downstream of a job that failed or
-// was terminated is never due: its target never completes.
-std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs);
+// was terminated is never due: its target never completes. With a probe, a target also counts
+// once a pod of a probed task is in the probe's phase (`tasks`; Running counts pods that ran and
+// succeeded since).
+std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                   const FlowTasks& tasks = {});
+
+// The entries whose job Failed and that `retry` still allows to create again.
+std::vector<std::string> retry_due(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                   const FlowRestarts& restarts);
+
+// The jobs as the flow judges them: a Failed job about to be created again is left out, as if
+// not created yet, so that it neither fails the flow nor counts in its lists.
+FlowJobs judged_jobs(const JobFlowSpec& spec, const FlowJobs& jobs, const FlowRestarts& restarts);
+
+// The entry whose job failed the flow (the first in the spec's order), if any.
+std::optional<std::string> failed_entry(const JobFlowSpec& spec, const FlowJobs& jobs);
 
 // The status lists (seed 002's getAllJobStatus): each created job's name under its phase;
 // phases other than Pending, Running, Completed, Failed and Terminated under unknownJobs, as

@@ -1,0 +1,32 @@
+// The job a flow entry creates: its name, its owner marks and its spec, read from the entry's
+// JobTemplate at creation (a later change of the template does not touch it).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "messages/job_flow.hpp"
+#include "messages/job_spec.hpp"
+#include "messages/job_template.hpp"
+
+namespace caldera {
+
+// Volcano's marks on a flow's jobs (labels and annotations, "<namespace>.<name>" values).
+inline constexpr const char* kCreatedByJobFlow = "volcano.sh/createdByJobFlow";
+inline constexpr const char* kCreatedByJobTemplate = "volcano.sh/createdByJobTemplate";
+// caldera's own: which flow of that name (a flow deleted and submitted again is another flow).
+inline constexpr const char* kJobFlowUid = "caldera.io/jobflow-uid";
+
+// The template's spec, named "<jobflow>-<entry>" in the flow's namespace, with the marks.
+JobSpec flow_job_spec(const JobFlow& flow, const std::string& entry, const JobTemplate& tmpl);
+
+// The key ("namespace/name") of the flow that created the job, if a flow did.
+std::optional<std::string> owner_flow_key(const JobSpec& job);
+
+// Whether `flow` (this very flow, by uid) created the job.
+bool created_by(const JobSpec& job, const JobFlow& flow);
+
+// The entry of `flow` whose job is named `job_name`, if any.
+std::optional<std::string> entry_of_job(const JobFlowSpec& flow, const std::string& job_name);
+
+}  // namespace caldera

@@ -1,0 +1,314 @@
+#include "actors/jobflow/flow_actor.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/directory/flow_registry.hpp"
+#include "actors/jobflow/core/dag.hpp"
+#include "actors/jobflow/core/flow_job.hpp"
+#include "actors/jobflow/core/flow_status.hpp"
+#include "actors/protocol/atoms.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct FlowState {
+  FlowActorEnv env;
+  JobFlow flow;   // the latest state; durable once `written` says so
+  FlowJobs jobs;  // entry -> the phase of its job, for jobs that exist
+  FlowTasks tasks;
+  std::map<std::string, std::string> uids;     // entry -> its job's uid
+  std::map<std::string, JobState> job_states;  // entry -> its job's state (reasons)
+  std::set<std::string> creating;              // entries whose create is in flight
+  std::set<std::string> retired;               // uids deleted for a retry: their news is old
+  std::set<std::string> retrying;              // entries whose failed job is being deleted
+  std::map<std::string, std::string> waiting;  // entry -> why it cannot be created yet
+  bool jobs_deleted = false;                   // jobRetainPolicy delete done
+  bool deleting_jobs = false;
+  // The record: one write in flight at a time; changes meanwhile are written after it.
+  bool writing = false;
+  bool dirty = false;
+  JobFlow written;  // what the last durable write held
+  bool deleted = false;
+  caf::response_promise delete_rp;
+  static inline const char* name = "jobflow";
+};
+
+using FlowSelf = caf::stateful_actor<FlowState>;
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+FlowPhase phase_of(const FlowState& st) {
+  return parse_flow_phase(st.flow.status.phase).value_or(FlowPhase::Pending);
+}
+
+FlowRestarts restarts_of(const FlowState& st) {
+  FlowRestarts out;
+  for (const auto& line : st.flow.status.job_status_list)
+    if (auto entry = entry_of_job(st.flow.spec, line.name)) out[*entry] = line.restart_count;
+  return out;
+}
+
+void act_after_durable(FlowSelf* self);
+
+void write(FlowSelf* self) {
+  auto& st = self->state;
+  if (st.writing) {
+    st.dirty = true;
+    return;
+  }
+  st.writing = true;
+  st.dirty = false;
+  auto snapshot = st.flow;
+  auto me = caf::actor_cast<caf::actor>(self);
+  st.env.store->commit(
+      {Write{Family::Flows, st.flow.spec.key(), FlowKind<JobFlow>::record(st.flow)}},
+      [me, snapshot](std::string error) {
+        caf::anon_send(me, committed_atom::value, snapshot, std::move(error));
+      });
+}
+
+void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string message) {
+  const auto from = st.flow.status.phase;
+  st.flow.status.phase = std::string(to_string(to));
+  st.flow.status.reason = std::move(reason);
+  st.flow.status.message = std::move(message);
+  st.flow.status.last_transition_ms = now_ms();
+  spdlog::info("jobflow={} phase={} from={}{}", st.flow.spec.key(), st.flow.status.phase, from,
+               st.flow.status.message.empty() ? "" : " message=\"" + st.flow.status.message + "\"");
+}
+
+void request_create(FlowSelf* self, const std::string& entry);
+
+// Decides from the jobs as they are now: the phase, the lists, and which jobs to create. Writes
+// the record when it changed.
+void step(FlowSelf* self) {
+  auto& st = self->state;
+  if (st.deleted) return;
+  const auto restarts = restarts_of(st);
+  const auto judged = judged_jobs(st.flow.spec, st.jobs, restarts);
+  const auto current = phase_of(st);
+  if (!is_finished(current)) {
+    const auto next = next_phase(current, st.flow.spec, judged);
+    auto failed = failed_entry(st.flow.spec, judged);
+    if (next == FlowPhase::Failed && failed) {
+      const auto& entry = *failed;
+      const auto& js = st.job_states[entry];
+      auto job = flow_job_name(st.flow.spec.name, entry);
+      std::string message = "job " + job + " " + std::string(to_string(judged.at(entry)));
+      if (!js.reason.empty()) message += ": " + js.reason;
+      if (!js.message.empty()) message += ": " + js.message;
+      set_phase(st, next, judged.at(entry) == JobPhase::Terminated ? "JobTerminated" : "JobFailed",
+                std::move(message));
+    } else if (next != current) {
+      set_phase(st, next, "", "");
+    }
+    fill_job_lists(st.flow.spec, judged, st.flow.status);
+  }
+  if (!is_finished(phase_of(st)))
+    for (const auto& entry : due_flows(st.flow.spec, judged, st.tasks))
+      if (!st.creating.count(entry) && !st.retrying.count(entry)) request_create(self, entry);
+  if (!(st.flow == st.written))
+    write(self);
+  else
+    act_after_durable(self);
+}
+
+void request_create(FlowSelf* self, const std::string& entry) {
+  auto& st = self->state;
+  st.creating.insert(entry);
+  self->request(st.env.directory, caf::infinite, flow_create_atom::value, st.flow.spec.key(),
+                st.flow.uid, entry)
+      .then(
+          [self, entry](const std::string& uid, int64_t created_ms, const std::string& error,
+                        bool wait) {
+            auto& st = self->state;
+            st.creating.erase(entry);
+            if (st.deleted) return;
+            if (!error.empty()) {
+              if (wait) {
+                // Said once per reason; a JobTemplate arriving wakes the flow (sync_atom).
+                if (st.waiting[entry] != error)
+                  spdlog::warn("jobflow={} flow={} waits: {}", st.flow.spec.key(), entry, error);
+                st.waiting[entry] = error;
+                return;
+              }
+              st.waiting.erase(entry);
+              if (!is_finished(phase_of(st)))
+                set_phase(st, FlowPhase::Failed, "JobCreateFailed",
+                          "job " + flow_job_name(st.flow.spec.name, entry) +
+                              " cannot be created: " + error);
+              step(self);
+              return;
+            }
+            st.waiting.erase(entry);
+            if (st.uids[entry] != uid) {
+              st.uids[entry] = uid;
+              if (!st.jobs.count(entry)) st.jobs[entry] = JobPhase::Pending;
+              auto& line = job_status_line(st.flow.status, flow_job_name(st.flow.spec.name, entry),
+                                           uid, created_ms);
+              if (line.state.empty()) observe_phase(line, JobPhase::Pending, created_ms);
+            }
+            step(self);
+          },
+          [self, entry](caf::error& err) {
+            self->state.creating.erase(entry);
+            spdlog::error("jobflow={} flow={} create failed: {}", self->state.flow.spec.key(),
+                          entry, self->system().render(err));
+          });
+}
+
+// What may happen only once the flow's record says why: a failed job is deleted for a retry
+// only once its failure is in the record (so that a restart counts the retry once), and the
+// jobs are deleted under jobRetainPolicy delete only once Succeed is durable.
+void act_after_durable(FlowSelf* self) {
+  auto& st = self->state;
+  if (st.deleted || st.writing) return;
+  const auto restarts = restarts_of(st);
+  if (!is_finished(phase_of(st)))
+    for (const auto& entry : retry_due(st.flow.spec, st.jobs, restarts)) {
+      if (st.retrying.count(entry)) continue;
+      const auto uid = st.uids[entry];
+      st.retrying.insert(entry);
+      st.retired.insert(uid);
+      spdlog::info("jobflow={} flow={} job failed, creating it again (retry {} of {})",
+                   st.flow.spec.key(), entry, restarts.count(entry) ? restarts.at(entry) + 1 : 1,
+                   [&] {
+                     for (const auto& f : st.flow.spec.flows)
+                       if (f.name == entry) return f.retry;
+                     return 0;
+                   }());
+      self->request(st.env.directory, 60s, flow_delete_atom::value,
+                    st.flow.spec.namespace_ + "/" + flow_job_name(st.flow.spec.name, entry), uid)
+          .then(
+              [self, entry, uid](const std::string& error) {
+                auto& st = self->state;
+                st.retrying.erase(entry);
+                if (!error.empty()) {
+                  st.retired.erase(uid);
+                  spdlog::error("jobflow={} flow={} cannot delete the failed job: {}",
+                                st.flow.spec.key(), entry, error);
+                  return;
+                }
+                if (st.uids[entry] == uid) {
+                  st.jobs.erase(entry);
+                  st.tasks.erase(entry);
+                  st.uids.erase(entry);
+                }
+                step(self);
+              },
+              [self, entry, uid](caf::error&) {
+                self->state.retrying.erase(entry);
+                self->state.retired.erase(uid);
+              });
+    }
+  if (phase_of(st) == FlowPhase::Succeed && st.flow.spec.job_retain_policy == "delete" &&
+      !st.jobs_deleted && !st.deleting_jobs) {
+    st.deleting_jobs = true;
+    self->request(st.env.directory, caf::infinite, flow_delete_atom::value, st.flow.spec.key(),
+                  std::string())
+        .then([self](const std::string& error) {
+          auto& st = self->state;
+          st.deleting_jobs = false;
+          if (!error.empty()) {
+            spdlog::error("jobflow={} cannot delete its jobs: {}", st.flow.spec.key(), error);
+            return;
+          }
+          st.jobs_deleted = true;
+          spdlog::info("jobflow={} jobs deleted (jobRetainPolicy delete)", st.flow.spec.key());
+        });
+  }
+}
+
+caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
+  auto& st = self->state;
+  st.env = std::move(env);
+  st.written = flow;
+  st.flow = std::move(flow);
+  // What the record last said of each job, until its actor says more.
+  for (const auto& line : st.flow.status.job_status_list) {
+    auto entry = entry_of_job(st.flow.spec, line.name);
+    auto phase = parse_job_phase(line.state);
+    if (!entry || !phase) continue;
+    st.jobs[*entry] = *phase;
+    st.uids[*entry] = line.uid;
+  }
+  self->send(self, sync_atom::value);
+  return {
+      [=](job_status_atom, const std::string& job, const std::string& uid, int64_t created_ms,
+          const JobStatus& status) {
+        auto& st = self->state;
+        auto entry = entry_of_job(st.flow.spec, job);
+        if (!entry || st.retired.count(uid) || st.deleted) return;
+        st.uids[*entry] = uid;
+        st.jobs[*entry] = status.state.phase;
+        st.tasks[*entry] = status.task_status_count;
+        st.job_states[*entry] = status.state;
+        const auto now = now_ms();
+        auto& line = job_status_line(st.flow.status, job, uid, created_ms);
+        observe_phase(line, status.state.phase, now);
+        st.flow.status.conditions[job] = condition_of(status, created_ms);
+        step(self);
+      },
+      [=](job_gone_atom, const std::string& job, const std::string& uid) {
+        auto& st = self->state;
+        auto entry = entry_of_job(st.flow.spec, job);
+        if (!entry || st.uids[*entry] != uid) return;
+        st.jobs.erase(*entry);
+        st.tasks.erase(*entry);
+        st.uids.erase(*entry);
+        // A finished flow keeps its status as it ended; a running one creates the job again.
+        step(self);
+      },
+      [=](sync_atom) { step(self); },
+      [=](delete_atom) {
+        auto& st = self->state;
+        st.deleted = true;
+        st.delete_rp = self->make_response_promise();
+        if (!st.writing) {
+          st.delete_rp.deliver(caf::ok_atom::value);
+          self->quit();
+        }
+        return st.delete_rp;
+      },
+      [=](committed_atom, JobFlow& snapshot, const std::string& error) {
+        auto& st = self->state;
+        st.writing = false;
+        if (st.deleted) {
+          st.delete_rp.deliver(caf::ok_atom::value);
+          self->quit();
+          return;
+        }
+        if (!error.empty()) {
+          spdlog::error("jobflow={} write failed, writing it again in 1 s: {}", st.flow.spec.key(),
+                        error);
+          self->delayed_send(self, 1s, sync_atom::value);
+          return;
+        }
+        st.written = std::move(snapshot);
+        self->send(st.env.directory, sync_atom::value, st.written);
+        if (st.dirty || !(st.flow == st.written))
+          write(self);
+        else
+          act_after_durable(self);
+      },
+  };
+}
+
+}  // namespace
+
+protocol::jobflow spawn_flow_actor(caf::actor_system& sys, JobFlow flow, FlowActorEnv env) {
+  // Dynamically typed inside, as the job actor: it asks the dynamically typed directory.
+  return caf::actor_cast<protocol::jobflow>(sys.spawn(flow_actor, std::move(flow), std::move(env)));
+}
+
+}  // namespace caldera
