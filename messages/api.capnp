@@ -214,6 +214,7 @@ struct Flow {
   name @0 :Text;                 # also the JobTemplate it runs; its job is "<jobflow>-<name>"
   dependsOn @1 :FlowDependsOn;   # absent: none
   retry @2 :Int32;               # a Failed job is created again up to this many times
+  patch @3 :JobSpec;             # absent: none; applied over the template (see job_flow.hpp)
 }
 
 struct JobFlowSpec {

@@ -515,6 +515,7 @@ void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out) {
       }
     }
     flows[i].setRetry(in.flows[i].retry);
+    if (in.flows[i].patch) encode(*in.flows[i].patch, flows[i].initPatch());
   }
   out.setJobRetainPolicy(text(in.job_retain_policy));
 }
@@ -527,6 +528,9 @@ JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags) {
   s.annotations = decode_unique_map(in.getAnnotations(), diags, "metadata.annotations");
   for (auto f : in.getFlows()) {
     Flow flow{str(f.getName()), std::nullopt, f.getRetry()};
+    if (f.hasPatch()) {
+      flow.patch = decode(f.getPatch(), diags, "patch.spec");
+    }
     if (f.hasDependsOn()) {
       auto d = f.getDependsOn();
       flow.depends_on = FlowDependsOn{decode_strings(d.getTargets()), {}};

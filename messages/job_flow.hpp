@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "messages/job_spec.hpp"
 #include "messages/job_status.hpp"
 
 namespace caldera {
@@ -40,6 +41,10 @@ struct Flow {
   std::string name;  // also the name of the JobTemplate it runs
   std::optional<FlowDependsOn> depends_on;
   int32_t retry = 0;  // a Failed job is created again up to this many times (volcano#3838)
+  // Applied over the JobTemplate's spec when the job is created: what it sets replaces the
+  // template's (tasks and containers matched by name, env, resources, labels and annotations
+  // merged key by key); what it leaves unset (replicas 0, an empty queue) stays.
+  std::optional<JobSpec> patch = std::nullopt;
   bool operator==(const Flow&) const = default;
 };
 

@@ -63,9 +63,9 @@ PartitionPolicy read_partition_policy(YamlContext& ctx, const YamlNode& node,
   return p;
 }
 
-TaskSpec read_task(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+TaskSpec read_task(YamlContext& ctx, const YamlNode& node, const std::string& path, bool patch) {
   TaskSpec t;
-  t.replicas = 1;  // Volcano's default for a task that does not say
+  t.replicas = patch ? 0 : 1;  // Volcano's default for a task that does not say; 0: keep
   MapReader m(ctx, node, path);
   m.str("name", t.name);
   m.i32("replicas", t.replicas);
@@ -81,26 +81,32 @@ TaskSpec read_task(YamlContext& ctx, const YamlNode& node, const std::string& pa
   return t;
 }
 
-void read_spec(YamlContext& ctx, const YamlNode& node, JobSpec& job) {
-  MapReader m(ctx, node, "spec");
+}  // namespace
+
+void read_job_spec(YamlContext& ctx, const YamlNode& node, JobSpec& job, const std::string& path,
+                   bool patch) {
+  MapReader m(ctx, node, path);
   m.i32("minAvailable", job.min_available);
   m.i32("minSuccess", job.min_success);
   m.i32("maxRetry", job.max_retry);
   m.str("queue", job.queue);
   m.str("priorityClassName", job.priority_class_name);
   m.str("schedulerName", job.scheduler_name);
-  if (auto n = m.get("policies")) job.policies = read_policies(ctx, *n, "spec.policies");
-  if (auto n = m.get("plugins")) job.plugins = read_plugins(ctx, *n, "spec.plugins");
+  if (auto n = m.get("policies")) job.policies = read_policies(ctx, *n, m.path("policies"));
+  if (auto n = m.get("plugins")) job.plugins = read_plugins(ctx, *n, m.path("plugins"));
   m.i64("ttlSecondsAfterFinished", job.ttl_seconds_after_finished);
   m.i64("activeDeadlineSeconds", job.active_deadline_seconds);
   if (auto n = m.get("tasks")) {
-    if (auto items = read_sequence(ctx, *n, "spec.tasks"))
+    const auto tasks = m.path("tasks");
+    if (auto items = read_sequence(ctx, *n, tasks))
       for (size_t i = 0; i < items->size(); ++i)
-        job.tasks.push_back(read_task(ctx, (*items)[i], index_path("spec.tasks", i)));
+        job.tasks.push_back(read_task(ctx, (*items)[i], index_path(tasks, i), patch));
   }
   m.ignore({"volumes", "networkTopology", "runningEstimate"});
   m.warn_unknown();
 }
+
+namespace {
 
 // Reads the apiVersion against the one `kind` belongs to: missing is an error, another a warning.
 void check_api_version(YamlContext& ctx, const std::string& api_version, const char* expected) {
@@ -158,7 +164,7 @@ void read_document(YamlContext& ctx, const YamlNode& doc, const std::string& pre
   }
   JobSpec job;  // a JobTemplate's spec is a Job's spec, read by the same code
   read_object_metadata(ctx, root, default_namespace, job);
-  if (auto n = root.get("spec")) read_spec(ctx, *n, job);
+  if (auto n = root.get("spec")) read_job_spec(ctx, *n, job);
   root.ignore({"status"});
   root.warn_unknown();
   (*kind == "Job" ? out.jobs : out.templates).push_back({std::move(job), prefix, index});

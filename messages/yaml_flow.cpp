@@ -44,9 +44,16 @@ Flow read_flow(YamlContext& ctx, const YamlNode& node, const std::string& path) 
   if (auto n = m.get("dependsOn"))
     f.depends_on = read_flow_depends_on(ctx, *n, m.path("dependsOn"));
   m.i32("retry", f.retry);
-  if (m.get("patch"))
-    ctx.warn(m.path("patch"),
-             "patch is not supported by caldera, ignored: the template runs as is");
+  if (auto n = m.get("patch")) {
+    MapReader patch(ctx, *n, m.path("patch"));
+    if (auto spec = patch.get("spec")) {
+      JobSpec p;
+      p.queue.clear();  // unset unless the patch names one
+      read_job_spec(ctx, *spec, p, patch.path("spec"), true);
+      f.patch = std::move(p);
+    }
+    patch.warn_unknown();
+  }
   m.warn_unknown();
   return f;
 }

@@ -669,6 +669,11 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
                         const std::string& entry) {
   auto& st = self->state;
   const auto* flow = st.registry.flows.find(flow_key);
+  // Only the flow's own live actor creates: one that a delete has stopped (its request may
+  // still be queued here) must not leave a job behind that nothing owns.
+  auto actor = st.flow_actors.find(flow_key);
+  if (actor == st.flow_actors.end() || actor->second.address() != self->current_sender())
+    flow = nullptr;
   if (!flow || flow->uid != flow_uid)
     return CreateReply(std::string(), int64_t{0}, std::string("the JobFlow no longer exists"),
                        false);
@@ -678,7 +683,9 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
     return CreateReply(std::string(), int64_t{0},
                        "JobTemplate " + entry + " not found in namespace " + flow->spec.namespace_,
                        true);
-  auto spec = flow_job_spec(*flow, entry, *tmpl);
+  auto made = flow_job_spec(*flow, entry, *tmpl);
+  if (!made) return CreateReply(std::string(), int64_t{0}, made.error(), false);
+  auto spec = std::move(*made);
   const auto key = spec.key();
   if (auto it = st.jobs.find(key); it != st.jobs.end()) {
     const auto& job = it->second;

@@ -59,6 +59,7 @@ struct Inflight {
   bool failed = false;        // its write failed: it waits until a later write holds its changes
   uint64_t healed_by = 0;     // ... which is any write from this seq on
   std::optional<ReportAck> ack;
+  std::optional<JobStatus> status;  // the status its write stored: what the owner may hear
 };
 
 struct JobState {
@@ -228,10 +229,11 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
   // The owner hears every durable change of the status, once: it decides from them at once
   // (a flow creates what its dependents wait for) instead of polling.
-  if (st.env.owner && !in.quit_after && st.told_owner != m.job.status) {
-    st.told_owner = m.job.status;
+  // The status this write stored, not the actor's latest: a later one may not be durable yet.
+  if (st.env.owner && in.status && st.told_owner != in.status) {
+    st.told_owner = in.status;
     self->send(st.env.owner, job_status_atom::value, m.job.spec.name, m.job.uid, m.job.created_ms,
-               m.job.status);
+               *in.status);
   }
   if (in.ack) self->send(st.env.nodes, ack_atom::value, in.ack->node, in.ack->uid, in.ack->seq);
   if (in.fx.expired) {
@@ -296,6 +298,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
     in.seq = ++st.next_seq;
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes);
+    if (!erase && st.env.owner) in.status = st.model.job.status;
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
     st.env.store->commit(std::move(writes), [me, seq](std::string error) {

@@ -36,6 +36,7 @@ struct FlowState {
   bool dirty = false;
   JobFlow written;  // what the last durable write held
   bool deleted = false;
+  bool look_scheduled = false;
   caf::response_promise delete_rp;
   static inline const char* name = "jobflow";
 };
@@ -89,6 +90,15 @@ void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string mess
 
 void request_create(FlowSelf* self, const std::string& entry);
 
+// Something it asked for did not happen: it looks again in a while (level-triggered), one look
+// at a time.
+void look_again(FlowSelf* self) {
+  auto& st = self->state;
+  if (st.look_scheduled || st.deleted) return;
+  st.look_scheduled = true;
+  self->delayed_send(self, 1s, sync_atom::value);
+}
+
 // Decides from the jobs as they are now: the phase, the lists, and which jobs to create. Writes
 // the record when it changed.
 void step(FlowSelf* self) {
@@ -136,10 +146,12 @@ void request_create(FlowSelf* self, const std::string& entry) {
             if (st.deleted) return;
             if (!error.empty()) {
               if (wait) {
-                // Said once per reason; a JobTemplate arriving wakes the flow (sync_atom).
+                // Said once per reason; a JobTemplate arriving wakes the flow (sync_atom), and
+                // so does a later look (a job still being deleted, a store that failed).
                 if (st.waiting[entry] != error)
                   spdlog::warn("jobflow={} flow={} waits: {}", st.flow.spec.key(), entry, error);
                 st.waiting[entry] = error;
+                look_again(self);
                 return;
               }
               st.waiting.erase(entry);
@@ -152,8 +164,12 @@ void request_create(FlowSelf* self, const std::string& entry) {
             }
             st.waiting.erase(entry);
             if (st.uids[entry] != uid) {
+              // Another job than the record knew (created again after a failure it recorded):
+              // nothing of the old one's state applies to it.
               st.uids[entry] = uid;
-              if (!st.jobs.count(entry)) st.jobs[entry] = JobPhase::Pending;
+              st.jobs[entry] = JobPhase::Pending;
+              st.tasks.erase(entry);
+              st.job_states.erase(entry);
               auto& line = job_status_line(st.flow.status, flow_job_name(st.flow.spec.name, entry),
                                            uid, created_ms);
               if (line.state.empty()) observe_phase(line, JobPhase::Pending, created_ms);
@@ -164,6 +180,7 @@ void request_create(FlowSelf* self, const std::string& entry) {
             self->state.creating.erase(entry);
             spdlog::error("jobflow={} flow={} create failed: {}", self->state.flow.spec.key(),
                           entry, self->system().render(err));
+            look_again(self);
           });
 }
 
@@ -197,6 +214,7 @@ void act_after_durable(FlowSelf* self) {
                   st.retired.erase(uid);
                   spdlog::error("jobflow={} flow={} cannot delete the failed job: {}",
                                 st.flow.spec.key(), entry, error);
+                  look_again(self);
                   return;
                 }
                 if (st.uids[entry] == uid) {
@@ -209,6 +227,7 @@ void act_after_durable(FlowSelf* self) {
               [self, entry, uid](caf::error&) {
                 self->state.retrying.erase(entry);
                 self->state.retired.erase(uid);
+                look_again(self);
               });
     }
   if (phase_of(st) == FlowPhase::Succeed && st.flow.spec.job_retain_policy == "delete" &&
@@ -221,6 +240,7 @@ void act_after_durable(FlowSelf* self) {
           st.deleting_jobs = false;
           if (!error.empty()) {
             spdlog::error("jobflow={} cannot delete its jobs: {}", st.flow.spec.key(), error);
+            look_again(self);
             return;
           }
           st.jobs_deleted = true;
@@ -263,13 +283,18 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         auto& st = self->state;
         auto entry = entry_of_job(st.flow.spec, job);
         if (!entry || st.uids[*entry] != uid) return;
+        // A Completed job deleted (by its TTL, by a user) stays done: it is not run again.
+        if (st.jobs.count(*entry) && st.jobs[*entry] == JobPhase::Completed) return;
         st.jobs.erase(*entry);
         st.tasks.erase(*entry);
         st.uids.erase(*entry);
         // A finished flow keeps its status as it ended; a running one creates the job again.
         step(self);
       },
-      [=](sync_atom) { step(self); },
+      [=](sync_atom) {
+        self->state.look_scheduled = false;
+        step(self);
+      },
       [=](delete_atom) {
         auto& st = self->state;
         st.deleted = true;

@@ -310,5 +310,46 @@ spec:
   EXPECT_TRUE(get_json({"get", "jobs"})["items"].empty());
 }
 
+TEST_F(FlowRuns, APatchedReplicaCountAndEnvAreUsed) {
+  submit(job_template("work", "echo \"$GREETING\"") + R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: patched}
+spec:
+  flows:
+    - name: work
+      patch:
+        spec:
+          minAvailable: 3
+          tasks:
+            - name: main
+              replicas: 3
+              template: {spec: {containers: [{name: main, env: [{name: GREETING, value: hi}]}]}}
+)");
+  ASSERT_TRUE(wait_flow("patched", "Succeed"));
+  auto job = get_json({"get", "job", "patched-work"});
+  EXPECT_EQ(job["spec"]["tasks"][0]["replicas"], 3);
+  EXPECT_EQ(job["spec"]["minAvailable"], 3);
+  EXPECT_EQ(job["status"]["succeeded"], 3);
+  auto log = node.cli({"logs", "patched-work-main-2"});
+  EXPECT_EQ(log.out, "hi\n") << log.err;
+  // The template itself is unchanged.
+  EXPECT_EQ(get_json({"get", "jobtemplate", "work"})["spec"]["tasks"][0]["replicas"], 1);
+
+  // A patch naming a task the template lacks fails the flow, saying why.
+  submit(R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: mispatched}
+spec:
+  flows:
+    - name: work
+      patch: {spec: {tasks: [{name: nosuch, replicas: 2}]}}
+)");
+  ASSERT_TRUE(wait_flow("mispatched", "Failed"));
+  auto f = flow("mispatched");
+  EXPECT_EQ(f.status.reason, "JobCreateFailed");
+  EXPECT_NE(f.status.message.find("the JobTemplate has no task \"nosuch\""), std::string::npos)
+      << f.status.message;
+}
+
 }  // namespace
 }  // namespace caldera::testing

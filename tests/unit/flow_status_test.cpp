@@ -73,7 +73,9 @@ TEST(FlowJob, TheJobIsTheTemplateNamedAfterTheFlowAndMarked) {
   t.spec.namespace_ = "team";
   t.spec.labels["owner"] = "me";
   t.spec.queue = "gpu";
-  auto spec = flow_job_spec(sample_flow(), "train", t);
+  auto made = flow_job_spec(sample_flow(), "train", t);
+  ASSERT_TRUE(made) << made.error();
+  auto spec = *made;
   EXPECT_EQ(spec.name, "ml-train");
   EXPECT_EQ(spec.namespace_, "team");
   EXPECT_EQ(spec.queue, "gpu");
@@ -88,7 +90,7 @@ TEST(FlowJob, OwnershipIsTheFlowsKeyAndUid) {
   JobTemplate t;
   t.spec.name = "train";
   auto flow = sample_flow();
-  auto spec = flow_job_spec(flow, "train", t);
+  auto spec = *flow_job_spec(flow, "train", t);
   EXPECT_EQ(owner_flow_key(spec), "team/ml");
   EXPECT_TRUE(created_by(spec, flow));
   auto successor = flow;
@@ -106,6 +108,99 @@ TEST(FlowJob, EntryOfJobIsFoundByItsName) {
   EXPECT_EQ(entry_of_job(flow.spec, "ml-train"), "train");
   EXPECT_EQ(entry_of_job(flow.spec, "ml-other"), std::nullopt);
   EXPECT_EQ(entry_of_job(flow.spec, "train"), std::nullopt);
+}
+
+JobTemplate trainer() {
+  JobTemplate t;
+  t.spec.name = "train";
+  t.spec.namespace_ = "team";
+  t.spec.min_available = 2;
+  TaskSpec task;
+  task.name = "worker";
+  task.replicas = 2;
+  Container c;
+  c.name = "main";
+  c.command = {"python", "train.py"};
+  c.env = {{"LR", "0.1"}, {"EPOCHS", "3"}};
+  c.requests.values["cpu"] = 1000;
+  task.template_.containers = {c};
+  task.template_.annotations["keep"] = "yes";
+  t.spec.tasks = {task};
+  return t;
+}
+
+TEST(FlowPatch, ReplicasCommandEnvAndResourcesAreAppliedOverTheTemplate) {
+  JobSpec patch;
+  patch.queue.clear();
+  patch.min_available = 4;
+  TaskSpec pt;
+  pt.name = "worker";
+  pt.replicas = 4;
+  Container pc;
+  pc.name = "main";
+  pc.command = {"python", "train2.py"};
+  pc.env = {{"LR", "0.01"}, {"SEED", "7"}};
+  pc.requests.values["memory"] = 1 << 20;
+  pt.template_.containers = {pc};
+  pt.template_.annotations["caldera.io/sim-duration-ms"] = "0";
+  patch.tasks = {pt};
+  auto flow = sample_flow();
+  flow.spec.flows[1].patch = patch;
+  auto made = flow_job_spec(flow, "train", trainer());
+  ASSERT_TRUE(made) << made.error();
+  const auto& task = made->tasks.at(0);
+  EXPECT_EQ(made->min_available, 4);
+  EXPECT_EQ(made->queue, "default");  // not named by the patch: the template's
+  EXPECT_EQ(task.replicas, 4);
+  const auto& c = task.template_.containers.at(0);
+  EXPECT_EQ(c.command, (std::vector<std::string>{"python", "train2.py"}));
+  EXPECT_EQ(c.env, (std::vector<EnvVar>{{"LR", "0.01"}, {"EPOCHS", "3"}, {"SEED", "7"}}));
+  EXPECT_EQ(c.requests.values.at("cpu"), 1000);
+  EXPECT_EQ(c.requests.values.at("memory"), 1 << 20);
+  EXPECT_EQ(task.template_.annotations.at("keep"), "yes");
+  EXPECT_EQ(task.template_.annotations.at("caldera.io/sim-duration-ms"), "0");
+  EXPECT_EQ(made->name, "ml-train");
+}
+
+TEST(FlowPatch, WhatThePatchLeavesUnsetStays) {
+  JobSpec patch;
+  patch.queue.clear();
+  TaskSpec pt;
+  pt.name = "worker";  // replicas 0: keep
+  patch.tasks = {pt};
+  auto patched = apply_patch(trainer().spec, patch);
+  ASSERT_TRUE(patched) << patched.error();
+  EXPECT_EQ(*patched, trainer().spec);
+}
+
+TEST(FlowPatch, AnUnknownTaskOrContainerIsAnError) {
+  JobSpec patch;
+  TaskSpec pt;
+  pt.name = "ps";
+  patch.tasks = {pt};
+  auto r = apply_patch(trainer().spec, patch);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), "patch.spec.tasks[0].name: the JobTemplate has no task \"ps\"");
+  pt.name = "worker";
+  Container pc;
+  pc.name = "sidecar";
+  pt.template_.containers = {pc};
+  patch.tasks = {pt};
+  r = apply_patch(trainer().spec, patch);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(),
+            "patch.spec.tasks[0].template.spec.containers[0].name: task worker has no container "
+            "\"sidecar\"");
+}
+
+TEST(FlowPatch, OnlyTheEntryWithThePatchIsPatched) {
+  JobSpec patch;
+  patch.queue = "fast";
+  auto flow = sample_flow();
+  flow.spec.flows[1].patch = patch;  // "train"
+  auto t = trainer();
+  EXPECT_EQ(flow_job_spec(flow, "train", t)->queue, "fast");
+  EXPECT_EQ(flow_job_spec(flow, "prep", t)->queue, "default");
 }
 
 }  // namespace

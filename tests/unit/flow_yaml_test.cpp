@@ -124,15 +124,52 @@ status: {state: {phase: Running}}
   EXPECT_TRUE(has(w, "metadata.uid", "ignored"));
   EXPECT_TRUE(has(w, "metadata.colour", "unknown field"));
   EXPECT_TRUE(has(w, "spec.paused", "unknown field"));
-  EXPECT_TRUE(has(w, "spec.flows[0].patch", "patch is not supported"));
   EXPECT_TRUE(has(w, "spec.flows[1].extra", "unknown field"));
   EXPECT_TRUE(
       has(w, "spec.flows[1].dependsOn.probe.httpGetList", "httpGetList probes are not supported"));
   EXPECT_TRUE(has(w, "spec.flows[1].dependsOn.strict", "unknown field"));
   EXPECT_TRUE(has(w, "status", "ignored"));
-  EXPECT_EQ(w.size(), 8u) << dump(w);
+  EXPECT_EQ(w.size(), 7u) << dump(w);
   ASSERT_EQ(parsed.flows.size(), 1u);
   EXPECT_EQ(parsed.flows[0].value.flows.at(1).depends_on->targets, std::vector<std::string>{"a"});
+  ASSERT_TRUE(parsed.flows[0].value.flows.at(0).patch.has_value());
+  EXPECT_EQ(parsed.flows[0].value.flows.at(0).patch->queue, "other");
+}
+
+TEST(FlowYaml, PatchRetryAndProbeAreRead) {
+  Diagnostics diags;
+  auto parsed = parse_yaml(R"(
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  flows:
+    - name: a
+      retry: 2
+      patch:
+        spec:
+          tasks:
+            - name: worker
+              replicas: 3
+              template: {spec: {containers: [{name: main, env: [{name: X, value: "1"}]}]}}
+    - name: b
+      dependsOn:
+        targets: [a]
+        probe: {taskStatusList: [{taskName: worker, phase: Running}]}
+)",
+                           diags);
+  EXPECT_TRUE(diags.errors.empty()) << dump(diags.errors);
+  EXPECT_TRUE(diags.warnings.empty()) << dump(diags.warnings);
+  ASSERT_EQ(parsed.flows.size(), 1u);
+  const auto& a = parsed.flows[0].value.flows.at(0);
+  EXPECT_EQ(a.retry, 2);
+  ASSERT_TRUE(a.patch.has_value());
+  EXPECT_TRUE(a.patch->queue.empty());
+  ASSERT_EQ(a.patch->tasks.size(), 1u);
+  EXPECT_EQ(a.patch->tasks[0].replicas, 3);
+  EXPECT_EQ(a.patch->tasks[0].template_.containers.at(0).env.at(0).value, "1");
+  const auto& b = parsed.flows[0].value.flows.at(1);
+  EXPECT_EQ(b.depends_on->probe, (std::vector<TaskProbe>{{"worker", "Running"}}));
 }
 
 TEST(FlowYaml, WrongTypesAreErrorsAtTheirPaths) {

@@ -8,6 +8,7 @@
 #include "messages/job_flow.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/job_template.hpp"
+#include "messages/result.hpp"
 
 namespace caldera {
 
@@ -17,8 +18,13 @@ inline constexpr const char* kCreatedByJobTemplate = "volcano.sh/createdByJobTem
 // caldera's own: which flow of that name (a flow deleted and submitted again is another flow).
 inline constexpr const char* kJobFlowUid = "caldera.io/jobflow-uid";
 
-// The template's spec, named "<jobflow>-<entry>" in the flow's namespace, with the marks.
-JobSpec flow_job_spec(const JobFlow& flow, const std::string& entry, const JobTemplate& tmpl);
+// The template's spec with the entry's patch applied, named "<jobflow>-<entry>" in the flow's
+// namespace, with the marks. A patch naming a task or container the template lacks fails.
+Result<JobSpec> flow_job_spec(const JobFlow& flow, const std::string& entry,
+                              const JobTemplate& tmpl);
+
+// `patch` applied over `spec` (see Flow::patch for what it replaces and what it merges).
+Result<JobSpec> apply_patch(JobSpec spec, const JobSpec& patch);
 
 // The key ("namespace/name") of the flow that created the job, if a flow did.
 std::optional<std::string> owner_flow_key(const JobSpec& job);
