@@ -79,14 +79,15 @@ JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
           self->state.env.timer, self->state.env.membership,        std::move(owner)};
 }
 
-// The flow actor that created a job of this spec, if that flow (by uid) still exists.
+// The key of the flow that created a job of this spec, if that flow (by uid) still exists, and
+// its actor if it runs (a flow being deleted has none).
 std::pair<std::string, protocol::jobflow> owner_of(DirectoryState& st, const JobSpec& spec) {
   auto key = owner_flow_key(spec);
   if (!key) return {};
   const auto* flow = st.registry.flows.find(*key);
+  if (!flow || !created_by(spec, *flow)) return {};
   auto actor = st.flow_actors.find(*key);
-  if (!flow || actor == st.flow_actors.end() || !created_by(spec, *flow)) return {};
-  return {*key, actor->second};
+  return {*key, actor == st.flow_actors.end() ? protocol::jobflow{} : actor->second};
 }
 
 ResourceList largest_node(const DirectoryState& st) {
@@ -130,7 +131,7 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto uid = random_uid();
   const auto created = now_ms();
   auto [owner_key, owner] = owner_of(st, spec);
-  std::string owner_uid = owner ? spec.annotations[kJobFlowUid] : std::string();
+  std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
   st.jobs[key] = JobEntry{actor, {}, false, uid, created, owner_key, owner_uid};
@@ -622,41 +623,74 @@ void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
     });
 }
 
-// A JobFlow's delete: its actor stops, its jobs go (whatever its jobRetainPolicy), then its
-// record.
+// The end of a flow's delete, once its Terminating phase is durable: its jobs go, then its
+// record. After a restart it goes on from there.
+void finish_flow_delete(DirSelf* self, const std::string& key,
+                        std::function<void(const std::string&)> done) {
+  delete_flow_jobs(self, key, [self, key, done](const std::string& error) {
+    if (!error.empty()) {
+      done("deleting the flow's jobs: " + error);
+      return;
+    }
+    commit_then(self, {Write{Family::Flows, key, std::nullopt}},
+                [self, key, done](const std::string& error) {
+                  if (!error.empty()) {
+                    done("delete failed: " + error);
+                    return;
+                  }
+                  if (self->state.registry.flows.durable.erase(key))
+                    spdlog::info("jobflow={} deleted", key);
+                  done("");
+                });
+  });
+}
+
+// A JobFlow's delete: its actor stops, its phase becomes Terminating (durably: a restart does
+// not bring the flow back to create what is being deleted), its jobs go whatever its
+// jobRetainPolicy, then its record.
 caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto key = ref_key(ref);
   if (!self->state.registry.flows.find(key)) return not_found_response<JobFlow>(id, ref);
   auto rp = self->make_response_promise<std::string>();
-  auto remove_record = [self, rp, id, key]() mutable {
-    delete_flow_jobs(self, key, [self, rp, id, key](const std::string& error) mutable {
-      if (!error.empty()) {
-        rp.deliver(error_response(id, Code::INTERNAL, "deleting the flow's jobs: " + error));
-        return;
-      }
-      commit_then(self, {Write{Family::Flows, key, std::nullopt}},
-                  [self, rp, id, key](const std::string& error) mutable {
-                    if (!error.empty()) {
-                      rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
-                      return;
-                    }
-                    if (self->state.registry.flows.durable.erase(key))
-                      spdlog::info("jobflow={} deleted", key);
-                    rp.deliver(ok_response(id));
-                  });
-    });
+  auto terminate = [self, rp, id, key]() mutable {
+    auto answer = [rp, id](const std::string& error) mutable {
+      rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
+    };
+    const auto* flow = self->state.registry.flows.find(key);
+    if (!flow) {
+      answer("");  // a delete beside this one finished first
+      return;
+    }
+    JobFlow terminating = *flow;
+    if (terminating.status.phase == "Terminating") {
+      finish_flow_delete(self, key, answer);
+      return;
+    }
+    spdlog::info("jobflow={} phase=Terminating from={}", key, terminating.status.phase);
+    terminating.status.phase = "Terminating";
+    terminating.status.last_transition_ms = now_ms();
+    auto record = FlowKind<JobFlow>::record(terminating);
+    commit_then(self, {Write{Family::Flows, key, std::move(record)}},
+                [self, key, terminating, answer](const std::string& error) mutable {
+                  if (!error.empty()) {
+                    answer("delete failed: " + error);
+                    return;
+                  }
+                  self->state.registry.flows.durable[key] = std::move(terminating);
+                  finish_flow_delete(self, key, answer);
+                });
   };
   auto actor = self->state.flow_actors.find(key);
   if (actor == self->state.flow_actors.end()) {
-    remove_record();
+    terminate();
     return rp;
   }
-  // Its last write lands before its record is deleted: the flow answers once none is in flight.
+  // Its last write lands before Terminating is written: the flow answers once none is in flight.
   auto handle = actor->second;
   self->state.flow_actors.erase(actor);
   self->request(handle, 30s, delete_atom::value)
-      .then([remove_record](caf::ok_atom) mutable { remove_record(); },
-            [remove_record](caf::error&) mutable { remove_record(); });
+      .then([terminate](caf::ok_atom) mutable { terminate(); },
+            [terminate](caf::error&) mutable { terminate(); });
   return rp;
 }
 
@@ -919,7 +953,8 @@ void recover_jobs(DirSelf* self) {
     }
     auto record = encode_job_row(*model);
     auto [owner_key, owner] = owner_of(st, model->job.spec);
-    std::string owner_uid = owner ? model->job.spec.annotations[kJobFlowUid] : std::string();
+    std::string owner_uid =
+        owner_key.empty() ? std::string() : model->job.spec.annotations[kJobFlowUid];
     JobEntry entry{{},        std::move(record), false, model->job.uid, model->job.created_ms,
                    owner_key, owner_uid};
     entry.actor = spawn_job_actor(self->system(), std::move(*model), job_env(self, owner));
@@ -947,8 +982,18 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
   // Flows first: the jobs they created are given their flow's actor as owner.
   recover(self->state.registry, *self->state.env.store);
-  for (const auto& [key, flow] : self->state.registry.flows.durable) start_flow(self, flow);
+  std::vector<std::string> terminating;
+  for (const auto& [key, flow] : self->state.registry.flows.durable) {
+    if (flow.status.phase == "Terminating")
+      terminating.push_back(key);  // deleted when the coordinator stopped: no actor
+    else
+      start_flow(self, flow);
+  }
   recover_jobs(self);
+  for (const auto& key : terminating)
+    finish_flow_delete(self, key, [key](const std::string& error) {
+      if (!error.empty()) spdlog::error("jobflow={} delete: {}", key, error);
+    });
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {

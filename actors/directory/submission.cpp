@@ -25,6 +25,26 @@ void admit_one(Parsed<Spec>& item, bool taken, const char* resource, Admit&& adm
                 already_exists(resource, item.value.namespace_, item.value.name));
 }
 
+// A probe waits for a task of its targets: a target whose template is known must have one of
+// the probed tasks, or the flow would wait for ever.
+template <class TemplateOf>
+void check_probe_tasks(const JobFlowSpec& s, TemplateOf&& template_of, Diagnostics& d) {
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    const auto& dep = s.flows[i].depends_on;
+    if (!dep || dep->probe.empty()) continue;
+    for (const auto& target : dep->targets) {
+      const JobSpec* tmpl = template_of(s.namespace_, target);
+      if (!tmpl) continue;
+      bool has = false;
+      for (const auto& p : dep->probe)
+        for (const auto& t : tmpl->tasks) has |= t.name == p.task_name;
+      if (!has)
+        d.error("spec.flows[" + std::to_string(i) + "].dependsOn.probe.taskStatusList",
+                "JobTemplate " + target + " has none of the probed tasks");
+    }
+  }
+}
+
 }  // namespace
 
 void admit_submission(ParsedDocuments& docs, const AdmissionContext& ctx,
@@ -44,13 +64,24 @@ void admit_submission(ParsedDocuments& docs, const AdmissionContext& ctx,
     const auto key = ns + "/" + name;
     return registry.templates.taken(key) || templates.count(key) > 0;
   };
+  // The template a flow entry would run now: this submission's, else the stored one.
+  auto template_of = [&](const std::string& ns, const std::string& name) -> const JobSpec* {
+    for (const auto& t : docs.templates)
+      if (t.value.namespace_ == ns && t.value.name == name) return &t.value;
+    const auto* stored = registry.templates.find(ns + "/" + name);
+    return stored ? &stored->spec : nullptr;
+  };
   for (auto& f : docs.flows) {
     apply_defaults(f.value);
     const auto key = f.value.key();
     const bool taken = registry.flows.taken(key) || !flows.insert(key).second;
     admit_one(
         f, taken, FlowKind<JobFlow>::resource,
-        [&](const JobFlowSpec& s, Diagnostics& d) { admit(s, template_exists, d); }, diags);
+        [&](const JobFlowSpec& s, Diagnostics& d) {
+          admit(s, template_exists, d);
+          check_probe_tasks(s, template_of, d);
+        },
+        diags);
   }
   for (auto& j : docs.jobs) {
     apply_defaults(j.value);

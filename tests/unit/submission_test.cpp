@@ -125,5 +125,25 @@ TEST(Submission, RejectionSaysAlreadyExistsWithItsOwnCode) {
   ASSERT_EQ(r.getWarnings().size(), 1u);
 }
 
+TEST(Submission, AProbeMustNameATaskOfItsTargetsTemplate) {
+  const char* probed = R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: flow}
+spec:
+  flows:
+    - name: prep
+    - name: train
+      dependsOn: {targets: [prep], probe: {taskStatusList: [{taskName: nosuch, phase: Running}]}}
+)";
+  auto d = admit_text(docs({kTemplate, probed}));
+  EXPECT_TRUE(has(d.errors, "documents[1].spec.flows[1].dependsOn.probe.taskStatusList",
+                  "JobTemplate prep has none of the probed tasks"))
+      << dump(d.errors);
+  // The template's own task is fine; an unknown template is only the usual warning.
+  std::string good = probed;
+  good.replace(good.find("nosuch"), 6, "main");
+  EXPECT_TRUE(admit_text(docs({kTemplate, good.c_str()})).ok());
+}
+
 }  // namespace
 }  // namespace caldera
