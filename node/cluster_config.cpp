@@ -275,6 +275,7 @@ struct NodeSource {
   std::string path;            // "nodes[2]"
   bool client_port_ok = true;  // read without error (or the default)
   bool cluster_port_ok = true;
+  bool metrics_port_ok = true;
   bool data_dir_defaulted = false;  // not written: derived from the name
 };
 
@@ -287,7 +288,7 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
     return;
   }
   static const std::set<std::string> known{"name",    "host",      "clusterPort", "clientPort",
-                                           "dataDir", "resources", "labels"};
+                                           "dataDir", "resources", "labels",      "metricsPort"};
   for (const auto& kv : n.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key) && !kGatewayFields.count(key) && !kContainerLogFields.count(key))
@@ -300,6 +301,9 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
       read_port(get(n, "clusterPort"), path + ".clusterPort", node.cluster_port, diags);
   source.client_port_ok =
       read_port(get(n, "clientPort"), path + ".clientPort", node.client_port, diags);
+  // 0 (or none) turns the metrics endpoint off.
+  if (auto m = get(n, "metricsPort"); m.defined() && text_of(m) != "0")
+    source.metrics_port_ok = read_port(m, path + ".metricsPort", node.metrics_port, diags);
   node.data_dir = scalar(get(n, "dataDir"), path + ".dataDir", diags);
   if (node.data_dir.empty()) {
     node.data_dir = "./caldera-data/" + node.name;
@@ -355,6 +359,8 @@ void check_ports(const ClusterConfig& cfg, const std::vector<NodeSource>& source
       mine.push_back({&node.host, node.client_port, src.path + ".clientPort"});
     if (src.cluster_port_ok)
       mine.push_back({&node.host, node.cluster_port, src.path + ".clusterPort"});
+    if (src.metrics_port_ok && node.metrics_port != 0)
+      mine.push_back({&node.host, node.metrics_port, src.path + ".metricsPort"});
     for (auto& use : mine) {
       auto clash = std::find_if(uses.begin(), uses.end(), [&](const Use& u) {
         return u.port == use.port && same_interface(*u.host, *use.host);

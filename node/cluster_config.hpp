@@ -19,6 +19,7 @@ struct NodeConfig {
   std::string host = "127.0.0.1";
   uint16_t cluster_port = 7170;  // CAF middleman, node <-> coordinator
   uint16_t client_port = 7070;   // the Cap'n Proto gateway
+  uint16_t metrics_port = 0;     // Prometheus /metrics over HTTP; 0: not served
   std::string data_dir;
   ResourceList resources;                     // capacity offered to pods
   std::map<std::string, std::string> labels;  // for nodeSelector and `get nodes`

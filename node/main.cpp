@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "actors/cluster/membership_port.hpp"
 #include "actors/directory/job_directory.hpp"
 #include "actors/directory/report_port.hpp"
+#include "actors/metrics/metrics.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/protocol/atoms.hpp"
@@ -102,6 +105,9 @@ int main(int argc, char** argv) {
   app.add_option("--port", port, "client port of the embedded default node (0: any free port)");
   app.add_option("--cluster-port", cluster_port, "cluster port of the embedded default node");
   app.add_option("--port-file", port_file, "write the client port here once serving");
+  int metrics_port = -1;
+  app.add_option("--metrics-port", metrics_port,
+                 "serve Prometheus metrics on this port (0: off; default: the node's metricsPort)");
   app.add_option("--log-level", log_level, "error, warn, info or debug");
   app.add_option("--shim", shim_path, "the caldera-shim executable");
   app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
@@ -193,8 +199,16 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (metrics_port > 65535) return fail("--metrics-port must be within 0..65535");
+  const uint16_t metrics_on =
+      metrics_port >= 0 ? static_cast<uint16_t>(metrics_port) : node->metrics_port;
+  auto metrics = std::make_shared<Metrics>();
+
   StoreOptions store_options;
   store_options.sync = !no_fsync;
+  store_options.on_batch = [metrics](std::chrono::nanoseconds d, size_t writes) {
+    metrics->store_batch(d, writes);
+  };
   auto opened = Store::open(node->data_dir + "/db", store_options);
   if (!opened) return fail(opened.error());
   std::shared_ptr<Store> store = std::move(*opened);
@@ -205,6 +219,18 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  std::unique_ptr<prometheus::Exposer> exposer;  // its HTTP threads start with signals blocked
+  if (metrics_on != 0) {
+    const auto address = node->host + ":" + std::to_string(metrics_on);
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(address, 2);
+    } catch (const std::exception& e) {
+      return fail("cannot serve metrics on " + address + ": " + e.what());
+    }
+    exposer->RegisterCollectable(metrics->registry());
+    spdlog::info("calderad node={} metrics on http://{}/metrics", node->name, address);
+  }
 
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
@@ -228,14 +254,15 @@ int main(int argc, char** argv) {
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
-    scheduler = spawn_scheduler(sys);
+    scheduler = spawn_scheduler(sys, metrics);
     timer = spawn_timer(sys);
     MembershipEnv members{scheduler, {}};
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes) members.options.allowed.insert(n.name);
     membership = spawn_membership(sys, std::move(members));
-    directory = spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership});
+    directory =
+        spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics});
     router =
         spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
@@ -288,6 +315,7 @@ int main(int argc, char** argv) {
   node_env.container_log_max_files = node->container_log_max_files;
   // Containers are not calderad's client connections: they get the limit it was started with.
   node_env.container_open_files_limit = open_files_limit.original;
+  node_env.metrics = metrics;
   auto node_actor = spawn_node_actor(sys, node_env);
 
   auto sink = std::make_shared<ReplySink>();

@@ -281,7 +281,13 @@ class RocksDbStore final : public Store {
       // Unlocked while writing and syncing, so that new commits pile up into the next batch.
       lock.unlock();
       bool was_writable = health_->writable();
+      const auto started = SteadyClock::now();
       write_batch(batch);
+      if (options_.on_batch) {
+        size_t writes = 0;
+        for (const auto& p : batch) writes += p.writes.size();
+        options_.on_batch(SteadyClock::now() - started, writes);
+      }
       lock.lock();
       // The first retry waits a full interval: right after the error the disk is still full.
       if (was_writable && !health_->writable())

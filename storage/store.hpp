@@ -21,6 +21,9 @@ struct StoreOptions {
   size_t max_batch_writes = 4096;  // writes folded into one WriteBatch at most
   // After a write error (a full disk), how often the writer asks RocksDB to resume.
   std::chrono::milliseconds resume_interval{1000};
+  // Called on the writer thread after each group commit with its time and number of writes
+  // (metrics); unset: nothing.
+  std::function<void(std::chrono::nanoseconds, size_t writes)> on_batch = {};
 };
 
 // One change: a put when value is set, a delete otherwise.

@@ -75,8 +75,9 @@ std::string ns_or_default(capnp::Text::Reader t) {
 }
 
 JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
-  return {self->state.env.store, caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
-          self->state.env.timer, self->state.env.membership,        std::move(owner)};
+  return {self->state.env.store,  caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
+          self->state.env.timer,  self->state.env.membership,        std::move(owner),
+          self->state.env.metrics};
 }
 
 // The key of the flow that created a job of this spec, if that flow (by uid) still exists, and
@@ -152,8 +153,10 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
 // ---- submit ----
 
 void start_flow(DirSelf* self, const JobFlow& flow) {
-  self->state.flow_actors[flow.spec.key()] = spawn_flow_actor(
-      self->system(), flow, FlowActorEnv{self->state.env.store, caf::actor_cast<caf::actor>(self)});
+  self->state.flow_actors[flow.spec.key()] =
+      spawn_flow_actor(self->system(), flow,
+                       FlowActorEnv{self->state.env.store, caf::actor_cast<caf::actor>(self),
+                                    self->state.env.metrics});
 }
 
 // Stores a submission's templates and flows in one commit; they join the registry once durable.

@@ -8,6 +8,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/metrics/metrics.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "storage/store.hpp"
@@ -20,6 +21,7 @@ struct JobDirectoryEnv {
   caf::actor timer;  // the job actors' clock (actors/timer)
   protocol::membership
       membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
+  std::shared_ptr<Metrics> metrics;  // handed to the job and flow actors; unset: none
 };
 
 // Messages:

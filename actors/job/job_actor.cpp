@@ -196,9 +196,11 @@ void apply_effects(JobSelf* self, Inflight& in) {
       in.reply.deliver(caf::make_error(caf::sec::runtime_error, "store: " + in.write_error));
     return;
   }
-  for (const auto& c : in.fx.phase_changes)
+  for (const auto& c : in.fx.phase_changes) {
     spdlog::info("job={} phase={} from={} reason={}", m.key(), to_string(c.to), to_string(c.from),
                  c.reason);
+    if (st.env.metrics) st.env.metrics->job_phase(m.job.spec.namespace_, c.to);
+  }
   // Effects of states from before a delete: the delete has removed the job's pods from their
   // nodes and cancelled its pod group, so nothing may be launched or asked for again.
   if (st.deleted) {

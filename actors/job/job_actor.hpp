@@ -7,6 +7,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/job/core/job_model.hpp"
+#include "actors/metrics/metrics.hpp"
 #include "actors/protocol/job.hpp"
 #include "actors/protocol/jobflow.hpp"
 #include "actors/protocol/membership.hpp"
@@ -22,7 +23,8 @@ struct JobActorEnv {
   caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
   protocol::membership
       nodes;  // routes launches, kills and removals to the pods' nodes (the membership)
-  protocol::jobflow owner;  // the flow that created the job; unset for a client's job
+  protocol::jobflow owner;           // the flow that created the job; unset for a client's job
+  std::shared_ptr<Metrics> metrics;  // phases entered; unset: not counted
 };
 
 // Its messages are protocol::job (actors/protocol/job.hpp). Beyond what that says: once what a

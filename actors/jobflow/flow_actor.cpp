@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -20,8 +21,9 @@ using namespace std::chrono_literals;
 
 struct FlowState {
   FlowActorEnv env;
-  JobFlow flow;   // the latest state; durable once `written` says so
-  FlowJobs jobs;  // entry -> the phase of its job, for jobs that exist
+  JobFlow flow;                                // the latest state; durable once `written` says so
+  std::map<std::string, std::string> entries;  // job name -> entry: the spec never changes
+  FlowJobs jobs;                               // entry -> the phase of its job, for jobs that exist
   FlowTasks tasks;
   std::map<std::string, std::string> uids;     // entry -> its job's uid
   std::map<std::string, JobState> job_states;  // entry -> its job's state (reasons)
@@ -29,7 +31,10 @@ struct FlowState {
   std::set<std::string> retired;               // uids deleted for a retry: their news is old
   std::set<std::string> retrying;              // entries whose failed job is being deleted
   std::map<std::string, std::string> waiting;  // entry -> why it cannot be created yet
-  bool jobs_deleted = false;                   // jobRetainPolicy delete done
+  // entry -> when the flow heard its job Completed: the start of its dependents' DAG step
+  std::map<std::string, std::chrono::steady_clock::time_point> completed_at;
+  std::set<std::string> stepped;  // entries whose creation was counted as a DAG step
+  bool jobs_deleted = false;      // jobRetainPolicy delete done
   bool deleting_jobs = false;
   // The record: one write in flight at a time; changes meanwhile are written after it.
   bool writing = false;
@@ -52,10 +57,17 @@ FlowPhase phase_of(const FlowState& st) {
   return parse_flow_phase(st.flow.status.phase).value_or(FlowPhase::Pending);
 }
 
+// The entry whose job is named `job`: looked up, not searched, as every status message asks.
+std::optional<std::string> entry_of(const FlowState& st, const std::string& job) {
+  auto it = st.entries.find(job);
+  if (it == st.entries.end()) return std::nullopt;
+  return it->second;
+}
+
 FlowRestarts restarts_of(const FlowState& st) {
   FlowRestarts out;
   for (const auto& line : st.flow.status.job_status_list)
-    if (auto entry = entry_of_job(st.flow.spec, line.name)) out[*entry] = line.restart_count;
+    if (auto entry = entry_of(st, line.name)) out[*entry] = line.restart_count;
   return out;
 }
 
@@ -79,6 +91,7 @@ void write(FlowSelf* self) {
 }
 
 void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string message) {
+  if (st.env.metrics) st.env.metrics->flow_finished(st.flow.spec.namespace_, to);
   const auto from = st.flow.status.phase;
   st.flow.status.phase = std::string(to_string(to));
   st.flow.status.reason = std::move(reason);
@@ -89,6 +102,22 @@ void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string mess
 }
 
 void request_create(FlowSelf* self, const std::string& entry);
+
+// The DAG step of an entry just created: from its last target's completion, as this actor heard
+// it, to now. Targets heard of only from the record (before a restart) have no time: no step.
+void observe_dag_step(FlowState& st, const std::string& entry) {
+  if (!st.env.metrics) return;
+  for (const auto& f : st.flow.spec.flows) {
+    if (f.name != entry || !f.depends_on || f.depends_on->targets.empty()) continue;
+    std::chrono::steady_clock::time_point last{};
+    for (const auto& t : f.depends_on->targets) {
+      auto it = st.completed_at.find(t);
+      if (it == st.completed_at.end()) return;
+      last = std::max(last, it->second);
+    }
+    st.env.metrics->dag_step(std::chrono::steady_clock::now() - last);
+  }
+}
 
 // Something it asked for did not happen: it looks again in a while (level-triggered), one look
 // at a time.
@@ -163,6 +192,9 @@ void request_create(FlowSelf* self, const std::string& entry) {
               return;
             }
             st.waiting.erase(entry);
+            // The job's own status may have arrived before this answer: the step is counted
+            // here, once per entry (a retry is not a DAG step).
+            if (st.stepped.insert(entry).second) observe_dag_step(st, entry);
             if (st.uids[entry] != uid) {
               // Another job than the record knew (created again after a failure it recorded):
               // nothing of the old one's state applies to it.
@@ -254,9 +286,11 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
   st.env = std::move(env);
   st.written = flow;
   st.flow = std::move(flow);
+  for (const auto& f : st.flow.spec.flows)
+    st.entries[flow_job_name(st.flow.spec.name, f.name)] = f.name;
   // What the record last said of each job, until its actor says more.
   for (const auto& line : st.flow.status.job_status_list) {
-    auto entry = entry_of_job(st.flow.spec, line.name);
+    auto entry = entry_of(st, line.name);
     auto phase = parse_job_phase(line.state);
     if (!entry || !phase) continue;
     st.jobs[*entry] = *phase;
@@ -267,9 +301,11 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
       [=](job_status_atom, const std::string& job, const std::string& uid, int64_t created_ms,
           const JobStatus& status) {
         auto& st = self->state;
-        auto entry = entry_of_job(st.flow.spec, job);
+        auto entry = entry_of(st, job);
         if (!entry || st.retired.count(uid) || st.deleted) return;
         st.uids[*entry] = uid;
+        if (status.state.phase == JobPhase::Completed && !st.completed_at.count(*entry))
+          st.completed_at[*entry] = std::chrono::steady_clock::now();
         st.jobs[*entry] = status.state.phase;
         st.tasks[*entry] = status.task_status_count;
         st.job_states[*entry] = status.state;
@@ -281,7 +317,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
       },
       [=](job_gone_atom, const std::string& job, const std::string& uid) {
         auto& st = self->state;
-        auto entry = entry_of_job(st.flow.spec, job);
+        auto entry = entry_of(st, job);
         if (!entry || st.uids[*entry] != uid) return;
         // A Completed job deleted (by its TTL, by a user) stays done: it is not run again.
         if (st.jobs.count(*entry) && st.jobs[*entry] == JobPhase::Completed) return;

@@ -8,6 +8,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/metrics/metrics.hpp"
 #include "actors/protocol/jobflow.hpp"
 #include "messages/job_flow.hpp"
 #include "storage/store.hpp"
@@ -17,6 +18,7 @@ namespace caldera {
 struct FlowActorEnv {
   std::shared_ptr<Store> store;
   caf::actor directory;  // creates and deletes the flow's jobs; caches its record for reads
+  std::shared_ptr<Metrics> metrics;  // flows finished, DAG step latency; unset: none
 };
 
 // `flow` is its stored record. After a restart it learns its jobs' phases again from their

@@ -65,6 +65,8 @@ struct NodePodEntry {
   // Its next status is numbered above this: after a restart, above any number the previous run
   // may have sent without making it durable (a job that applied one would ignore a reuse).
   uint64_t seq_floor = 0;
+  bool counted_start = false;  // metrics: each pod counts once as started, once as failed
+  bool counted_failure = false;
 };
 
 // Its public interface (protocol::node) and what only its own timers, the store's writer thread
@@ -204,6 +206,12 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
     e.unstored = true;
     return;
   }
+  if (auto& m = st.env.metrics) {
+    if (!e.counted_start && e.status.started_ms > 0) m->pod_started();
+    if (!e.counted_failure && e.status.phase == PodPhase::Failed) m->pod_failed();
+  }
+  e.counted_start = e.counted_start || e.status.started_ms > 0;
+  e.counted_failure = e.counted_failure || e.status.phase == PodPhase::Failed;
   const uint64_t seq = e.status.status_seq = std::max(e.status.status_seq, e.seq_floor) + 1;
   auto report = report_bytes(e.status);
   auto coordinator = st.env.coordinator;
@@ -404,6 +412,8 @@ void recover(NodeSelf* self) {
       // full disk retried every second): 2^32 is past them for any run, and leaves room for
       // 2^32 restarts.
       e.seq_floor = e.status.status_seq + (uint64_t{1} << 32);
+      e.counted_start = e.status.started_ms > 0;  // the previous run counted them
+      e.counted_failure = e.status.phase == PodPhase::Failed;
       st.pods.emplace(e.status.uid, std::move(e));
     } catch (const kj::Exception& ex) {
       spdlog::error("node={} unreadable pod record {}: {}", st.env.name, std::string(key),

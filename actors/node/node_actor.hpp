@@ -9,6 +9,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/metrics/metrics.hpp"
 #include "actors/protocol/node.hpp"
 #include "messages/resources.hpp"
 #include "storage/store.hpp"
@@ -35,6 +36,7 @@ struct NodeActorEnv {
   uint64_t container_open_files_limit = 0;
   // A pod report its job has not acknowledged this long after it was sent is sent again.
   std::chrono::milliseconds report_resend_after{2000};
+  std::shared_ptr<Metrics> metrics;  // pods started and failed; unset: not counted
 };
 
 // Its messages are protocol::node (actors/protocol/node.hpp). Beyond what that says:

@@ -41,6 +41,7 @@ constexpr size_t kKeptCommitTimes = 100000;
 
 struct SchedulerState {
   Placer placer;
+  std::shared_ptr<Metrics> metrics;  // session times; may be null
   protocol::membership
       membership;  // the way to the nodes; unset: bindings need no reservation (tests)
   std::map<std::string, GangRequest> asked;   // job key -> its latest request, to queue again
@@ -248,7 +249,9 @@ double percentile(std::vector<double> v, double q) {
   return v[at];
 }
 
-caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
+caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self,
+                        std::shared_ptr<Metrics> metrics) {
+  self->state.metrics = std::move(metrics);
   self->set_exit_handler([=](caf::exit_msg& msg) {
     const auto& st = self->state;
     if (st.committed + st.cancelled > 0)
@@ -262,7 +265,10 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
   return {
       [=](session_atom) {
         self->state.session_wanted = false;
+        const auto started = std::chrono::steady_clock::now();
         run_session(self);
+        if (self->state.metrics)
+          self->state.metrics->scheduler_session(std::chrono::steady_clock::now() - started);
       },
       [=](membership_atom, const caf::actor& membership) {
         self->state.membership = caf::actor_cast<protocol::membership>(membership);
@@ -302,10 +308,10 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self) {
 
 }  // namespace
 
-protocol::scheduler spawn_scheduler(caf::actor_system& sys) {
+protocol::scheduler spawn_scheduler(caf::actor_system& sys, std::shared_ptr<Metrics> metrics) {
   // Dynamically typed inside (it sends to job actors and the membership as itself); its handle
   // is typed, so what its senders send is checked.
-  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler));
+  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler, std::move(metrics)));
 }
 
 }  // namespace caldera

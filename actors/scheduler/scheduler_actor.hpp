@@ -6,6 +6,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/metrics/metrics.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "actors/scheduler/core/placer.hpp"
 
@@ -15,6 +16,8 @@ namespace caldera {
 // coordinator process. With a membership, every placed gang is reserved on its nodes (prepare)
 // and bound only when all confirm; on a refusal or silence it is released and queued again, and
 // its job told why (unsched_atom).
-protocol::scheduler spawn_scheduler(caf::actor_system& sys);
+// `metrics`: session times; may be null.
+protocol::scheduler spawn_scheduler(caf::actor_system& sys,
+                                    std::shared_ptr<Metrics> metrics = nullptr);
 
 }  // namespace caldera

@@ -475,5 +475,34 @@ TEST(ClusterConfig, PathsCountNodesAsWrittenPastOneThatIsNoMapping) {
             "port 7071 on 127.0.0.1 is already nodes[1].clientPort");
 }
 
+TEST(ClusterConfig, MetricsPortIsPerNodeOffByDefaultAndMustNotClash) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+nodes:
+  - {name: a, metricsPort: 9090}
+  - {name: b, clientPort: 7071, clusterPort: 7171, metricsPort: 0}
+  - {name: c, clientPort: 7072, clusterPort: 7172}
+)",
+                                  diags);
+  ASSERT_TRUE(cfg) << cfg.error() << all_errors(diags);
+  EXPECT_TRUE(diags.warnings.empty());
+  EXPECT_EQ(cfg->nodes[0].metrics_port, 9090);
+  EXPECT_EQ(cfg->nodes[1].metrics_port, 0);
+  EXPECT_EQ(cfg->nodes[2].metrics_port, 0);
+
+  Diagnostics bad;
+  parse_cluster_config(R"(
+nodes:
+  - {name: a, metricsPort: 7070}
+  - {name: b, clientPort: 7071, clusterPort: 7171, metricsPort: 70000}
+)",
+                       bad);
+  EXPECT_EQ(error_at(bad, "nodes[0].metricsPort"),
+            "port 7070 on 127.0.0.1 is already nodes[0].clientPort")
+      << all_errors(bad);
+  EXPECT_EQ(error_at(bad, "nodes[1].metricsPort"), "port 70000 is outside 1..65535")
+      << all_errors(bad);
+}
+
 }  // namespace
 }  // namespace caldera

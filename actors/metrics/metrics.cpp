@@ -1,0 +1,114 @@
+#include "actors/metrics/metrics.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+namespace caldera {
+namespace {
+
+double seconds(std::chrono::nanoseconds d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// From 10 us to about 10 s, doubling: DAG steps and commits take well under a millisecond when
+// all is well, and the tail is what an operator looks for.
+prometheus::Histogram::BucketBoundaries latency_buckets() {
+  prometheus::Histogram::BucketBoundaries b;
+  for (double s = 10e-6; s < 11; s *= 2) b.push_back(s);
+  return b;
+}
+
+}  // namespace
+
+struct Metrics::Impl {
+  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+  prometheus::Family<prometheus::Counter>& job_phase = prometheus::BuildCounter()
+                                                           .Name("caldera_job_phase_total")
+                                                           .Help("Jobs that entered each phase")
+                                                           .Register(*registry);
+  prometheus::Family<prometheus::Counter>& pods_started = prometheus::BuildCounter()
+                                                              .Name("caldera_pods_started_total")
+                                                              .Help("Pods started on this node")
+                                                              .Register(*registry);
+  prometheus::Family<prometheus::Counter>& pods_failed = prometheus::BuildCounter()
+                                                             .Name("caldera_pods_failed_total")
+                                                             .Help("Pods that failed on this node")
+                                                             .Register(*registry);
+  prometheus::Family<prometheus::Counter>& flow_succeed =
+      prometheus::BuildCounter()
+          .Name("caldera_jobflow_succeed_phase_count")
+          .Help("JobFlows that reached Succeed")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& flow_failed =
+      prometheus::BuildCounter()
+          .Name("caldera_jobflow_failed_phase_count")
+          .Help("JobFlows that reached Failed")
+          .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& dag_step =
+      prometheus::BuildHistogram()
+          .Name("caldera_jobflow_dag_step_seconds")
+          .Help("From a JobFlow target's job Completed to its successor's job created")
+          .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& commit =
+      prometheus::BuildHistogram()
+          .Name("caldera_store_commit_seconds")
+          .Help("Time to write and sync one group commit")
+          .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& batch = prometheus::BuildHistogram()
+                                                         .Name("caldera_store_commit_batch_writes")
+                                                         .Help("Writes in one group commit")
+                                                         .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& session =
+      prometheus::BuildHistogram()
+          .Name("caldera_scheduler_session_seconds")
+          .Help("Time of one scheduling session")
+          .Register(*registry);
+  prometheus::Counter& started = pods_started.Add({});
+  prometheus::Counter& failed = pods_failed.Add({});
+  prometheus::Histogram& dag = dag_step.Add({}, latency_buckets());
+  prometheus::Histogram& commit_time = commit.Add({}, latency_buckets());
+  prometheus::Histogram& batch_size =
+      batch.Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
+                                                            1024, 2048, 4096});
+  prometheus::Histogram& session_time = session.Add({}, latency_buckets());
+};
+
+Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
+Metrics::~Metrics() = default;
+
+std::shared_ptr<prometheus::Registry> Metrics::registry() const {
+  return impl_->registry;
+}
+
+void Metrics::job_phase(const std::string& ns, JobPhase phase) {
+  impl_->job_phase.Add({{"namespace", ns}, {"phase", std::string(to_string(phase))}}).Increment();
+}
+
+void Metrics::pod_started() {
+  impl_->started.Increment();
+}
+void Metrics::pod_failed() {
+  impl_->failed.Increment();
+}
+
+void Metrics::flow_finished(const std::string& ns, FlowPhase phase) {
+  if (phase == FlowPhase::Succeed) impl_->flow_succeed.Add({{"namespace", ns}}).Increment();
+  if (phase == FlowPhase::Failed) impl_->flow_failed.Add({{"namespace", ns}}).Increment();
+}
+
+void Metrics::dag_step(std::chrono::nanoseconds d) {
+  impl_->dag.Observe(seconds(d));
+}
+
+void Metrics::store_batch(std::chrono::nanoseconds d, size_t writes) {
+  impl_->commit_time.Observe(seconds(d));
+  impl_->batch_size.Observe(static_cast<double>(writes));
+}
+
+void Metrics::scheduler_session(std::chrono::nanoseconds d) {
+  impl_->session_time.Observe(seconds(d));
+}
+
+}  // namespace caldera

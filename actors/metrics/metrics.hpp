@@ -1,0 +1,48 @@
+// What calderad counts for Prometheus (prometheus-cpp): one object per process, handed to the
+// actors that count; thread-safe. node/ exposes its registry on the node's metricsPort.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "messages/job_flow.hpp"
+#include "messages/job_status.hpp"
+
+namespace prometheus {
+class Registry;
+}
+
+namespace caldera {
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  std::shared_ptr<prometheus::Registry> registry() const;
+
+  // caldera_job_phase_total{namespace,phase}: jobs that entered the phase.
+  void job_phase(const std::string& ns, JobPhase phase);
+  // caldera_pods_started_total / caldera_pods_failed_total on this node.
+  void pod_started();
+  void pod_failed();
+  // caldera_jobflow_succeed_phase_count / caldera_jobflow_failed_phase_count{namespace}, the
+  // names Volcano's JobFlow controller uses.
+  void flow_finished(const std::string& ns, FlowPhase phase);
+  // caldera_jobflow_dag_step_seconds: a flow's target Completed to its successor created.
+  void dag_step(std::chrono::nanoseconds d);
+  // caldera_store_commit_seconds and caldera_store_commit_batch_writes, per group commit.
+  void store_batch(std::chrono::nanoseconds d, size_t writes);
+  // caldera_scheduler_session_seconds.
+  void scheduler_session(std::chrono::nanoseconds d);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace caldera
