@@ -67,7 +67,8 @@ std::optional<std::string> entry_of(const FlowState& st, const std::string& job)
 FlowRestarts restarts_of(const FlowState& st) {
   FlowRestarts out;
   for (const auto& line : st.flow.status.job_status_list)
-    if (auto entry = entry_of(st, line.name)) out[*entry] = line.restart_count;
+    if (line.restart_count > 0)  // most never restart: the map stays small
+      if (auto entry = entry_of(st, line.name)) out[*entry] = line.restart_count;
   return out;
 }
 
@@ -156,7 +157,9 @@ void step(FlowSelf* self) {
   if (!is_finished(phase_of(st)))
     for (const auto& entry : due_flows(st.flow.spec, judged, st.tasks))
       if (!st.creating.count(entry) && !st.retrying.count(entry)) request_create(self, entry);
-  if (!(st.flow == st.written))
+  // Only the status changes (the spec is the submitted one): comparing it alone halves the work
+  // every status message costs a large flow.
+  if (!(st.flow.status == st.written.status))
     write(self);
   else
     act_after_durable(self);
@@ -357,7 +360,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         }
         st.written = std::move(snapshot);
         self->send(st.env.directory, sync_atom::value, st.written);
-        if (st.dirty || !(st.flow == st.written))
+        if (st.dirty || !(st.flow.status == st.written.status))
           write(self);
         else
           act_after_durable(self);

@@ -89,6 +89,9 @@ std::vector<std::string> retry_due(const JobFlowSpec& spec, const FlowJobs& jobs
 
 FlowJobs judged_jobs(const JobFlowSpec& spec, const FlowJobs& jobs, const FlowRestarts& restarts) {
   FlowJobs out = jobs;
+  bool any_retry = false;
+  for (const auto& f : spec.flows) any_retry |= f.retry > 0;
+  if (!any_retry) return out;  // the common case: no entry can be retried
   for (const auto& name : retry_due(spec, jobs, restarts)) out.erase(name);
   return out;
 }
