@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "messages/job_flow.hpp"
@@ -16,7 +17,9 @@ namespace caldera {
 
 // The phase of the job each flow entry created, by the entry's name; an entry that is absent has
 // created no job yet.
-using FlowJobs = std::map<std::string, JobPhase>;
+// Hashed: every status message of a large flow looks up each entry (names share long prefixes,
+// so an ordered map's compares dominated a 1,000-job fan-in).
+using FlowJobs = std::unordered_map<std::string, JobPhase>;
 // The task status counts of the job each entry created, by entry name: what probes look at.
 using FlowTasks = std::map<std::string, std::map<std::string, TaskStatusCount>>;
 // How many times `retry` has created each entry's job again, by entry name.
