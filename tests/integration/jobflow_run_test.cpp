@@ -351,5 +351,35 @@ spec:
       << f.status.message;
 }
 
+TEST_F(FlowRuns, KillNineDuringARetryCountsItOnce) {
+  // "flaky" fails on its first run; its second run waits for a gate, and the node is killed
+  // meanwhile: after the restart the retry is still the first one, and nothing is created again.
+  const auto marker = dir.path() + "/ran-once";
+  const auto gate = dir.path() + "/gate";
+  submit(job_template("flaky", "if [ -e " + marker + " ]; then while [ ! -e " + gate +
+                                   " ]; do sleep 0.05; done; exit 0; fi; touch " + marker +
+                                   "; exit 1") +
+         R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: survivor}
+spec:
+  flows:
+    - name: flaky
+      retry: 2
+)");
+  ASSERT_TRUE(eventually([&] {
+    auto l = lines(flow("survivor"));
+    return l.count("survivor-flaky") && l["survivor-flaky"].restart_count == 1 &&
+           l["survivor-flaky"].state == "Running";
+  })) << node.log();
+  node.kill9();
+  node.start();
+  write_file(dir.path(), "gate", "");
+  ASSERT_TRUE(wait_flow("survivor", "Succeed"));
+  auto l = lines(flow("survivor"));
+  EXPECT_EQ(l["survivor-flaky"].restart_count, 1);
+  EXPECT_EQ(count(node.log(), "job=default/survivor-flaky accepted"), 2u) << node.log();
+}
+
 }  // namespace
 }  // namespace caldera::testing
