@@ -283,7 +283,7 @@ class RocksDbStore final : public Store {
       bool was_writable = health_->writable();
       const auto started = SteadyClock::now();
       write_batch(batch);
-      if (options_.on_batch) {
+      if (options_.on_batch && health_->writable()) {  // refused batches are not commits
         size_t writes = 0;
         for (const auto& p : batch) writes += p.writes.size();
         options_.on_batch(SteadyClock::now() - started, writes);

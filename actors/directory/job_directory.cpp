@@ -44,6 +44,8 @@ struct JobEntry {
   int64_t created_ms = 0;
   std::string owner;      // the key of the JobFlow that created it; empty: a client did
   std::string owner_uid;  // that flow's uid
+  // Callers of a delete under way: they hear its outcome, not a premature "done".
+  std::vector<std::function<void(const std::string&)>> delete_waiters = {};
 };
 
 // What admission needs of a node: the membership actor tells every change.
@@ -56,8 +58,11 @@ struct DirectoryState {
   JobDirectoryEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
-  FlowRegistry registry;                                                // JobTemplates and JobFlows
-  std::map<std::string, protocol::jobflow> flow_actors;                 // by JobFlow key
+  FlowRegistry registry;                                 // JobTemplates and JobFlows
+  std::map<std::string, protocol::jobflow> flow_actors;  // by JobFlow key
+  // Flow deletes under way, with the callers waiting for each: a second delete (a client's
+  // retry) joins the first instead of racing it.
+  std::map<std::string, std::vector<std::function<void(const std::string&)>>> deleting_flows;
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
   static inline const char* name = "job_directory";
@@ -583,23 +588,30 @@ caf::result<std::string> pod_log(DirSelf* self, uint64_t id, api::LogRequest::Re
 void delete_entry(DirSelf* self, const std::string& key,
                   std::function<void(const std::string&)> done) {
   auto it = self->state.jobs.find(key);
-  if (it == self->state.jobs.end() || it->second.deleting) {
+  if (it == self->state.jobs.end()) {
     done("");
     return;
   }
+  it->second.delete_waiters.push_back(std::move(done));
+  if (it->second.deleting) return;  // it hears the outcome of the delete under way
   it->second.deleting = true;
   // The entry stays until the record is gone, so a new job of the same name cannot be written
   // before the old record's delete.
   self->request(it->second.actor, 30s, delete_atom::value)
       .then(
-          [self, done, key](caf::ok_atom) {
-            self->state.jobs.erase(key);
-            done("");
-          },
-          [self, done, key](caf::error& err) {
+          [self, key](caf::ok_atom) {
             auto it = self->state.jobs.find(key);
-            if (it != self->state.jobs.end()) it->second.deleting = false;
-            done("delete failed: " + self->system().render(err));
+            if (it == self->state.jobs.end()) return;
+            auto waiters = std::move(it->second.delete_waiters);
+            self->state.jobs.erase(it);
+            for (auto& w : waiters) w("");
+          },
+          [self, key](caf::error& err) {
+            auto it = self->state.jobs.find(key);
+            if (it == self->state.jobs.end()) return;
+            it->second.deleting = false;
+            auto waiters = std::move(it->second.delete_waiters);
+            for (auto& w : waiters) w("delete failed: " + self->system().render(err));
           });
 }
 
@@ -655,9 +667,16 @@ caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef:
   auto key = ref_key(ref);
   if (!self->state.registry.flows.find(key)) return not_found_response<JobFlow>(id, ref);
   auto rp = self->make_response_promise<std::string>();
-  auto terminate = [self, rp, id, key]() mutable {
-    auto answer = [rp, id](const std::string& error) mutable {
-      rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
+  auto& waiting = self->state.deleting_flows[key];
+  waiting.push_back([rp, id](const std::string& error) mutable {
+    rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
+  });
+  if (waiting.size() > 1) return rp;  // joins the delete under way
+  auto terminate = [self, key]() mutable {
+    auto answer = [self, key](const std::string& error) {
+      auto waiters = std::move(self->state.deleting_flows[key]);
+      self->state.deleting_flows.erase(key);
+      for (auto& w : waiters) w(error);
     };
     const auto* flow = self->state.registry.flows.find(key);
     if (!flow) {
@@ -693,7 +712,12 @@ caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef:
   self->state.flow_actors.erase(actor);
   self->request(handle, 30s, delete_atom::value)
       .then([terminate](caf::ok_atom) mutable { terminate(); },
-            [terminate](caf::error&) mutable { terminate(); });
+            [self, handle, terminate](caf::error&) mutable {
+              // It did not answer: stopped for good, it writes nothing after Terminating (a
+              // write it queued before is applied first: the store writes in order).
+              self->send_exit(handle, caf::exit_reason::kill);
+              terminate();
+            });
   return rp;
 }
 
@@ -993,10 +1017,18 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       start_flow(self, flow);
   }
   recover_jobs(self);
-  for (const auto& key : terminating)
-    finish_flow_delete(self, key, [key](const std::string& error) {
-      if (!error.empty()) spdlog::error("jobflow={} delete: {}", key, error);
+  for (const auto& key : terminating) {
+    // A client's delete meanwhile joins this one (deleting_flows).
+    self->state.deleting_flows[key].push_back([key](const std::string& error) {
+      if (!error.empty())
+        spdlog::error("jobflow={} delete: {}; delete it again to retry", key, error);
     });
+    finish_flow_delete(self, key, [self, key](const std::string& error) {
+      auto waiters = std::move(self->state.deleting_flows[key]);
+      self->state.deleting_flows.erase(key);
+      for (auto& w : waiters) w(error);
+    });
+  }
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {

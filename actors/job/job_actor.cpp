@@ -196,6 +196,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
       in.reply.deliver(caf::make_error(caf::sec::runtime_error, "store: " + in.write_error));
     return;
   }
+  // A new job enters Pending by its creation, not by a transition.
+  if (in.create && st.env.metrics)
+    st.env.metrics->job_phase(m.job.spec.namespace_, JobPhase::Pending);
   for (const auto& c : in.fx.phase_changes) {
     spdlog::info("job={} phase={} from={} reason={}", m.key(), to_string(c.to), to_string(c.from),
                  c.reason);

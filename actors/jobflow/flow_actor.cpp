@@ -298,6 +298,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
     if (!entry || !phase) continue;
     st.jobs[*entry] = *phase;
     st.uids[*entry] = line.uid;
+    st.stepped.insert(*entry);  // created before: not a step of this run
   }
   self->send(self, sync_atom::value);
   return {
@@ -307,7 +308,10 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         auto entry = entry_of(st, job);
         if (!entry || st.retired.count(uid) || st.deleted) return;
         st.uids[*entry] = uid;
-        if (status.state.phase == JobPhase::Completed && !st.completed_at.count(*entry))
+        // Only a completion heard as it happens starts a DAG step: one the record knew already
+        // (a restart) does not.
+        if (status.state.phase == JobPhase::Completed && !st.completed_at.count(*entry) &&
+            !(st.jobs.count(*entry) && st.jobs[*entry] == JobPhase::Completed))
           st.completed_at[*entry] = std::chrono::steady_clock::now();
         st.jobs[*entry] = status.state.phase;
         st.tasks[*entry] = status.task_status_count;

@@ -299,8 +299,12 @@ spec:
     - name: long
 )");
   ASSERT_TRUE(wait_flow("doomed", "Running"));
-  auto del = node.cli({"delete", "jobflow", "doomed"});
-  ASSERT_EQ(del.exit_code, 0) << del.err;
+  // Two deletes at once (a client that retries): one delete, nothing left behind.
+  const std::string cli = std::string(CALDERA_CLI_PATH) + " --server " + node.server();
+  auto both =
+      run({"sh", "-c", cli + " delete jobflow doomed & " + cli + " delete jobflow doomed & wait"});
+  EXPECT_NE(both.out.find("jobflow.flow.volcano.sh \"doomed\" deleted"), std::string::npos)
+      << both.out << both.err;
   EXPECT_NE(node.cli({"get", "job", "doomed-long"}).exit_code, 0);
   EXPECT_TRUE(get_json({"get", "pods"})["items"].empty());
   // Nothing comes back after a restart.

@@ -57,6 +57,8 @@ TEST(Metrics, CurlOfTheMetricsPortShowsTheCounters) {
       << text;
   EXPECT_TRUE(has_line(text, "caldera_job_phase_total{namespace=\"default\",phase=\"Failed\"} 1"))
       << text;
+  EXPECT_TRUE(has_line(text, "caldera_job_phase_total{namespace=\"default\",phase=\"Pending\"} 2"))
+      << text;
   EXPECT_TRUE(has_line(text, "caldera_pods_started_total 2")) << text;
   EXPECT_TRUE(has_line(text, "caldera_pods_failed_total 1")) << text;
   EXPECT_TRUE(has_line(text, "caldera_jobflow_dag_step_seconds_count 1")) << text;
