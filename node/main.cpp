@@ -204,15 +204,6 @@ int main(int argc, char** argv) {
       metrics_port >= 0 ? static_cast<uint16_t>(metrics_port) : node->metrics_port;
   auto metrics = std::make_shared<Metrics>();
 
-  StoreOptions store_options;
-  store_options.sync = !no_fsync;
-  store_options.on_batch = [metrics](std::chrono::nanoseconds d, size_t writes) {
-    metrics->store_batch(d, writes);
-  };
-  auto opened = Store::open(node->data_dir + "/db", store_options);
-  if (!opened) return fail(opened.error());
-  std::shared_ptr<Store> store = std::move(*opened);
-
   // Handle SIGINT/SIGTERM in this thread only: block them before any other thread starts.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -231,6 +222,16 @@ int main(int argc, char** argv) {
     exposer->RegisterCollectable(metrics->registry());
     spdlog::info("calderad node={} metrics on http://{}/metrics", node->name, address);
   }
+
+  // After the signals are blocked: RocksDB and the store writer start threads of their own.
+  StoreOptions store_options;
+  store_options.sync = !no_fsync;
+  store_options.on_batch = [metrics](std::chrono::nanoseconds d, size_t writes) {
+    metrics->store_batch(d, writes);
+  };
+  auto opened = Store::open(node->data_dir + "/db", store_options);
+  if (!opened) return fail(opened.error());
+  std::shared_ptr<Store> store = std::move(*opened);
 
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
