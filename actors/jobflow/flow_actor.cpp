@@ -38,7 +38,6 @@ struct FlowState {
   bool deleting_jobs = false;
   // The record: one write in flight at a time; changes meanwhile are written after it.
   bool writing = false;
-  bool dirty = false;
   JobFlow written;  // what the last durable write held
   bool deleted = false;
   bool look_scheduled = false;
@@ -64,6 +63,13 @@ std::optional<std::string> entry_of(const FlowState& st, const std::string& job)
   return it->second;
 }
 
+// The entry's job is gone: the entry is as if never created (due again while the flow runs).
+void forget_job(FlowState& st, const std::string& entry) {
+  st.jobs.erase(entry);
+  st.tasks.erase(entry);
+  st.uids.erase(entry);
+}
+
 FlowRestarts restarts_of(const FlowState& st) {
   FlowRestarts out;
   for (const auto& line : st.flow.status.job_status_list)
@@ -76,12 +82,8 @@ void act_after_durable(FlowSelf* self);
 
 void write(FlowSelf* self) {
   auto& st = self->state;
-  if (st.writing) {
-    st.dirty = true;
-    return;
-  }
+  if (st.writing) return;  // the changes go with the next write, once this one is durable
   st.writing = true;
-  st.dirty = false;
   auto snapshot = st.flow;
   auto me = caf::actor_cast<caf::actor>(self);
   st.env.store->commit(
@@ -252,11 +254,7 @@ void act_after_durable(FlowSelf* self) {
                   look_again(self);
                   return;
                 }
-                if (st.uids[entry] == uid) {
-                  st.jobs.erase(entry);
-                  st.tasks.erase(entry);
-                  st.uids.erase(entry);
-                }
+                if (st.uids[entry] == uid) forget_job(st, entry);
                 step(self);
               },
               [self, entry, uid](caf::error&) {
@@ -289,8 +287,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
   st.env = std::move(env);
   st.written = flow;
   st.flow = std::move(flow);
-  for (const auto& f : st.flow.spec.flows)
-    st.entries[flow_job_name(st.flow.spec.name, f.name)] = f.name;
+  st.entries = job_entries(st.flow.spec);
   // What the record last said of each job, until its actor says more.
   for (const auto& line : st.flow.status.job_status_list) {
     auto entry = entry_of(st, line.name);
@@ -328,9 +325,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         if (!entry || st.uids[*entry] != uid) return;
         // A Completed job deleted (by its TTL, by a user) stays done: it is not run again.
         if (st.jobs.count(*entry) && st.jobs[*entry] == JobPhase::Completed) return;
-        st.jobs.erase(*entry);
-        st.tasks.erase(*entry);
-        st.uids.erase(*entry);
+        forget_job(st, *entry);
         // A finished flow keeps its status as it ended; a running one creates the job again.
         step(self);
       },
@@ -364,7 +359,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         }
         st.written = std::move(snapshot);
         self->send(st.env.directory, sync_atom::value, st.written);
-        if (st.dirty || !(st.flow.status == st.written.status))
+        if (!(st.flow.status == st.written.status))
           write(self);
         else
           act_after_durable(self);

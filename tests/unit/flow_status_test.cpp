@@ -105,9 +105,10 @@ TEST(FlowJob, OwnershipIsTheFlowsKeyAndUid) {
 
 TEST(FlowJob, EntryOfJobIsFoundByItsName) {
   auto flow = sample_flow();
-  EXPECT_EQ(entry_of_job(flow.spec, "ml-train"), "train");
-  EXPECT_EQ(entry_of_job(flow.spec, "ml-other"), std::nullopt);
-  EXPECT_EQ(entry_of_job(flow.spec, "train"), std::nullopt);
+  const auto entries = job_entries(flow.spec);
+  EXPECT_EQ(entries.at("ml-train"), "train");
+  EXPECT_EQ(entries.count("ml-other"), 0u);
+  EXPECT_EQ(entries.count("train"), 0u);
 }
 
 JobTemplate trainer() {

@@ -127,10 +127,10 @@ bool created_by(const JobSpec& job, const JobFlow& flow) {
          uid->second == flow.uid;
 }
 
-std::optional<std::string> entry_of_job(const JobFlowSpec& flow, const std::string& job_name) {
-  for (const auto& f : flow.flows)
-    if (flow_job_name(flow.name, f.name) == job_name) return f.name;
-  return std::nullopt;
+std::map<std::string, std::string> job_entries(const JobFlowSpec& flow) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : flow.flows) out[flow_job_name(flow.name, f.name)] = f.name;
+  return out;
 }
 
 }  // namespace caldera

@@ -2,6 +2,7 @@
 // JobTemplate at creation (a later change of the template does not touch it).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -32,7 +33,7 @@ std::optional<std::string> owner_flow_key(const JobSpec& job);
 // Whether `flow` (this very flow, by uid) created the job.
 bool created_by(const JobSpec& job, const JobFlow& flow);
 
-// The entry of `flow` whose job is named `job_name`, if any.
-std::optional<std::string> entry_of_job(const JobFlowSpec& flow, const std::string& job_name);
+// Each entry of `flow` by the name of its job ("<jobflow>-<entry>" -> entry).
+std::map<std::string, std::string> job_entries(const JobFlowSpec& flow);
 
 }  // namespace caldera
