@@ -200,41 +200,57 @@ Result<std::string> Client::read_frame(std::chrono::milliseconds timeout) {
   }
 }
 
-Result<std::unique_ptr<FlatReader>> Client::call(
-    const std::function<void(api::Request::Builder)>& fill, std::chrono::milliseconds timeout) {
-  auto deadline = Clock::now() + timeout;
+uint64_t Client::send_request(const std::function<void(api::Request::Builder)>& fill,
+                              Result<bool>* sent) {
   uint64_t id = next_id_++;
   capnp::MallocMessageBuilder builder;
   auto request = builder.initRoot<api::Request>();
   fill(request);
   request.setId(id);  // after fill, so the caller cannot pick a clashing id
-  auto sent = send_raw(to_bytes(builder));
+  *sent = send_raw(to_bytes(builder));
+  return id;
+}
+
+Result<std::unique_ptr<FlatReader>> Client::call(
+    const std::function<void(api::Request::Builder)>& fill, std::chrono::milliseconds timeout) {
+  Result<bool> sent = true;
+  auto id = send_request(fill, &sent);
   bool closed = false;
   if (!sent) {
     // The server may have answered why it closed (say, the request was too large) before it did.
     if (sent.error() != "connection closed by server") return Failure{sent.error()};
     closed = true;
   }
+  auto reply = next(id, closed ? std::chrono::milliseconds(0) : timeout);
+  if (reply || reply.error().rfind(kMalformedResponse, 0) == 0) return reply;
+  if (closed) return Failure{"connection closed by server"};
+  if (reply.error().rfind("timed out", 0) == 0) {
+    // The request was sent: the server may carry it out after all, so a blind retry of a
+    // submit or delete can act twice.
+    std::string waited = timeout.count() % 1000 == 0 ? std::to_string(timeout.count() / 1000) + " s"
+                                                     : std::to_string(timeout.count()) + " ms";
+    return Failure{"timed out after " + waited +
+                   " waiting for the response; the request may still take effect on the "
+                   "server (check with get before sending it again)"};
+  }
+  return reply;
+}
+
+Result<uint64_t> Client::start(const std::function<void(api::Request::Builder)>& fill) {
+  Result<bool> sent = true;
+  auto id = send_request(fill, &sent);
+  if (!sent) return Failure{sent.error()};
+  return id;
+}
+
+Result<std::unique_ptr<FlatReader>> Client::next(uint64_t id, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
   capnp::ReaderOptions options;
   options.traversalLimitInWords = uint64_t(64) << 20;
   options.nestingLimit = 64;
   for (;;) {
-    auto left = std::chrono::milliseconds(remaining_ms(deadline));
-    auto frame = read_frame(closed ? std::chrono::milliseconds(0) : left);
-    if (!frame) {
-      if (closed) return Failure{"connection closed by server"};
-      if (frame.error().rfind("timed out", 0) == 0) {
-        // The request was sent: the server may carry it out after all, so a blind retry of a
-        // submit or delete can act twice.
-        std::string waited = timeout.count() % 1000 == 0
-                                 ? std::to_string(timeout.count() / 1000) + " s"
-                                 : std::to_string(timeout.count()) + " ms";
-        return Failure{"timed out after " + waited +
-                       " waiting for the response; the request may still take effect on the "
-                       "server (check with get before sending it again)"};
-      }
-      return Failure{frame.error()};
-    }
+    auto frame = read_frame(std::chrono::milliseconds(remaining_ms(deadline)));
+    if (!frame) return Failure{frame.error()};
     try {
       auto reader = std::make_unique<FlatReader>(*frame, options);
       auto response = reader->root<api::Response>();

@@ -34,12 +34,21 @@ class Client {
       const std::function<void(api::Request::Builder)>& fill,
       std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+  // Streams (a watch): sends a Request without waiting and returns its id; next() then reads
+  // the Responses that carry that id, one at a time (a watch's events, then its final answer).
+  // Frames with another id are dropped. A failure is a transport problem, as for call(); a
+  // timeout leaves the stream usable.
+  Result<uint64_t> start(const std::function<void(api::Request::Builder)>& fill);
+  Result<std::unique_ptr<FlatReader>> next(uint64_t id, std::chrono::milliseconds timeout);
+
   // Low level, for tests: raw bytes out, and the next whole frame in.
   Result<bool> send_raw(const std::string& bytes);
   Result<std::string> read_frame(std::chrono::milliseconds timeout);
 
  private:
   explicit Client(int fd);
+  // Builds and sends a Request; returns the id it was given (whatever `sent` says).
+  uint64_t send_request(const std::function<void(api::Request::Builder)>& fill, Result<bool>* sent);
   int fd_;
   uint64_t next_id_ = 1;
   std::string buffer_;

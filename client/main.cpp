@@ -12,6 +12,7 @@
 #include <kj/exception.h>
 
 #include "client/cli/commands.hpp"
+#include "client/cli/watch.hpp"
 #include "messages/yaml_duration.hpp"
 
 using namespace caldera::cli;
@@ -129,6 +130,9 @@ int main(int argc, char** argv) {
   auto* get = app.add_subcommand("get", "list or show jobs, pods, jobtemplates, jobflows or nodes");
   get->require_subcommand(1);
   get->add_flag("-A,--all-namespaces", all_ns, "every namespace");
+  bool watching = false;
+  get->add_flag("-w,--watch", watching,
+                "after the list, print each change as it happens (jobs, pods, jobflows)");
   auto add_get = [&](const std::string& what, const std::string& alias, const std::string& help,
                      bool named) {
     auto* c = get->add_subcommand(what, help)->alias(alias);
@@ -136,16 +140,22 @@ int main(int argc, char** argv) {
     return c;
   };
   choose(add_get("jobs", "job", "Volcano jobs", true), "get", kGetFormats,
-         [&] { return get_jobs(g, name, all_ns); });
+         [&] { return watching ? watch_jobs(g, name, all_ns) : get_jobs(g, name, all_ns); });
   auto* get_pods_cmd = add_get("pods", "pod", "pods of jobs", true);
   get_pods_cmd->add_option("--job", job_filter, "only this job's pods");
-  choose(get_pods_cmd, "get", kGetFormats, [&] { return get_pods(g, name, job_filter, all_ns); });
+  choose(get_pods_cmd, "get", kGetFormats, [&] {
+    return watching ? watch_pods(g, name, job_filter, all_ns)
+                    : get_pods(g, name, job_filter, all_ns);
+  });
   choose(add_get("jobtemplates", "jobtemplate", "Volcano JobTemplates", true), "get", kGetFormats,
-         [&] { return get_templates(g, name, all_ns); });
+         [&] {
+           return watching ? fail("get -w watches jobs, pods and jobflows")
+                           : get_templates(g, name, all_ns);
+         });
   choose(add_get("jobflows", "jobflow", "Volcano JobFlows", true), "get", kGetFormats,
-         [&] { return get_flows(g, name, all_ns); });
+         [&] { return watching ? watch_flows(g, name, all_ns) : get_flows(g, name, all_ns); });
   choose(add_get("nodes", "node", "cluster nodes", false), "get", kGetFormats,
-         [&] { return get_nodes(g); });
+         [&] { return watching ? fail("get -w watches jobs, pods and jobflows") : get_nodes(g); });
 
   auto* desc =
       app.add_subcommand("describe", "show a job (with its pods), a pod or a jobflow in detail");

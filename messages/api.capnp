@@ -296,6 +296,33 @@ struct LogRequest {
   maxBytes @3 :Int64;            # 0: server default
 }
 
+# A watch: the objects of one kind as they are (one `added` event each, then `synced`), then one
+# event per change, as Responses with the watch request's id, until the client sends cancelWatch
+# with that id or closes the connection. The watch request gets its final answer (`ok`) when it
+# ends; a client that reads too slowly has its connection closed (see the README's limits).
+struct WatchRequest {
+  kind @0 :Text;                 # "jobs" | "pods" | "jobflows"
+  namespace @1 :Text;            # empty: every namespace
+  name @2 :Text;                 # only this object (for pods: only this job's pods); empty: all
+}
+
+struct WatchEvent {
+  type @0 :Type;
+  union {
+    none @1 :Void;               # synced
+    job @2 :Job;
+    pod @3 :Pod;
+    jobFlow @4 :JobFlow;
+  }
+
+  enum Type {
+    added @0;
+    modified @1;
+    deleted @2;                  # the object as it was last
+    synced @3;                   # every object that existed at the start was sent
+  }
+}
+
 struct Request {
   id @0 :UInt64;
   token @1 :Text;                # cluster auth token, when the cluster config sets one
@@ -318,6 +345,8 @@ struct Request {
     listJobFlows @17 :ListFilter;
     deleteJobTemplate @18 :ObjectRef;
     deleteJobFlow @19 :ObjectRef;
+    watch @21 :WatchRequest;
+    cancelWatch @22 :UInt64;     # the id of the watch request to end
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"
@@ -377,6 +406,7 @@ struct Response {
     jobTemplates @12 :List(JobTemplate);
     jobFlow @13 :JobFlow;
     jobFlows @14 :List(JobFlow);
+    event @16 :WatchEvent;       # a watch's event; id is the watch request's
   }
   continue @15 :Text;            # a list was cut at its page limit: pass this to get the next page
 }

@@ -89,15 +89,16 @@ struct WriteRequest {
 };
 
 struct Command {
+  enum Kind { Answer, Close, Push };
   uint64_t connection;
   std::string frame;
-  bool close;
+  Kind kind;
 };
 
 class UvGateway final : public Gateway {
  public:
-  UvGateway(GatewayLimits limits, OnFrame on_frame)
-      : limits_(limits), on_frame_(std::move(on_frame)) {
+  UvGateway(GatewayLimits limits, OnFrame on_frame, OnClose on_close)
+      : limits_(limits), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {
     read_chunk_.resize(kReadChunk);
     uv_loop_init(&loop_);
     uv_tcp_init(&loop_, &server_);
@@ -174,11 +175,15 @@ class UvGateway final : public Gateway {
   uint16_t port() const override { return port_; }
 
   void send(uint64_t connection, std::string frame) override {
-    enqueue(Command{connection, std::move(frame), false});
+    enqueue(Command{connection, std::move(frame), Command::Answer});
+  }
+
+  void push(uint64_t connection, std::string frame) override {
+    enqueue(Command{connection, std::move(frame), Command::Push});
   }
 
   void close(uint64_t connection, std::string last_frame) override {
-    enqueue(Command{connection, std::move(last_frame), true});
+    enqueue(Command{connection, std::move(last_frame), Command::Close});
   }
 
   GatewayStats stats() const override {
@@ -191,6 +196,7 @@ class UvGateway final : public Gateway {
     s.closed_idle = stat_idle_.load(std::memory_order_relaxed);
     s.closed_frame_timeout = stat_frame_timeout_.load(std::memory_order_relaxed);
     s.closed_slow_reader = stat_slow_reader_.load(std::memory_order_relaxed);
+    s.closed_slow_watcher = stat_slow_watcher_.load(std::memory_order_relaxed);
     return s;
   }
 
@@ -224,13 +230,21 @@ class UvGateway final : public Gateway {
     auto it = connections_.find(command.connection);
     if (it == connections_.end() || it->second->closing) return;
     Connection* c = it->second.get();
-    if (c->in_flight > 0) {
+    if (command.kind == Command::Push) {
+      if (c->queued_bytes + command.frame.size() > limits_.max_pushed_bytes) {
+        stat_slow_watcher_.fetch_add(1, std::memory_order_relaxed);
+        spdlog::info("gateway closes connection {}: its watch left {} bytes unread (limit {})",
+                     c->id, c->queued_bytes, limits_.max_pushed_bytes);
+        close_hard(c);
+        return;
+      }
+    } else if (c->in_flight > 0) {
       --c->in_flight;
       stat_in_flight_.fetch_sub(1, std::memory_order_relaxed);
     }
     c->last_activity = uv_now(&loop_);
     if (!command.frame.empty()) write(c, std::move(command.frame));
-    if (command.close) {
+    if (command.kind == Command::Close) {
       close_gracefully(c);
     } else {
       update_flow(c);
@@ -582,11 +596,14 @@ class UvGateway final : public Gateway {
     stat_in_flight_.fetch_sub(c->in_flight, std::memory_order_relaxed);
     stat_connections_.fetch_sub(1, std::memory_order_relaxed);
     --(c->refused ? refusing_ : admitted_);
-    connections_.erase(c->id);
+    const uint64_t id = c->id;
+    connections_.erase(id);
+    if (on_close_) on_close_(id);
   }
 
   GatewayLimits limits_;
   OnFrame on_frame_;
+  OnClose on_close_;
   uv_loop_t loop_{};
   uv_tcp_t server_{};
   uv_async_t async_{};
@@ -602,7 +619,7 @@ class UvGateway final : public Gateway {
   // Written on the loop thread only; read by stats() from any thread.
   std::atomic<size_t> stat_connections_{0}, stat_queued_{0}, stat_paused_{0}, stat_in_flight_{0};
   std::atomic<uint64_t> stat_refused_{0}, stat_idle_{0}, stat_frame_timeout_{0},
-      stat_slow_reader_{0};
+      stat_slow_reader_{0}, stat_slow_watcher_{0};
 
   // Loop thread only.
   uint64_t next_connection_ = 1;
@@ -616,8 +633,9 @@ class UvGateway final : public Gateway {
 }  // namespace
 
 Result<std::unique_ptr<Gateway>> Gateway::start(const std::string& host, uint16_t port,
-                                                GatewayLimits limits, OnFrame on_frame) {
-  auto gateway = std::make_unique<UvGateway>(limits, std::move(on_frame));
+                                                GatewayLimits limits, OnFrame on_frame,
+                                                OnClose on_close) {
+  auto gateway = std::make_unique<UvGateway>(limits, std::move(on_frame), std::move(on_close));
   int rc = gateway->listen(host, port);
   if (rc != 0) {
     return Failure{"cannot listen on " + host + ":" + std::to_string(port) + ": " +

@@ -22,6 +22,10 @@ struct GatewayLimits {
   // requests from that client until half of it has drained, so a client that does not read its
   // responses cannot make the node hold them all in memory.
   size_t max_queued_bytes = 8u << 20;
+  // Per connection: bytes queued by push() (a watch's events) beyond which the connection is
+  // closed at once: a watcher that does not keep up is dropped, as Kubernetes drops a slow
+  // watch, rather than letting the node buffer every change for it.
+  size_t max_pushed_bytes = 64u << 20;
   // Per connection: requests handed to OnFrame and not yet answered. At it, reading pauses, so
   // one client cannot queue unbounded work behind the actors.
   size_t max_in_flight = 256;
@@ -45,6 +49,7 @@ struct GatewayStats {
   uint64_t closed_idle = 0;
   uint64_t closed_frame_timeout = 0;
   uint64_t closed_slow_reader = 0;
+  uint64_t closed_slow_watcher = 0;  // over max_pushed_bytes
 };
 
 class Gateway {
@@ -54,14 +59,20 @@ class Gateway {
   // reply (max_in_flight counts the frames not answered yet). Frames of one connection arrive in
   // order.
   using OnFrame = std::function<void(uint64_t connection, std::string frame)>;
+  // Called on the gateway thread once a connection has closed, for whatever reason.
+  using OnClose = std::function<void(uint64_t connection)>;
 
   // Binds host:port (port 0: the OS picks) and starts serving on its own thread.
   static Result<std::unique_ptr<Gateway>> start(const std::string& host, uint16_t port,
-                                                GatewayLimits limits, OnFrame on_frame);
+                                                GatewayLimits limits, OnFrame on_frame,
+                                                OnClose on_close = {});
   virtual ~Gateway() = default;  // stops serving and closes every connection
   virtual uint16_t port() const = 0;
   // Thread-safe. Writes a framed message; a closed connection drops it silently.
   virtual void send(uint64_t connection, std::string frame) = 0;
+  // Thread-safe. Writes a framed message that answers no request (a watch's event). If more
+  // than max_pushed_bytes would then wait for the client, the connection is closed instead.
+  virtual void push(uint64_t connection, std::string frame) = 0;
   // Thread-safe. Sends the frame (if any), then closes the connection.
   virtual void close(uint64_t connection, std::string last_frame = {}) = 0;
   // Thread-safe.

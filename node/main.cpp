@@ -322,9 +322,11 @@ int main(int argc, char** argv) {
   auto sink = std::make_shared<ReplySink>();
   auto bridge = spawn_client_bridge(sys, sink, is_coordinator ? router : link, cluster.token);
   auto gateway = Gateway::start(
-      node->host, node->client_port, limits, [bridge](uint64_t connection, std::string frame) {
+      node->host, node->client_port, limits,
+      [bridge](uint64_t connection, std::string frame) {
         caf::anon_send(bridge, frame_atom::value, connection, std::move(frame));
-      });
+      },
+      [bridge](uint64_t connection) { caf::anon_send(bridge, closed_atom::value, connection); });
   int status = 0;
   if (!gateway) {
     status = fail(gateway.error());

@@ -27,4 +27,20 @@ inline std::string list_jobs_request(uint64_t id) {
   return to_bytes(builder);
 }
 
+inline std::string watch_request(uint64_t id, const std::string& kind) {
+  capnp::MallocMessageBuilder builder;
+  auto request = builder.initRoot<api::Request>();
+  request.setId(id);
+  request.initWatch().setKind(kind);
+  return to_bytes(builder);
+}
+
+inline std::string cancel_watch_request(uint64_t id, uint64_t watch) {
+  capnp::MallocMessageBuilder builder;
+  auto request = builder.initRoot<api::Request>();
+  request.setId(id);
+  request.setCancelWatch(watch);
+  return to_bytes(builder);
+}
+
 }  // namespace caldera::testing

@@ -134,6 +134,21 @@ caf::behavior api_router(RouterSelf* self, ApiRouterEnv env) {
   self->state.env = std::move(env);
   return {
       [=](api_atom, const std::string& bytes) { return route(self, bytes); },
+      // Watches are reads of the directory's: passed on with the bridge that streams them.
+      [=](watch_atom a, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
+        auto rp = self->make_response_promise<std::string>();
+        self->request(self->state.env.directory, caf::infinite, a, bytes, stream, bridge)
+            .then([rp](std::string& response) mutable { rp.deliver(std::move(response)); },
+                  [self, rp](caf::error& e) mutable {
+                    rp.deliver(error_response(0, Code::UNAVAILABLE,
+                                              "the job directory did not answer: " +
+                                                  self->system().render(e) + "; retry"));
+                  });
+        return rp;
+      },
+      [=](unwatch_atom a, const caf::actor& bridge, uint64_t stream) {
+        self->send(self->state.env.directory, a, bridge, stream);
+      },
   };
 }
 

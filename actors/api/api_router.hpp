@@ -25,6 +25,9 @@ struct ApiRouterEnv {
 
 // Messages:
 //   (api_atom, Request bytes) -> Response bytes    the client API (messages/api.capnp)
+//   (watch_atom, Request bytes, stream, bridge)    a watch (Request.watch), passed to the job
+//       -> Response bytes                          directory with the client bridge that holds
+//   (unwatch_atom, bridge, stream)                 its connection; and its end
 caf::actor spawn_api_router(caf::actor_system& sys, ApiRouterEnv env);
 
 }  // namespace caldera

@@ -13,6 +13,7 @@
 #include "actors/api/responses.hpp"
 #include "actors/directory/flow_registry.hpp"
 #include "actors/directory/submission.hpp"
+#include "actors/directory/watchers.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
@@ -65,6 +66,7 @@ struct DirectoryState {
   std::map<std::string, std::vector<std::function<void(const std::string&)>>> deleting_flows;
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
+  Watchers watchers;  // clients watching jobs, pods or flows
   static inline const char* name = "job_directory";
 };
 
@@ -127,6 +129,162 @@ void commit_then(DirSelf* self, std::vector<Write> writes,
   });
 }
 
+bool in_namespace(const std::string& key, const std::string& ns) {
+  return ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0;
+}
+
+// The accepted jobs after `after` in key order, within namespace `ns` (every one when empty):
+// a namespace's keys are contiguous, so the walk starts and ends at its edges.
+template <class Fn>
+void for_each_job_after(DirectoryState& st, const std::string& ns, const std::string& after,
+                        Fn&& fn) {
+  auto it =
+      !ns.empty() && after < ns + "/" ? st.jobs.lower_bound(ns + "/") : st.jobs.upper_bound(after);
+  for (; it != st.jobs.end(); ++it) {
+    if (!in_namespace(it->first, ns)) break;
+    if (!it->second.record.empty() && !fn(it->first, it->second)) break;
+  }
+}
+
+// ---- watches: every durable change of a job, pod or flow, to the clients watching it ----
+
+using EventType = api::WatchEvent::Type;
+
+void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
+  self->send(w.bridge, watch_event_atom::value, w.stream, std::move(frame));
+}
+
+// `record`: the job's JobRecord row.
+void publish_job(DirSelf* self, const std::string& key, const std::string& record, EventType type) {
+  if (self->state.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
+  FlatReader reader(record, record_reader_options());
+  auto job = reader.root<store::JobRecord>().getJob();
+  self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) {
+    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job));
+  });
+}
+
+void publish_flow(DirSelf* self, const JobFlow& flow, EventType type) {
+  self->state.watchers.for_each(WatchKind::JobFlows, flow.spec.key(), [&](Watcher& w) {
+    if (w.synced) send_frame(self, w, watch_flow_event(w.request_id, type, flow));
+  });
+}
+
+// `page`: a Response listing pods; `types`: one letter per pod (A, M, D), or empty: all Added.
+void send_pods(DirSelf* self, const Watcher& w, const std::string& page, const std::string& types) {
+  FlatReader reader(page, record_reader_options());
+  auto pods = reader.root<api::Response>().getPods();
+  for (unsigned i = 0; i < pods.size(); ++i) {
+    const char t = i < types.size() ? types[i] : 'A';
+    auto type = t == 'D' ? EventType::DELETED : t == 'M' ? EventType::MODIFIED : EventType::ADDED;
+    send_frame(self, w, watch_pod_event(w.request_id, type, pods[i]));
+  }
+}
+
+void publish_pods(DirSelf* self, const std::string& job_key, const std::string& page,
+                  const std::string& types) {
+  self->state.watchers.for_each(WatchKind::Pods, job_key, [&](Watcher& w) {
+    // A job still listing for this watch answers after this: its list holds these changes.
+    if (!w.listing.count(job_key)) send_pods(self, w, page, types);
+  });
+}
+
+// Whether job actors publish their pod changes: only while someone watches pods.
+void tell_jobs_pod_watch(DirSelf* self, bool on) {
+  for (const auto& [key, entry] : self->state.jobs)
+    if (!entry.deleting) self->send(entry.actor, watch_atom::value, on);
+}
+
+void end_watch(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream) {
+  auto& ws = self->state.watchers;
+  const bool had_pods = ws.count(WatchKind::Pods) > 0;
+  ws.remove(bridge, stream);
+  if (had_pods && ws.count(WatchKind::Pods) == 0) tell_jobs_pod_watch(self, false);
+}
+
+void pods_listed(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream,
+                 const std::string& job_key, const std::string* page) {
+  auto* w = self->state.watchers.find(bridge, stream);
+  if (!w || !w->listing.erase(job_key)) return;
+  if (page) send_pods(self, *w, *page, {});
+  if (w->listing.empty() && !w->synced) {
+    w->synced = true;
+    send_frame(self, *w, watch_synced(w->request_id));
+  }
+}
+
+// Starts a watch: its objects as they are now (Added each, then Synced), then their changes.
+std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream,
+                        const caf::actor& bridge) {
+  auto& st = self->state;
+  uint64_t id = 0;
+  Watcher w;
+  try {
+    FlatReader reader(bytes, client_reader_options());
+    auto req = reader.root<api::Request>();
+    id = req.getId();
+    if (!req.isWatch()) return error_response(id, Code::INVALID_ARGUMENT, "not a watch request");
+    auto watch = req.getWatch();
+    auto kind = parse_watch_kind(watch.getKind());
+    if (!kind) return error_response(id, Code::INVALID_ARGUMENT, kind.error(), "watch.kind");
+    w.kind = *kind;
+    w.ns = watch.getNamespace();
+    w.name = watch.getName();
+    if (!w.name.empty() && w.ns.empty()) w.ns = "default";
+  } catch (const kj::Exception& e) {
+    return unreadable_response(id, e.getDescription().cStr());
+  }
+  w.bridge = bridge;
+  w.stream = stream;
+  w.request_id = id;
+  const bool first_pods = w.kind == WatchKind::Pods && st.watchers.count(WatchKind::Pods) == 0;
+  const bool known = st.watchers.knows(bridge.address());
+  auto added = st.watchers.add(std::move(w));
+  if (!added) return error_response(id, Code::UNAVAILABLE, added.error());
+  Watcher& watcher = **added;
+  if (!known) self->monitor(bridge);  // its watches end with it
+  const auto ns = watcher.ns;
+  switch (watcher.kind) {
+    case WatchKind::Jobs:
+      for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
+        if (!watches(watcher, key)) return true;
+        FlatReader reader(entry.record, record_reader_options());
+        send_frame(self, watcher,
+                   watch_job_event(id, EventType::ADDED, reader.root<store::JobRecord>().getJob()));
+        return true;
+      });
+      break;
+    case WatchKind::JobFlows:
+      for (const auto& [key, flow] : st.registry.flows.durable)
+        if (watches(watcher, key))
+          send_frame(self, watcher, watch_flow_event(id, EventType::ADDED, flow));
+      break;
+    case WatchKind::Pods: {
+      // Each job owns its pods: it is asked for them, after being told to publish their changes
+      // (its answer comes before any change it publishes later).
+      if (first_pods) tell_jobs_pod_watch(self, true);
+      const auto addr = bridge.address();
+      for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
+        if (!watches(watcher, key) || entry.deleting) return true;
+        watcher.listing.insert(key);
+        self->request(entry.actor, caf::infinite, list_pods_atom::value, std::string(),
+                      std::numeric_limits<uint32_t>::max())
+            .then([self, addr, stream,
+                   key](const std::string& page) { pods_listed(self, addr, stream, key, &page); },
+                  [self, addr, stream, key](caf::error&) {
+                    pods_listed(self, addr, stream, key, nullptr);  // deleted meanwhile
+                  });
+        return true;
+      });
+      if (!watcher.listing.empty()) return ok_response(id);
+      break;
+    }
+  }
+  watcher.synced = true;
+  send_frame(self, watcher, watch_synced(id));
+  return ok_response(id);
+}
+
 // ---- creating jobs: the one path for a client's jobs and a flow's ----
 
 // Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
@@ -141,6 +299,7 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
   st.jobs[key] = JobEntry{actor, {}, false, uid, created, owner_key, owner_uid};
+  if (st.watchers.count(WatchKind::Pods) > 0) self->send(actor, watch_atom::value, true);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
       .then(
@@ -197,6 +356,7 @@ void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<
           if (!error.empty()) continue;
           spdlog::info("jobflow={} accepted", key);
           start_flow(self, f);
+          publish_flow(self, f, EventType::ADDED);
           reg.flows.durable[key] = std::move(f);
         }
         if (!error.empty())
@@ -304,10 +464,6 @@ uint32_t page_limit(api::ListFilter::Reader f) {
   return limit == 0 ? kDefaultPageItems : std::min(limit, kMaxPageItems);
 }
 
-bool in_namespace(const std::string& key, const std::string& ns) {
-  return ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0;
-}
-
 // The accepted job `ref` names, or null (a job not yet durable is not visible).
 JobEntry* find_job(DirSelf* self, api::ObjectRef::Reader ref) {
   auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
@@ -331,19 +487,6 @@ std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   r.setId(id);
   r.setJob(reader.root<store::JobRecord>().getJob());
   return to_bytes(b);
-}
-
-// The accepted jobs after `after` in key order, within namespace `ns` (every one when empty):
-// a namespace's keys are contiguous, so the walk starts and ends at its edges.
-template <class Fn>
-void for_each_job_after(DirectoryState& st, const std::string& ns, const std::string& after,
-                        Fn&& fn) {
-  auto it =
-      !ns.empty() && after < ns + "/" ? st.jobs.lower_bound(ns + "/") : st.jobs.upper_bound(after);
-  for (; it != st.jobs.end(); ++it) {
-    if (!in_namespace(it->first, ns)) break;
-    if (!it->second.record.empty() && !fn(it->first, it->second)) break;
-  }
 }
 
 std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
@@ -603,6 +746,7 @@ void delete_entry(DirSelf* self, const std::string& key,
             auto it = self->state.jobs.find(key);
             if (it == self->state.jobs.end()) return;
             auto waiters = std::move(it->second.delete_waiters);
+            publish_job(self, key, it->second.record, EventType::DELETED);
             self->state.jobs.erase(it);
             for (auto& w : waiters) w("");
           },
@@ -653,8 +797,12 @@ void finish_flow_delete(DirSelf* self, const std::string& key,
                     done("delete failed: " + error);
                     return;
                   }
-                  if (self->state.registry.flows.durable.erase(key))
+                  auto& durable = self->state.registry.flows.durable;
+                  if (auto it = durable.find(key); it != durable.end()) {
                     spdlog::info("jobflow={} deleted", key);
+                    publish_flow(self, it->second, EventType::DELETED);
+                    durable.erase(it);
+                  }
                   done("");
                 });
   });
@@ -698,6 +846,7 @@ caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef:
                     answer("delete failed: " + error);
                     return;
                   }
+                  publish_flow(self, terminating, EventType::MODIFIED);
                   self->state.registry.flows.durable[key] = std::move(terminating);
                   finish_flow_delete(self, key, answer);
                 });
@@ -876,6 +1025,11 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
         return pod_log(self, id, req.getPodLog());
       case api::Request::COMMAND:
         return command(self, id, req.getCommand());
+      case api::Request::WATCH:
+      case api::Request::CANCEL_WATCH:
+        // A watch lives on a client connection: the client bridge holds it (watch_atom).
+        return error_response(id, Code::INVALID_ARGUMENT,
+                              "a watch needs a client connection to the gateway");
       case api::Request::PING:
       case api::Request::LIST_NODES:
         break;  // the router's own
@@ -1029,6 +1183,13 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       for (auto& w : waiters) w(error);
     });
   }
+  // A client bridge that went away (its node stopped) ends its watches.
+  self->set_down_handler([=](caf::down_msg& msg) {
+    auto& ws = self->state.watchers;
+    const bool had_pods = ws.count(WatchKind::Pods) > 0;
+    ws.remove_bridge(msg.source);
+    if (had_pods && ws.count(WatchKind::Pods) == 0) tell_jobs_pod_watch(self, false);
+  });
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {
@@ -1089,6 +1250,7 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         if (actor == self->state.flow_actors.end() ||
             actor->second.address() != self->current_sender())
           return;
+        publish_flow(self, flow, EventType::MODIFIED);
         self->state.registry.flows.durable[key] = std::move(flow);
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
@@ -1102,7 +1264,23 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         auto it = self->state.jobs.find(key);
         // A deleted job's actor cannot overwrite a successor's record: its last update is
         // processed before the delete reply that erases its entry (per-sender ordering).
-        if (it != self->state.jobs.end()) it->second.record = std::move(record);
+        if (it == self->state.jobs.end()) return;
+        const bool added = it->second.record.empty();
+        publish_job(self, key, record, added ? EventType::ADDED : EventType::MODIFIED);
+        it->second.record = std::move(record);
+      },
+      [=](pod_events_atom, const std::string& key, const std::string& page,
+          const std::string& types) {
+        auto it = self->state.jobs.find(key);
+        if (it == self->state.jobs.end() || it->second.actor.address() != self->current_sender())
+          return;
+        publish_pods(self, key, page, types);
+      },
+      [=](watch_atom, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
+        return start_watch(self, bytes, stream, bridge);
+      },
+      [=](unwatch_atom, const caf::actor& bridge, uint64_t stream) {
+        end_watch(self, bridge.address(), stream);
       },
   };
 }

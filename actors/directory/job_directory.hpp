@@ -37,6 +37,11 @@ struct JobDirectoryEnv {
 //   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it
+//   (watch_atom, Request bytes, stream, bridge)          starts a watch: the bridge gets
+//       -> Response bytes (ok or why not)                (watch_event_atom, stream, frame)
+//                                                        for the objects, then each change
+//   (unwatch_atom, bridge, stream)                       ends it (also when the bridge dies)
+//   (pod_events_atom, job key, pods, types)              a job's pod changes, for watchers
 // On start it reloads every job from the store and respawns its actor, and every JobTemplate and
 // JobFlow (which have no actor: their controller is not in this version).
 caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);

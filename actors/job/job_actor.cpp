@@ -60,6 +60,8 @@ struct Inflight {
   uint64_t healed_by = 0;     // ... which is any write from this seq on
   std::optional<ReportAck> ack;
   std::optional<JobStatus> status;  // the status its write stored: what the owner may hear
+  std::string pod_events;           // for pod watchers: the pods its write changed, as stored
+  std::string pod_event_types;
 };
 
 struct JobState {
@@ -72,6 +74,11 @@ struct JobState {
   std::string last_request;             // the signature of the pod group request sent last
   bool retry_scheduled = false;         // a failed write's changes are written again after a while
   std::optional<JobStatus> told_owner;  // the status the owner heard last
+  // Someone watches pods: each write's pod changes go to the directory. `seen_pods`: the pods
+  // watchers know (announced Added, or listed when the watch began), by a hash of what they
+  // were last shown, so that a pod the write did not change is not sent again.
+  bool watch_pods = false;
+  std::map<std::string, size_t> seen_pods;
   static inline const char* name = "job";
 };
 
@@ -160,6 +167,59 @@ std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit
   return to_bytes(b);
 }
 
+// The pods a write changed, for the directory's pod watchers: a Response listing them as they
+// are stored (a pod gone is sent by name) and one letter per pod, Added, Modified or Deleted.
+size_t pod_hash(const Pod& p) {
+  SmallMessageBuilder b;
+  encode(p, b.initRoot<api::Pod>());
+  return std::hash<std::string>()(to_bytes(b));
+}
+
+void pod_events(const JobModel& m, const PodTable::Changes& changes, bool erase,
+                std::map<std::string, size_t>& seen, std::string* page, std::string* types) {
+  std::vector<std::string> names;
+  if (erase) {  // the job goes, and every pod with it
+    for (const auto& [name, hash] : seen) names.push_back(name);
+  } else if (changes.all) {
+    for (const auto& [name, p] : m.pods.map()) names.push_back(name);
+    for (const auto& [name, hash] : seen)
+      if (!m.pods.count(name)) names.push_back(name);
+  }
+  if (!erase)
+    for (const auto& name : changes.names)
+      if (!changes.all || !m.pods.count(name)) names.push_back(name);
+  std::vector<std::pair<const std::string*, const Pod*>> shown;
+  for (const auto& name : names) {
+    auto it = m.pods.find(name);
+    const Pod* p = it == m.pods.cend() ? nullptr : &it->second;
+    if (erase || !p || is_discarded(*p)) {
+      if (!seen.erase(name)) continue;  // never shown: nothing to take back
+      types->push_back('D');
+    } else {
+      auto hash = pod_hash(*p);
+      auto [at, added] = seen.try_emplace(name, hash);
+      if (!added && at->second == hash) continue;  // shown as it is
+      at->second = hash;
+      types->push_back(added ? 'A' : 'M');
+    }
+    shown.emplace_back(&name, p);
+  }
+  if (shown.empty()) return;
+  SmallMessageBuilder b;
+  auto list = b.initRoot<api::Response>().initPods(static_cast<unsigned>(shown.size()));
+  for (unsigned i = 0; i < shown.size(); ++i) {
+    auto [name, p] = shown[i];
+    if (p) {
+      encode(*p, list[i]);
+    } else {
+      list[i].setName(*name);
+      list[i].setNamespace(m.job.spec.namespace_);
+      list[i].setJobName(m.job.spec.name);
+    }
+  }
+  *page = to_bytes(b);
+}
+
 // A write that failed (say, a full disk) is tried again this often; the store itself tries to
 // resume every second.
 constexpr std::chrono::milliseconds kRewriteAfter{1000};
@@ -232,6 +292,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
+  if (!in.pod_events.empty())
+    self->send(st.env.coordinator, pod_events_atom::value, m.key(), std::move(in.pod_events),
+               std::move(in.pod_event_types));
   // The owner hears every durable change of the status, once: it decides from them at once
   // (a flow creates what its dependents wait for) instead of polling.
   // The status this write stored, not the actor's latest: a later one may not be durable yet.
@@ -304,6 +367,8 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes);
     if (!erase && st.env.owner) in.status = st.model.job.status;
+    if (st.watch_pods)
+      pod_events(st.model, in.changes, erase, st.seen_pods, &in.pod_events, &in.pod_event_types);
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
     st.env.store->commit(std::move(writes), [me, seq](std::string error) {
@@ -399,6 +464,17 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (self->state.deleted) return;
         std::set<std::string> present(uids.begin(), uids.end());
         commit(self, on_node_up(self->state.model, node, present, make_clock()));
+      },
+      [=](watch_atom, bool on) {
+        auto& st = self->state;
+        if (on == st.watch_pods) return;
+        st.watch_pods = on;
+        st.seen_pods.clear();
+        // Watchers list what is there now (the directory asks right after this); from here on
+        // they hear of changes.
+        if (on)
+          for (const auto& [name, p] : st.model.pods.map())
+            if (!is_discarded(p)) st.seen_pods.emplace(name, pod_hash(p));
       },
       [=](list_pods_atom, const std::string& after, uint32_t limit) {
         return pod_page(self->state.model, after, limit);

@@ -52,6 +52,9 @@ struct LinkData {
   // Reports made while a registration is on its way: its snapshot may be older than they are.
   std::vector<std::string> held_reports;
   uint64_t next_forward = 0;
+  // Client bridges with watches through this link: told when the coordinator is lost, since
+  // the watches it served are gone with it.
+  std::vector<caf::actor> watching_bridges;
   static inline const char* name = "coordinator_link";
 };
 
@@ -164,11 +167,12 @@ std::string unavailable(const std::string& request, const std::string& why);
 // Not delegated: the answer comes back to this actor over the link's own connection (a response
 // delegated across processes never reached the bridge). CAF fails no request when the peer's
 // process goes away, so the link answers those in flight itself (fail_forwarded).
-void forward(LinkSelf* self, caf::response_promise rp, api_atom a, const std::string& bytes) {
+template <class... Ts>
+void forward(LinkSelf* self, caf::response_promise rp, const std::string& bytes, Ts&&... xs) {
   auto& st = self->state;
   auto key = ++st.next_forward;
   st.forwarded.emplace(key, Forwarded{rp, bytes});
-  self->request(st.router, caf::infinite, a, bytes)
+  self->request(st.router, caf::infinite, std::forward<Ts>(xs)...)
       .then(
           [=](std::string& response) {
             auto it = self->state.forwarded.find(key);
@@ -189,6 +193,8 @@ void forward(LinkSelf* self, caf::response_promise rp, api_atom a, const std::st
 void fail_forwarded(LinkSelf* self, const std::string& why) {
   for (auto& [key, f] : self->state.forwarded) f.rp.deliver(unavailable(f.request, why));
   self->state.forwarded.clear();
+  for (auto& bridge : self->state.watching_bridges) self->send(bridge, unwatch_atom::value);
+  self->state.watching_bridges.clear();
 }
 
 std::string unavailable(const std::string& request, const std::string& why) {
@@ -275,7 +281,24 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
           rp.deliver(unavailable(bytes, "the coordinator cannot be reached from node " +
                                             st.env.node_name + "; retry"));
         else
-          forward(self, std::move(rp), a, bytes);
+          forward(self, std::move(rp), bytes, a, bytes);
+      },
+      [=](watch_atom a, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
+        auto& st = self->state;
+        auto rp = self->make_response_promise();
+        if (st.state != LinkState::Running) {
+          rp.deliver(unavailable(bytes, "the coordinator cannot be reached from node " +
+                                            st.env.node_name + "; retry"));
+          return;
+        }
+        if (std::find(st.watching_bridges.begin(), st.watching_bridges.end(), bridge) ==
+            st.watching_bridges.end())
+          st.watching_bridges.push_back(bridge);
+        forward(self, std::move(rp), bytes, a, bytes, stream, bridge);
+      },
+      [=](unwatch_atom a, const caf::actor& bridge, uint64_t stream) {
+        if (self->state.state == LinkState::Running)
+          self->send(self->state.router, a, bridge, stream);
       },
   };
 }

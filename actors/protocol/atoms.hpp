@@ -75,6 +75,18 @@ using flow_delete_atom = caf::atom_constant<caf::atom("flowdel")>;
 // (sync_atom, JobFlow) its latest durable record, for reads
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 
+// Watches. client bridge -> API router -> job directory: (watch_atom, Request bytes, stream,
+// bridge) starts one, (unwatch_atom, bridge, stream) ends it; job directory -> client bridge:
+// (watch_event_atom, stream, Response bytes). job directory -> job actor: (watch_atom, on)
+// whether to publish its pod changes; job actor -> job directory: (pod_events_atom, job key,
+// Response bytes listing the pods, one type letter per pod: 'A'dded, 'M'odified, 'D'eleted).
+// client bridge's gateway thread -> client bridge: (closed_atom, connection).
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using unwatch_atom = caf::atom_constant<caf::atom("unwatch")>;
+using watch_event_atom = caf::atom_constant<caf::atom("watchevent")>;
+using pod_events_atom = caf::atom_constant<caf::atom("podevents")>;
+using closed_atom = caf::atom_constant<caf::atom("closed")>;
+
 // store writer thread -> an actor: a group commit finished
 using committed_atom = caf::atom_constant<caf::atom("committed")>;
 // process runner thread -> node actor

@@ -35,6 +35,8 @@ using job = caf::typed_actor<
     caf::replies_to<list_pods_atom, std::string, uint32_t>::with<std::string>,
     // (pod name) -> its PodRecord bytes, or "" when it has no such pod
     caf::replies_to<get_pod_atom, std::string>::with<std::string>,
+    // (on) whether to send the directory its pod changes (someone watches pods)
+    caf::reacts_to<watch_atom, bool>,
     // -> ok, once the record is gone; the actor then quits
     caf::replies_to<delete_atom>::with<caf::ok_atom>>;
 

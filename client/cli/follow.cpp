@@ -1,4 +1,5 @@
-// wait and logs: commands that poll the server until something happens.
+// wait and logs: commands that follow the server until something happens (wait watches; logs
+// polls the log's offset).
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -7,6 +8,7 @@
 #include <tuple>
 
 #include "client/cli/commands.hpp"
+#include "client/cli/watch.hpp"
 #include "client/render.hpp"
 #include "messages/job_flow.hpp"
 #include "messages/job_status.hpp"
@@ -21,16 +23,18 @@ void write_out(std::string_view data) {
   std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
-// What `wait` needs of a kind: how to ask for one object, and what its answer says.
+// What `wait` needs of a kind: what to watch, and what an object of it says.
 struct WaitKind {
   const char* resource;  // "job.batch.volcano.sh"
+  const char* plural;    // "jobs.batch.volcano.sh", as a not-found error names it
   const char* noun;      // "job"
-  std::function<void(api::Request::Builder, const std::string& ns, const std::string& name)> ask;
-  // The phase and message in an answer, and whether that phase is final.
-  std::function<std::tuple<std::string, std::string, bool>(api::Response::Reader)> read;
+  const char* watch;     // the watch's kind
+  // The phase and message of the object in an event, and whether that phase is final.
+  std::function<std::tuple<std::string, std::string, bool>(api::WatchEvent::Reader)> read;
   std::function<bool(const std::string&)> known;  // whether a phase exists for the kind
 };
 
+// Watches the object (no polling): decided the moment its phase changes.
 int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
                const std::string& condition, const std::string& timeout_text) {
   const std::string prefix = "phase=";
@@ -41,76 +45,82 @@ int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
   auto timeout = parse_go_duration_ms(timeout_text);
   if (!timeout) return fail("--timeout must be a duration such as 30s or 5m");
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(*timeout);
-  Session session(g);
-  // A coordinator out of reach is waited for as by any read, but never past the deadline.
-  Retry retry;
-  retry.give_up_at = deadline;
-  auto pause = std::chrono::milliseconds(20);
-  for (;;) {
-    int rc = 0;
-    auto r = session.call([&](api::Request::Builder b) { kind.ask(b, g.ns, name); }, &rc, retry);
-    if (!r) return rc;
-    auto [last, message, final] = kind.read(r->root<api::Response>());
-    if (last == want) {
+  std::string last = "unknown";
+  bool seen = false;
+  int rc = -1;
+  auto on_event = [&](api::WatchEvent::Reader e) {
+    using Type = api::WatchEvent::Type;
+    if (e.getType() == Type::SYNCED) {
+      if (seen) return WatchVerdict::Continue;
+      rc = fail(std::string(kind.plural) + " \"" + name + "\" not found in namespace " + g.ns);
+      return WatchVerdict::Stop;
+    }
+    auto [phase, message, final] = kind.read(e);
+    seen = true;
+    last = phase;
+    if (e.getType() == Type::DELETED) {
+      rc = fail(std::string(kind.noun) + " " + name + " was deleted in phase " + last +
+                " before it reached phase " + want);
+      return WatchVerdict::Stop;
+    }
+    if (phase == want) {
       if (g.output == "name")
         print_name(kind.resource, name);
       else
         std::cout << kind.resource << "/" << name << " condition met\n";
-      return 0;
+      rc = 0;
+      return WatchVerdict::Stop;
     }
-    if (final)
-      return fail(std::string(kind.noun) + " " + name + " reached phase " + last + ", not " + want +
-                  " (" + message + ")");
-    // The last look is at or after the deadline, never before it.
-    const auto now = SteadyClock::now();
-    if (now >= deadline)
-      return fail("timed out after " + timeout_text + " waiting for " + kind.noun + " " + name +
-                  " to reach phase " + want + " (phase now " + last + ")");
-    std::this_thread::sleep_for(
-        std::min<SteadyClock::duration>(pause, deadline - now + std::chrono::milliseconds(1)));
-    pause = std::min(pause * 2, std::chrono::milliseconds(250));
-  }
+    if (final) {
+      rc = fail(std::string(kind.noun) + " " + name + " reached phase " + phase + ", not " + want +
+                " (" + message + ")");
+      return WatchVerdict::Stop;
+    }
+    return WatchVerdict::Continue;
+  };
+  bool timed_out = false;
+  int watched = watch(g, WatchTarget{kind.watch, g.ns, name}, on_event, deadline, &timed_out);
+  if (rc >= 0) return rc;
+  if (timed_out)
+    return fail("timed out after " + timeout_text + " waiting for " + kind.noun + " " + name +
+                " to reach phase " + want + " (phase now " + last + ")");
+  return watched;
 }
 
 }  // namespace
 
 int wait_job(const Globals& g, const std::string& name, const std::string& condition,
              const std::string& timeout_text) {
-  static const WaitKind kind{
-      kJobResource, "job",
-      [](api::Request::Builder b, const std::string& ns, const std::string& name) {
-        auto ref = b.initGetJob();
-        ref.setNamespace(ns);
-        ref.setName(name);
-      },
-      [](api::Response::Reader r) {
-        auto state = r.getJob().getStatus().getState();
-        std::string last = state.getPhase().cStr();
-        auto phase = parse_job_phase(last);
-        return std::make_tuple(last, std::string(state.getMessage().cStr()),
-                               phase && (is_finished(*phase) || *phase == JobPhase::Aborted));
-      },
-      [](const std::string& p) { return parse_job_phase(p).has_value(); }};
+  static const WaitKind kind{kJobResource,
+                             "jobs.batch.volcano.sh",
+                             "job",
+                             "jobs",
+                             [](api::WatchEvent::Reader e) {
+                               auto state = e.getJob().getStatus().getState();
+                               std::string last = state.getPhase().cStr();
+                               auto phase = parse_job_phase(last);
+                               return std::make_tuple(
+                                   last, std::string(state.getMessage().cStr()),
+                                   phase && (is_finished(*phase) || *phase == JobPhase::Aborted));
+                             },
+                             [](const std::string& p) { return parse_job_phase(p).has_value(); }};
   return wait_phase(g, kind, name, condition, timeout_text);
 }
 
 int wait_flow(const Globals& g, const std::string& name, const std::string& condition,
               const std::string& timeout_text) {
-  static const WaitKind kind{
-      kFlowResource, "jobflow",
-      [](api::Request::Builder b, const std::string& ns, const std::string& name) {
-        auto ref = b.initGetJobFlow();
-        ref.setNamespace(ns);
-        ref.setName(name);
-      },
-      [](api::Response::Reader r) {
-        auto state = r.getJobFlow().getStatus().getState();
-        std::string last = state.getPhase().cStr();
-        auto phase = parse_flow_phase(last);
-        return std::make_tuple(last, std::string(state.getMessage().cStr()),
-                               phase && is_finished(*phase));
-      },
-      [](const std::string& p) { return parse_flow_phase(p).has_value(); }};
+  static const WaitKind kind{kFlowResource,
+                             "jobflows.flow.volcano.sh",
+                             "jobflow",
+                             "jobflows",
+                             [](api::WatchEvent::Reader e) {
+                               auto state = e.getJobFlow().getStatus().getState();
+                               std::string last = state.getPhase().cStr();
+                               auto phase = parse_flow_phase(last);
+                               return std::make_tuple(last, std::string(state.getMessage().cStr()),
+                                                      phase && is_finished(*phase));
+                             },
+                             [](const std::string& p) { return parse_flow_phase(p).has_value(); }};
   return wait_phase(g, kind, name, condition, timeout_text);
 }
 

@@ -17,6 +17,7 @@
 
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/membership_port.hpp"
+#include "client/client.hpp"
 #include "harness.hpp"
 
 namespace caldera::testing {
@@ -133,6 +134,42 @@ TEST_F(Cluster, AGangThatNeedsSeveralNodesRunsWholeAcrossThem) {
   std::this_thread::sleep_for(2500ms);
   for (const auto& n : nodes_)
     EXPECT_EQ(n->log().find("not acknowledged"), std::string::npos) << n->log();
+}
+
+TEST_F(Cluster, AWatchAtAWorkerStreamsTheCoordinatorsEventsAndEndsWhenItIsLost) {
+  auto& coordinator = *nodes_[0];
+  auto& worker = *nodes_[2];
+  auto connected = Client::connect(worker.server(), 5s);
+  ASSERT_TRUE(connected) << connected.error();
+  auto& c = **connected;
+  auto id = c.start([](api::Request::Builder b) { b.initWatch().setKind("pods"); });
+  ASSERT_TRUE(id);
+  auto synced = c.next(*id, 10s);
+  ASSERT_TRUE(synced) << synced.error();
+  ASSERT_EQ((*synced)->root<api::Response>().getEvent().getType(), api::WatchEvent::Type::SYNCED);
+  // Pods on every node, the worker's own included, reach the worker's client.
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, job("seen", 3, "2", "true")).exit_code, 0);
+  std::set<std::string> succeeded;
+  while (succeeded.size() < 3) {
+    auto r = c.next(*id, 30s);
+    ASSERT_TRUE(r) << r.error() << " with " << succeeded.size() << " pods Succeeded";
+    auto e = (*r)->root<api::Response>();
+    ASSERT_TRUE(e.isEvent());
+    auto pod = e.getEvent().getPod();
+    if (std::string(pod.getPhase().cStr()) == "Succeeded") succeeded.insert(pod.getName().cStr());
+  }
+  // The coordinator goes: the worker's link notices, and the watch ends with `unavailable`, so
+  // the client knows to watch again rather than wait on a dead stream.
+  coordinator.kill9();
+  for (;;) {
+    auto r = c.next(*id, 30s);
+    ASSERT_TRUE(r) << r.error();
+    auto resp = (*r)->root<api::Response>();
+    if (resp.isEvent()) continue;
+    ASSERT_TRUE(resp.isErrors());
+    EXPECT_EQ(resp.getErrors()[0].getCode(), api::Error::Code::UNAVAILABLE);
+    break;
+  }
 }
 
 TEST_F(Cluster, AClientAtAWorkerSubmitsAndReadsTheLogOfAPodOnAnotherNode) {

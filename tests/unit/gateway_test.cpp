@@ -764,3 +764,98 @@ TEST(Gateway, FramingErrorResponseDecodes) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// A gateway that holds every request unanswered and records connections and closes.
+struct PushServer {
+  std::mutex mu;
+  std::vector<uint64_t> connections, closed;
+  std::unique_ptr<Gateway> gateway;
+
+  explicit PushServer(GatewayLimits limits) {
+    auto started = Gateway::start(
+        "127.0.0.1", 0, limits,
+        [this](uint64_t c, std::string) {
+          std::lock_guard lock(mu);
+          connections.push_back(c);
+        },
+        [this](uint64_t c) {
+          std::lock_guard lock(mu);
+          closed.push_back(c);
+        });
+    if (!started)
+      ADD_FAILURE() << started.error();
+    else
+      gateway = std::move(*started);
+  }
+  std::optional<uint64_t> connection() {
+    std::lock_guard lock(mu);
+    if (connections.empty()) return std::nullopt;
+    return connections.back();
+  }
+  bool was_closed(uint64_t c) {
+    std::lock_guard lock(mu);
+    return std::find(closed.begin(), closed.end(), c) != closed.end();
+  }
+};
+
+TEST(GatewayPush, PushedFramesReachTheClientAndAnswerNoRequest) {
+  PushServer server({});
+  auto client = Client::connect("127.0.0.1:" + std::to_string(server.gateway->port()), 5s);
+  ASSERT_TRUE(client);
+  ASSERT_TRUE((*client)->send_raw(ping_request(1)));
+  ASSERT_TRUE(eventually([&] { return server.connection().has_value(); }));
+  auto c = *server.connection();
+  for (uint64_t i = 0; i < 3; ++i) server.gateway->push(c, ping_request(100 + i));
+  for (uint64_t i = 0; i < 3; ++i) {
+    auto frame = (*client)->read_frame(5s);
+    ASSERT_TRUE(frame) << frame.error();
+    FlatReader reader(*frame);
+    EXPECT_EQ(reader.root<api::Request>().getId(), 100 + i);
+  }
+  EXPECT_EQ(server.gateway->stats().requests_in_flight, 1u) << "the request is still owed";
+  server.gateway->send(c, ping_request(1));
+  ASSERT_TRUE((*client)->read_frame(5s));
+  EXPECT_TRUE(eventually([&] { return server.gateway->stats().requests_in_flight == 0; }));
+}
+
+TEST(GatewayPush, AWatcherThatDoesNotReadIsClosedAtTheLimit) {
+  GatewayLimits limits;
+  limits.max_pushed_bytes = 1u << 20;
+  PushServer server(limits);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server.gateway->port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  auto request = ping_request(1);
+  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(request.size()));
+  ASSERT_TRUE(eventually([&] { return server.connection().has_value(); }));
+  auto c = *server.connection();
+  // 64 KiB frames, never read: the kernel's buffers fill, then the gateway's queue passes the
+  // limit and the connection is dropped instead of growing.
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.initWarnings(1).set(0, std::string(64 * 1024, 'x'));
+  const auto frame = to_bytes(b);
+  size_t pushed = 0;
+  while (!server.was_closed(c) && pushed < (64u << 20)) {
+    server.gateway->push(c, frame);
+    pushed += frame.size();
+    if (pushed % (1u << 20) < frame.size()) std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_TRUE(eventually([&] { return server.was_closed(c); })) << pushed << " bytes pushed";
+  EXPECT_EQ(server.gateway->stats().closed_slow_watcher, 1u);
+  EXPECT_LE(server.gateway->stats().queued_bytes, limits.max_pushed_bytes);
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace caldera

@@ -1,0 +1,197 @@
+#include "client/cli/watch.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "client/client.hpp"
+#include "client/render.hpp"
+#include "messages/codec.hpp"
+
+namespace caldera::cli {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr auto kFirstPause = 200ms;
+constexpr auto kMaxPause = 2s;
+// How long one read waits before it looks at the deadline again; a watch may be quiet for hours.
+constexpr auto kReadSlice = 60s;
+
+}  // namespace
+
+int watch(const Globals& g, const WatchTarget& target,
+          const std::function<WatchVerdict(api::WatchEvent::Reader)>& on_event,
+          std::optional<SteadyClock::time_point> deadline, bool* timed_out) {
+  auto pause = std::chrono::milliseconds(kFirstPause);
+  // Reconnecting gives up after --retry-for without a working watch (or at the deadline).
+  auto give_up = SteadyClock::now() + std::chrono::milliseconds(g.retry_for_ms);
+  bool said = false;
+  for (;;) {
+    std::string why;  // the watch broke: why (a retry may cure it)
+    bool transient = false;
+    auto connected = Client::connect(g.server, 5s, &transient);
+    if (!connected) {
+      if (!transient) return fail(connected.error());
+      why = connected.error();
+    } else {
+      auto& client = **connected;
+      auto id = client.start([&](api::Request::Builder b) {
+        b.setToken(g.token);
+        auto w = b.initWatch();
+        w.setKind(target.kind);
+        w.setNamespace(target.ns);
+        w.setName(target.name);
+      });
+      if (!id) why = id.error();
+      while (id) {
+        std::chrono::milliseconds slice = kReadSlice;
+        if (deadline) {
+          auto left = *deadline - SteadyClock::now();
+          if (left <= SteadyClock::duration::zero()) {
+            if (timed_out) *timed_out = true;
+            return 0;
+          }
+          slice = std::min<std::chrono::milliseconds>(
+              kReadSlice, std::chrono::duration_cast<std::chrono::milliseconds>(left) + 1ms);
+        }
+        auto r = client.next(*id, slice);
+        if (!r) {
+          if (r.error().rfind("timed out", 0) == 0) continue;
+          why = r.error();
+          break;
+        }
+        auto resp = (*r)->root<api::Response>();
+        if (resp.isEvent()) {
+          said = false;
+          pause = kFirstPause;
+          give_up = SteadyClock::now() + std::chrono::milliseconds(g.retry_for_ms);
+          if (on_event(resp.getEvent()) == WatchVerdict::Stop) return 0;
+          continue;
+        }
+        if (resp.isErrors()) {
+          auto errors = resp.getErrors();
+          if (errors.size() > 0 && errors[0].getCode() == api::Error::Code::UNAVAILABLE) {
+            why = errors[0].getMessage().cStr();
+            break;
+          }
+          return print_errors(resp);
+        }
+        return 0;  // the watch's final answer: it ended
+      }
+    }
+    const auto now = SteadyClock::now();
+    auto stop = deadline ? std::min(give_up, *deadline) : give_up;
+    if (now >= stop) {
+      if (deadline && now >= *deadline) {
+        if (timed_out) *timed_out = true;
+        return 0;
+      }
+      return fail(why + " (gave up after --retry-for " + g.retry_for + ")");
+    }
+    if (!said) {
+      std::cerr << "waiting for the server (" << why << "); watching again\n";
+      said = true;
+    }
+    std::this_thread::sleep_for(std::min<SteadyClock::duration>(pause, stop - now));
+    pause = std::min<std::chrono::milliseconds>(pause * 2, kMaxPause);
+  }
+}
+
+namespace {
+
+// Prints a table's rows without its header line.
+void print_rows(const std::string& table) {
+  auto eol = table.find('\n');
+  if (eol != std::string::npos) std::cout << table.substr(eol + 1);
+}
+
+// kubectl get -w: the objects as a table once the watch is synced, then a row per change (or
+// one JSON/YAML document or name per event).
+template <class T>
+int watch_table(const Globals& g, const WatchTarget& target, const char* resource,
+                T (*read)(api::WatchEvent::Reader), nlohmann::json (*to_json)(const T&),
+                const std::function<std::string(const std::vector<T>&)>& table,
+                const std::function<bool(const T&)>& wanted,
+                const std::function<std::string(const T&)>& name_of) {
+  std::vector<T> initial;
+  bool synced = false, header = false;
+  const bool table_output = g.output != "json" && g.output != "yaml" && g.output != "name";
+  return watch(g, target, [&](api::WatchEvent::Reader e) {
+    if (e.getType() == api::WatchEvent::Type::SYNCED) {
+      // Watched again after a break: the objects come again, and are shown again.
+      if (table_output && !initial.empty()) {
+        auto text = table(initial);
+        if (header) {
+          print_rows(text);
+        } else {
+          std::cout << text;
+          header = true;
+        }
+      }
+      initial.clear();
+      synced = true;
+      std::cout.flush();
+      return WatchVerdict::Continue;
+    }
+    T item = read(e);
+    if (!wanted(item)) return WatchVerdict::Continue;
+    if (g.output == "json" || g.output == "yaml") {
+      print_json(to_json(item), g.output);
+    } else if (g.output == "name") {
+      print_name(resource, name_of(item));
+    } else if (!synced) {
+      initial.push_back(std::move(item));
+      return WatchVerdict::Continue;
+    } else if (!header) {
+      std::cout << table({item});  // kubectl: the header comes with the first row
+      header = true;
+    } else {
+      print_rows(table({item}));
+    }
+    std::cout.flush();
+    return WatchVerdict::Continue;
+  });
+}
+
+Job read_job(api::WatchEvent::Reader e) {
+  return decode(e.getJob());
+}
+Pod read_pod(api::WatchEvent::Reader e) {
+  return decode(e.getPod());
+}
+JobFlow read_flow(api::WatchEvent::Reader e) {
+  return decode(e.getJobFlow());
+}
+
+}  // namespace
+
+int watch_jobs(const Globals& g, const std::string& name, bool all_ns) {
+  const bool wide = g.output == "wide";
+  return watch_table<Job>(
+      g, WatchTarget{"jobs", all_ns && name.empty() ? "" : g.ns, name}, kJobResource, read_job,
+      job_to_json, [&](const std::vector<Job>& v) { return jobs_table(v, wide, now_ms(), all_ns); },
+      [](const Job&) { return true; }, [](const Job& j) { return j.spec.name; });
+}
+
+int watch_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns) {
+  const bool wide = g.output == "wide";
+  return watch_table<Pod>(
+      g, WatchTarget{"pods", all_ns && name.empty() ? "" : g.ns, job}, kPodResource, read_pod,
+      pod_to_json, [&](const std::vector<Pod>& v) { return pods_table(v, wide, now_ms(), all_ns); },
+      [&](const Pod& p) { return name.empty() || p.name == name; },
+      [](const Pod& p) { return p.name; });
+}
+
+int watch_flows(const Globals& g, const std::string& name, bool all_ns) {
+  const bool wide = g.output == "wide";
+  return watch_table<JobFlow>(
+      g, WatchTarget{"jobflows", all_ns && name.empty() ? "" : g.ns, name}, kFlowResource,
+      read_flow, flow_to_json,
+      [&](const std::vector<JobFlow>& v) { return flows_table(v, wide, now_ms()); },
+      [](const JobFlow&) { return true; }, [](const JobFlow& f) { return f.spec.name; });
+}
+
+}  // namespace caldera::cli
