@@ -54,6 +54,7 @@ void end_watch(BridgeSelf* self, const caf::actor& coordinator, uint64_t stream,
   if (it == st.watches.end()) return;
   st.watch_of.erase({it->second.connection, it->second.id});
   st.watches.erase(it);
+  st.waiting.erase(stream);  // its request was answered, or its client is gone
   if (tell) self->send(coordinator, unwatch_atom::value, caf::actor_cast<caf::actor>(self), stream);
 }
 

@@ -295,6 +295,9 @@ class UvGateway final : public Gateway {
       return;
     }
     uv_tcp_nodelay(&c->tcp, 1);
+    // A watch keeps its connection from ever being idle: a client whose machine vanished is
+    // found by TCP keepalive instead (probes after a minute of silence).
+    uv_tcp_keepalive(&c->tcp, 1, 60);
     // A refused connection reads too: the graceful close drains what its client sends.
     if (uv_read_start(stream, &UvGateway::on_alloc, &UvGateway::on_read) != 0) {
       self->close_hard(c);

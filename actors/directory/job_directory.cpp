@@ -43,8 +43,9 @@ struct JobEntry {
   bool deleting = false;
   std::string uid;
   int64_t created_ms = 0;
-  std::string owner;      // the key of the JobFlow that created it; empty: a client did
-  std::string owner_uid;  // that flow's uid
+  std::string owner;          // the key of the JobFlow that created it; empty: a client did
+  std::string owner_uid;      // that flow's uid
+  bool pods_watched = false;  // told to publish its pod changes: a pods watch wants it
   // Callers of a delete under way: they hear its outcome, not a premature "done".
   std::vector<std::function<void(const std::string&)>> delete_waiters = {};
 };
@@ -189,17 +190,32 @@ void publish_pods(DirSelf* self, const std::string& job_key, const std::string& 
   });
 }
 
-// Whether job actors publish their pod changes: only while someone watches pods.
-void tell_jobs_pod_watch(DirSelf* self, bool on) {
-  for (const auto& [key, entry] : self->state.jobs)
-    if (!entry.deleting) self->send(entry.actor, watch_atom::value, on);
+// Whether a job publishes its pod changes: only while a pods watch wants that job.
+void sync_pod_watch(DirSelf* self, const std::string& key, JobEntry& entry) {
+  bool want = false;
+  self->state.watchers.for_each(WatchKind::Pods, key, [&](Watcher&) { want = true; });
+  if (want == entry.pods_watched) return;
+  entry.pods_watched = want;
+  self->send(entry.actor, watch_atom::value, want);
 }
 
+// After watches ended: the jobs no watch wants any more stop publishing.
+void unwatch_pods(DirSelf* self) {
+  for (auto& [key, entry] : self->state.jobs)
+    if (entry.pods_watched) sync_pod_watch(self, key, entry);
+}
+
+// Every watch of `bridge` (stream 0), or one; a bridge left without watches is no longer
+// monitored (each `caldera wait` would otherwise leave a monitor behind on it).
 void end_watch(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream) {
   auto& ws = self->state.watchers;
-  const bool had_pods = ws.count(WatchKind::Pods) > 0;
-  ws.remove(bridge, stream);
-  if (had_pods && ws.count(WatchKind::Pods) == 0) tell_jobs_pod_watch(self, false);
+  const size_t pods = ws.count(WatchKind::Pods);
+  if (stream == 0)
+    ws.remove_bridge(bridge);
+  else
+    ws.remove(bridge, stream);
+  if (!ws.knows(bridge)) self->demonitor(bridge);
+  if (ws.count(WatchKind::Pods) < pods) unwatch_pods(self);
 }
 
 void pods_listed(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream,
@@ -237,7 +253,6 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
   w.bridge = bridge;
   w.stream = stream;
   w.request_id = id;
-  const bool first_pods = w.kind == WatchKind::Pods && st.watchers.count(WatchKind::Pods) == 0;
   const bool known = st.watchers.knows(bridge.address());
   auto added = st.watchers.add(std::move(w));
   if (!added) return error_response(id, Code::UNAVAILABLE, added.error());
@@ -261,11 +276,15 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
       break;
     case WatchKind::Pods: {
       // Each job owns its pods: it is asked for them, after being told to publish their changes
-      // (its answer comes before any change it publishes later).
-      if (first_pods) tell_jobs_pod_watch(self, true);
+      // (its answer comes after the changes it had published, and before later ones). Jobs not
+      // accepted yet too: their first write may be under way.
       const auto addr = bridge.address();
-      for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
-        if (!watches(watcher, key) || entry.deleting) return true;
+      for (auto it = ns.empty() ? st.jobs.begin() : st.jobs.lower_bound(ns + "/");
+           it != st.jobs.end() && in_namespace(it->first, ns); ++it) {
+        const auto& key = it->first;
+        auto& entry = it->second;
+        if (!watches(watcher, key) || entry.deleting) continue;
+        sync_pod_watch(self, key, entry);
         watcher.listing.insert(key);
         self->request(entry.actor, caf::infinite, list_pods_atom::value, std::string(),
                       std::numeric_limits<uint32_t>::max())
@@ -274,8 +293,7 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
                   [self, addr, stream, key](caf::error&) {
                     pods_listed(self, addr, stream, key, nullptr);  // deleted meanwhile
                   });
-        return true;
-      });
+      }
       if (!watcher.listing.empty()) return ok_response(id);
       break;
     }
@@ -299,7 +317,7 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
   st.jobs[key] = JobEntry{actor, {}, false, uid, created, owner_key, owner_uid};
-  if (st.watchers.count(WatchKind::Pods) > 0) self->send(actor, watch_atom::value, true);
+  sync_pod_watch(self, key, st.jobs[key]);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
       .then(
@@ -1184,12 +1202,7 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
     });
   }
   // A client bridge that went away (its node stopped) ends its watches.
-  self->set_down_handler([=](caf::down_msg& msg) {
-    auto& ws = self->state.watchers;
-    const bool had_pods = ws.count(WatchKind::Pods) > 0;
-    ws.remove_bridge(msg.source);
-    if (had_pods && ws.count(WatchKind::Pods) == 0) tell_jobs_pod_watch(self, false);
-  });
+  self->set_down_handler([=](caf::down_msg& msg) { end_watch(self, msg.source, 0); });
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {

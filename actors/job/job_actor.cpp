@@ -62,6 +62,7 @@ struct Inflight {
   std::optional<JobStatus> status;  // the status its write stored: what the owner may hear
   std::string pod_events;           // for pod watchers: the pods its write changed, as stored
   std::string pod_event_types;
+  std::optional<std::string> pods_page;  // `reply` answers a list of pods with it
 };
 
 struct JobState {
@@ -317,7 +318,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
     if (st.env.owner) self->send(st.env.owner, job_gone_atom::value, m.job.spec.name, m.job.uid);
   }
   if (in.reply.pending()) {
-    if (in.command)
+    if (in.pods_page)
+      in.reply.deliver(std::move(*in.pods_page));
+    else if (in.command)
       in.reply.deliver(in.fx.refused);
     else
       in.reply.deliver(caf::ok_atom::value);
@@ -476,8 +479,19 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           for (const auto& [name, p] : st.model.pods.map())
             if (!is_discarded(p)) st.seen_pods.emplace(name, pod_hash(p));
       },
-      [=](list_pods_atom, const std::string& after, uint32_t limit) {
-        return pod_page(self->state.model, after, limit);
+      [=](list_pods_atom, const std::string& after, uint32_t limit) -> caf::result<std::string> {
+        auto& st = self->state;
+        auto page = pod_page(st.model, after, limit);
+        if (!st.watch_pods || st.inflight.empty()) return page;
+        // A pods watch lists: its answer follows the changes of the writes before it (which the
+        // watch then skips: the page holds them), so no pod is announced to it twice.
+        Inflight in;
+        in.reply = self->make_response_promise();
+        in.pods_page = std::move(page);
+        auto rp = in.reply;
+        st.inflight.push_back(std::move(in));
+        drain(self);
+        return caf::result<std::string>(rp);
       },
       [=](get_pod_atom, const std::string& name) {
         const auto& pods = self->state.model.pods;

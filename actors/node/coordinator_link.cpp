@@ -53,8 +53,9 @@ struct LinkData {
   std::vector<std::string> held_reports;
   uint64_t next_forward = 0;
   // Client bridges with watches through this link: told when the coordinator is lost, since
-  // the watches it served are gone with it.
-  std::vector<caf::actor> watching_bridges;
+  // the watches it served are gone with it. A coordinator that was only out of reach may still
+  // hold them: after the next registration it is told to forget them (`forget`).
+  std::vector<caf::actor> watching_bridges, forget;
   static inline const char* name = "coordinator_link";
 };
 
@@ -116,6 +117,10 @@ void do_register(LinkSelf* self) {
                       st.reports = reports;
                       st.router = router;
                       st.state = LinkState::Running;
+                      // Stream 0: every watch of the bridge, before any new one is passed on.
+                      for (auto& bridge : st.forget)
+                        self->send(st.router, unwatch_atom::value, bridge, uint64_t{0});
+                      st.forget.clear();
                       for (auto& report : st.held_reports)
                         self->send(st.reports, report_atom::value, std::move(report));
                       st.held_reports.clear();
@@ -193,8 +198,13 @@ void forward(LinkSelf* self, caf::response_promise rp, const std::string& bytes,
 void fail_forwarded(LinkSelf* self, const std::string& why) {
   for (auto& [key, f] : self->state.forwarded) f.rp.deliver(unavailable(f.request, why));
   self->state.forwarded.clear();
-  for (auto& bridge : self->state.watching_bridges) self->send(bridge, unwatch_atom::value);
-  self->state.watching_bridges.clear();
+  auto& st = self->state;
+  for (auto& bridge : st.watching_bridges) {
+    self->send(bridge, unwatch_atom::value);
+    if (std::find(st.forget.begin(), st.forget.end(), bridge) == st.forget.end())
+      st.forget.push_back(bridge);
+  }
+  st.watching_bridges.clear();
 }
 
 std::string unavailable(const std::string& request, const std::string& why) {

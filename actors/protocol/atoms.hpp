@@ -76,7 +76,8 @@ using flow_delete_atom = caf::atom_constant<caf::atom("flowdel")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 
 // Watches. client bridge -> API router -> job directory: (watch_atom, Request bytes, stream,
-// bridge) starts one, (unwatch_atom, bridge, stream) ends it; job directory -> client bridge:
+// bridge) starts one, (unwatch_atom, bridge, stream) ends it (stream 0: all of the bridge's);
+// job directory -> client bridge:
 // (watch_event_atom, stream, Response bytes). job directory -> job actor: (watch_atom, on)
 // whether to publish its pod changes; job actor -> job directory: (pod_events_atom, job key,
 // Response bytes listing the pods, one type letter per pod: 'A'dded, 'M'odified, 'D'eleted).

@@ -79,7 +79,11 @@ int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
     return WatchVerdict::Continue;
   };
   bool timed_out = false;
-  int watched = watch(g, WatchTarget{kind.watch, g.ns, name}, on_event, deadline, &timed_out);
+  WatchOptions options;
+  options.deadline = deadline;
+  options.timed_out = &timed_out;
+  options.on_restart = [&] { seen = false; };  // listed again: it may be gone now
+  int watched = watch(g, WatchTarget{kind.watch, g.ns, name}, on_event, options);
   if (rc >= 0) return rc;
   if (timed_out)
     return fail("timed out after " + timeout_text + " waiting for " + kind.noun + " " + name +

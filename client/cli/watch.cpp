@@ -24,11 +24,15 @@ constexpr auto kReadSlice = 60s;
 
 int watch(const Globals& g, const WatchTarget& target,
           const std::function<WatchVerdict(api::WatchEvent::Reader)>& on_event,
-          std::optional<SteadyClock::time_point> deadline, bool* timed_out) {
+          const WatchOptions& options) {
   auto pause = std::chrono::milliseconds(kFirstPause);
   // Reconnecting gives up after --retry-for without a working watch (or at the deadline).
   auto give_up = SteadyClock::now() + std::chrono::milliseconds(g.retry_for_ms);
-  bool said = false;
+  bool said = false, started = false, listed = false;
+  auto timed_out = [&] {
+    if (options.timed_out) *options.timed_out = true;
+    return 0;
+  };
   for (;;) {
     std::string why;  // the watch broke: why (a retry may cure it)
     bool transient = false;
@@ -38,6 +42,8 @@ int watch(const Globals& g, const WatchTarget& target,
       why = connected.error();
     } else {
       auto& client = **connected;
+      if (started && options.on_restart) options.on_restart();
+      started = true;
       auto id = client.start([&](api::Request::Builder b) {
         b.setToken(g.token);
         auto w = b.initWatch();
@@ -48,12 +54,10 @@ int watch(const Globals& g, const WatchTarget& target,
       if (!id) why = id.error();
       while (id) {
         std::chrono::milliseconds slice = kReadSlice;
-        if (deadline) {
-          auto left = *deadline - SteadyClock::now();
-          if (left <= SteadyClock::duration::zero()) {
-            if (timed_out) *timed_out = true;
-            return 0;
-          }
+        if (options.deadline) {
+          auto until = listed ? *options.deadline : *options.deadline + kListGrace;
+          auto left = until - SteadyClock::now();
+          if (left <= SteadyClock::duration::zero()) return timed_out();
           slice = std::min<std::chrono::milliseconds>(
               kReadSlice, std::chrono::duration_cast<std::chrono::milliseconds>(left) + 1ms);
         }
@@ -68,7 +72,9 @@ int watch(const Globals& g, const WatchTarget& target,
           said = false;
           pause = kFirstPause;
           give_up = SteadyClock::now() + std::chrono::milliseconds(g.retry_for_ms);
-          if (on_event(resp.getEvent()) == WatchVerdict::Stop) return 0;
+          auto event = resp.getEvent();
+          if (on_event(event) == WatchVerdict::Stop) return 0;
+          if (event.getType() == api::WatchEvent::Type::SYNCED) listed = true;
           continue;
         }
         if (resp.isErrors()) {
@@ -83,12 +89,9 @@ int watch(const Globals& g, const WatchTarget& target,
       }
     }
     const auto now = SteadyClock::now();
-    auto stop = deadline ? std::min(give_up, *deadline) : give_up;
+    auto stop = options.deadline ? std::min(give_up, *options.deadline) : give_up;
     if (now >= stop) {
-      if (deadline && now >= *deadline) {
-        if (timed_out) *timed_out = true;
-        return 0;
-      }
+      if (options.deadline && now >= *options.deadline) return timed_out();
       return fail(why + " (gave up after --retry-for " + g.retry_for + ")");
     }
     if (!said) {
@@ -110,17 +113,23 @@ void print_rows(const std::string& table) {
 
 // kubectl get -w: the objects as a table once the watch is synced, then a row per change (or
 // one JSON/YAML document or name per event).
+// `not_found`: for one named object, what to say when it does not exist (as kubectl does).
 template <class T>
 int watch_table(const Globals& g, const WatchTarget& target, const char* resource,
                 T (*read)(api::WatchEvent::Reader), nlohmann::json (*to_json)(const T&),
                 const std::function<std::string(const std::vector<T>&)>& table,
                 const std::function<bool(const T&)>& wanted,
-                const std::function<std::string(const T&)>& name_of) {
+                const std::function<std::string(const T&)>& name_of, const std::string& not_found) {
   std::vector<T> initial;
-  bool synced = false, header = false;
+  bool synced = false, header = false, any = false;
   const bool table_output = g.output != "json" && g.output != "yaml" && g.output != "name";
-  return watch(g, target, [&](api::WatchEvent::Reader e) {
+  int rc = 0;
+  int watched = watch(g, target, [&](api::WatchEvent::Reader e) {
     if (e.getType() == api::WatchEvent::Type::SYNCED) {
+      if (!synced && !any && !not_found.empty()) {
+        rc = fail(not_found);
+        return WatchVerdict::Stop;
+      }
       // Watched again after a break: the objects come again, and are shown again.
       if (table_output && !initial.empty()) {
         auto text = table(initial);
@@ -138,6 +147,7 @@ int watch_table(const Globals& g, const WatchTarget& target, const char* resourc
     }
     T item = read(e);
     if (!wanted(item)) return WatchVerdict::Continue;
+    any = true;
     if (g.output == "json" || g.output == "yaml") {
       print_json(to_json(item), g.output);
     } else if (g.output == "name") {
@@ -154,6 +164,7 @@ int watch_table(const Globals& g, const WatchTarget& target, const char* resourc
     std::cout.flush();
     return WatchVerdict::Continue;
   });
+  return rc ? rc : watched;
 }
 
 Job read_job(api::WatchEvent::Reader e) {
@@ -173,7 +184,8 @@ int watch_jobs(const Globals& g, const std::string& name, bool all_ns) {
   return watch_table<Job>(
       g, WatchTarget{"jobs", all_ns && name.empty() ? "" : g.ns, name}, kJobResource, read_job,
       job_to_json, [&](const std::vector<Job>& v) { return jobs_table(v, wide, now_ms(), all_ns); },
-      [](const Job&) { return true; }, [](const Job& j) { return j.spec.name; });
+      [](const Job&) { return true; }, [](const Job& j) { return j.spec.name; },
+      name.empty() ? "" : "jobs.batch.volcano.sh \"" + name + "\" not found in namespace " + g.ns);
 }
 
 int watch_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns) {
@@ -182,7 +194,8 @@ int watch_pods(const Globals& g, const std::string& name, const std::string& job
       g, WatchTarget{"pods", all_ns && name.empty() ? "" : g.ns, job}, kPodResource, read_pod,
       pod_to_json, [&](const std::vector<Pod>& v) { return pods_table(v, wide, now_ms(), all_ns); },
       [&](const Pod& p) { return name.empty() || p.name == name; },
-      [](const Pod& p) { return p.name; });
+      [](const Pod& p) { return p.name; },
+      name.empty() ? "" : "pods \"" + name + "\" not found in namespace " + g.ns);
 }
 
 int watch_flows(const Globals& g, const std::string& name, bool all_ns) {
@@ -191,7 +204,9 @@ int watch_flows(const Globals& g, const std::string& name, bool all_ns) {
       g, WatchTarget{"jobflows", all_ns && name.empty() ? "" : g.ns, name}, kFlowResource,
       read_flow, flow_to_json,
       [&](const std::vector<JobFlow>& v) { return flows_table(v, wide, now_ms()); },
-      [](const JobFlow&) { return true; }, [](const JobFlow& f) { return f.spec.name; });
+      [](const JobFlow&) { return true; }, [](const JobFlow& f) { return f.spec.name; },
+      name.empty() ? ""
+                   : "jobflows.flow.volcano.sh \"" + name + "\" not found in namespace " + g.ns);
 }
 
 }  // namespace caldera::cli
