@@ -5,6 +5,10 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace caldera {
 namespace {
 
@@ -73,6 +77,10 @@ struct Metrics::Impl {
       batch.Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
                                                             1024, 2048, 4096});
   prometheus::Histogram& session_time = session.Add({}, latency_buckets());
+  // Each job counts several phases: its (namespace, phase) counter is found once, not built
+  // from labels every time (Family::Add hashes them under its own lock).
+  std::mutex phase_mu;
+  std::map<std::pair<std::string, JobPhase>, prometheus::Counter*> phase_counters;
 };
 
 Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
@@ -83,7 +91,15 @@ std::shared_ptr<prometheus::Registry> Metrics::registry() const {
 }
 
 void Metrics::job_phase(const std::string& ns, JobPhase phase) {
-  impl_->job_phase.Add({{"namespace", ns}, {"phase", std::string(to_string(phase))}}).Increment();
+  prometheus::Counter* counter = nullptr;
+  {
+    std::lock_guard lock(impl_->phase_mu);
+    auto& c = impl_->phase_counters[{ns, phase}];
+    if (!c)
+      c = &impl_->job_phase.Add({{"namespace", ns}, {"phase", std::string(to_string(phase))}});
+    counter = c;
+  }
+  counter->Increment();
 }
 
 void Metrics::pod_started() {

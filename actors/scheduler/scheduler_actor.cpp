@@ -29,6 +29,10 @@ constexpr int64_t kReservationTtlMs = 30000;
 // A gang whose reservation failed waits this long before the next session tries it again.
 constexpr auto kRetryAfterCancel = 500ms;
 
+// The scheduler's own wake-up for prepares past kPrepareTimeout: one timer for all of them, as a
+// timeout per request would cost CAF's clock a push for every prepare.
+using expire_atom = caf::atom_constant<caf::atom("prepexpire")>;
+
 struct PendingGang {
   GangReservation reservation;
   protocol::job requester;
@@ -48,6 +52,7 @@ struct SchedulerState {
   std::map<uint64_t, PendingGang> reserving;  // gangs whose nodes are asked to reserve
   uint64_t next_reservation = 0;
   bool retry_armed = false;
+  bool expiry_armed = false;    // an expire_atom is on its way
   bool session_wanted = false;  // a session_atom is on its way
   std::vector<double> commit_ms;
   uint64_t committed = 0, cancelled = 0;
@@ -154,6 +159,37 @@ uint64_t open_reservation(SchedSelf* self, const std::string& key, std::vector<B
   return id;
 }
 
+// Arms the wake-up for the oldest reservation's prepare timeout, unless one is on its way.
+void arm_expiry(SchedSelf* self) {
+  auto& st = self->state;
+  if (st.expiry_armed || st.reserving.empty()) return;
+  auto oldest = st.reserving.begin()->second.started;  // ids rise with time
+  auto due = oldest + kPrepareTimeout - std::chrono::steady_clock::now();
+  st.expiry_armed = true;
+  self->delayed_send(self, std::max<std::chrono::steady_clock::duration>(due, 10ms),
+                     expire_atom::value);
+}
+
+// Reservations whose nodes have not all answered within kPrepareTimeout: the silent ones count
+// as refusals (a later answer finds the reservation gone).
+void expire_prepares(SchedSelf* self) {
+  auto& st = self->state;
+  st.expiry_armed = false;
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<uint64_t> expired;
+  for (const auto& [id, g] : st.reserving) {
+    if (g.started + kPrepareTimeout > now) break;
+    expired.push_back(id);
+  }
+  for (auto id : expired) {
+    auto g = st.reserving.find(id);
+    if (g == st.reserving.end()) continue;
+    g->second.reservation.timed_out();
+    finish_reservation(self, id);
+  }
+  arm_expiry(self);
+}
+
 // One prepare per node for all the gangs a session placed there, not one per gang: under load a
 // session places many, and the node answers each on its own.
 void send_prepares(SchedSelf* self, const std::map<std::string, std::vector<uint64_t>>& asks) {
@@ -172,7 +208,7 @@ void send_prepares(SchedSelf* self, const std::map<std::string, std::vector<uint
       f(g->second.reservation);
       finish_reservation(self, id);
     };
-    self->request(st.membership, kPrepareTimeout, prepare_atom::value, node, to_bytes(b))
+    self->request(st.membership, caf::infinite, prepare_atom::value, node, to_bytes(b))
         .then(
             [=](const std::vector<std::string>& verdicts) {
               for (size_t i = 0; i < ids.size(); ++i)
@@ -187,14 +223,10 @@ void send_prepares(SchedSelf* self, const std::map<std::string, std::vector<uint
             },
             [=](caf::error& e) {
               for (auto id : ids)
-                answer(id, [&](GangReservation& r) {
-                  if (e == caf::sec::request_timeout)
-                    r.timed_out();
-                  else
-                    r.refused(node, self->system().render(e));
-                });
+                answer(id, [&](GangReservation& r) { r.refused(node, self->system().render(e)); });
             });
   }
+  arm_expiry(self);
 }
 
 // Sessions are coalesced: a change asks for one, which runs once the messages already in the
@@ -277,6 +309,7 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self,
         self->state.retry_armed = false;
         want_session(self);
       },
+      [=](expire_atom) { expire_prepares(self); },
       [=](place_atom, GangRequest& r) {
         auto key = r.job_key;
         bool cancel = r.pods.empty();
