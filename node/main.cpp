@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <mutex>
 
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
@@ -23,6 +25,7 @@
 #include "actors/node/node_actor.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/store/commit_relay.hpp"
 #include "actors/timer/timer_actor.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
@@ -229,6 +232,17 @@ int main(int argc, char** argv) {
   store_options.on_batch = [metrics](std::chrono::nanoseconds d, size_t writes) {
     metrics->store_batch(d, writes);
   };
+  // The relay exists once the actor system does (before any actor writes), and is gone before
+  // the system is: completions after that have no one to tell.
+  struct RelayHolder {
+    std::mutex mu;
+    caf::actor relay;
+  };
+  auto relay = std::make_shared<RelayHolder>();
+  store_options.deliver = [relay](Completions batch) {
+    std::lock_guard lock(relay->mu);
+    if (relay->relay) relay_completions(relay->relay, std::move(batch));
+  };
   auto opened = Store::open(node->data_dir + "/db", store_options);
   if (!opened) return fail(opened.error());
   std::shared_ptr<Store> store = std::move(*opened);
@@ -245,6 +259,10 @@ int main(int argc, char** argv) {
   // them (scripts/bench/submit-throughput.sh, 0.53 -> 0.37 ms per job).
   cfg.set("work-stealing.moderate-poll-attempts", 0);
   caf::actor_system sys{cfg};
+  {
+    std::lock_guard lock(relay->mu);
+    relay->relay = spawn_commit_relay(sys);
+  }
 
   // The coordinator's actors run on the coordinator node only; a worker reaches them through its
   // link, over the cluster port.
@@ -360,6 +378,11 @@ int main(int argc, char** argv) {
   bridge = link = router = directory = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
+  {
+    std::lock_guard lock(relay->mu);
+    caf::anon_send_exit(relay->relay, caf::exit_reason::user_shutdown);
+    relay->relay = nullptr;
+  }
   sys.await_all_actors_done();
   store->flush();
   auto st = store->stats();

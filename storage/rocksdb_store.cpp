@@ -358,6 +358,14 @@ class RocksDbStore final : public Store {
       }
     }
     commits_.fetch_add(batch.size());
+    if (options_.deliver) {
+      std::vector<std::function<void()>> completions;
+      completions.reserve(batch.size());
+      for (auto& p : batch)
+        if (p.done) completions.push_back([done = std::move(p.done), error] { done(error); });
+      options_.deliver(std::move(completions));
+      return;
+    }
     for (auto& p : batch) {
       if (p.done) p.done(error);
     }

@@ -24,6 +24,10 @@ struct StoreOptions {
   // Called on the writer thread after each group commit with its time and number of writes
   // (metrics); unset: nothing.
   std::function<void(std::chrono::nanoseconds, size_t writes)> on_batch = {};
+  // Runs a group commit's completions (each `done` already given its outcome), in order; unset:
+  // the writer thread calls them. calderad hands them to one actor in one message, so that a
+  // batch wakes the actor system once instead of once per commit.
+  std::function<void(std::vector<std::function<void()>>)> deliver = {};
 };
 
 // One change: a put when value is set, a delete otherwise.

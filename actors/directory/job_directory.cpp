@@ -23,6 +23,7 @@
 #include "actors/jobflow/flow_actor.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
+#include "actors/store/commit_relay.hpp"
 #include "actors/uid.hpp"
 #include "messages/admission.hpp"
 #include "messages/cluster.capnp.h"
@@ -126,7 +127,7 @@ void commit_then(DirSelf* self, std::vector<Write> writes,
   self->state.commits.emplace(seq, std::move(then));
   auto me = caf::actor_cast<caf::actor>(self);
   self->state.env.store->commit(std::move(writes), [me, seq](std::string error) {
-    caf::anon_send(me, committed_atom::value, seq, std::move(error));
+    notify_committed(me, seq, std::move(error));
   });
 }
 

@@ -19,6 +19,7 @@
 #include "actors/job/job_record.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
+#include "actors/store/commit_relay.hpp"
 #include "actors/uid.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
@@ -375,7 +376,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
     auto me = caf::actor_cast<caf::actor>(self);
     auto seq = in.seq;
     st.env.store->commit(std::move(writes), [me, seq](std::string error) {
-      caf::anon_send(me, committed_atom::value, seq, std::move(error));
+      notify_committed(me, seq, std::move(error));
     });
   }
   st.inflight.push_back(std::move(in));

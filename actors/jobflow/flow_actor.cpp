@@ -13,6 +13,7 @@
 #include "actors/jobflow/core/flow_job.hpp"
 #include "actors/jobflow/core/flow_status.hpp"
 #include "actors/protocol/atoms.hpp"
+#include "actors/store/commit_relay.hpp"
 
 namespace caldera {
 namespace {
@@ -88,9 +89,7 @@ void write(FlowSelf* self) {
   auto me = caf::actor_cast<caf::actor>(self);
   st.env.store->commit(
       {Write{Family::Flows, st.flow.spec.key(), FlowKind<JobFlow>::record(st.flow)}},
-      [me, snapshot](std::string error) {
-        caf::anon_send(me, committed_atom::value, snapshot, std::move(error));
-      });
+      [me, snapshot](std::string error) { notify_committed(me, snapshot, std::move(error)); });
 }
 
 void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string message) {

@@ -20,6 +20,7 @@
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
 #include "actors/protocol/node.hpp"
+#include "actors/store/commit_relay.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
@@ -589,7 +590,8 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         auto me = caf::actor_cast<NodeImpl>(self);
         st.env.store->commit({Write{Family::NodePods, uid, record_bytes(pos->second)}},
                              [me, uid](std::string error) {
-                               caf::anon_send(me, committed_atom::value, uid, std::move(error));
+                               notify_committed(caf::actor_cast<caf::actor>(me), uid,
+                                                std::move(error));
                              });
       },
       [=](committed_atom, const std::string& uid, const std::string& error) {
