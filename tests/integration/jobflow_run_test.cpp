@@ -1,14 +1,17 @@
 // JobFlows running on a real node: jobs created in dependency order by real processes, parallel
 // branches, failures that stop what follows, retry, probes, retain policy, and kill -9 in the
 // middle of a flow.
+#include <future>
 #include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "actors/directory/flow_registry.hpp"
 #include "client/client.hpp"
 #include "messages/codec.hpp"
 #include "node_test.hpp"
+#include "storage/store.hpp"
 
 namespace caldera::testing {
 namespace {
@@ -312,6 +315,46 @@ spec:
   node.start();
   EXPECT_NE(node.cli({"get", "jobflow", "doomed"}).exit_code, 0);
   EXPECT_TRUE(get_json({"get", "jobs"})["items"].empty());
+}
+
+TEST_F(FlowRuns, AFlowLeftTerminatingByAKillIsDeletedAfterTheRestart) {
+  const auto gate = dir.path() + "/never";
+  submit(job_template("long", "while [ ! -e " + gate + " ]; do sleep 0.05; done") +
+         R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: halfway}
+spec:
+  flows:
+    - name: long
+)");
+  ASSERT_TRUE(wait_flow("halfway", "Running"));
+  // The node dies right after a delete made Terminating durable, before the jobs went: the
+  // stored record says so (written here, with the node down, as the delete would have).
+  node.kill9();
+  {
+    auto store = Store::open(data + "/db");
+    ASSERT_TRUE(store) << store.error();
+    auto row = (*store)->get(Family::Flows, "default/halfway");
+    ASSERT_TRUE(row);
+    auto stored = FlowKind<JobFlow>::parse(*row);
+    ASSERT_TRUE(stored) << stored.error();
+    stored->status.phase = "Terminating";
+    std::promise<std::string> written;
+    (*store)->commit({Write{Family::Flows, "default/halfway", FlowKind<JobFlow>::record(*stored)}},
+                     [&](std::string error) { written.set_value(error); });
+    ASSERT_EQ(written.get_future().get(), "");
+  }
+  node.start();
+  // The restart finishes the delete: the flow, its job and its pod go, and nothing runs again.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return node.cli({"get", "jobflow", "halfway"}).exit_code != 0;
+      },
+      30s))
+      << node.log();
+  EXPECT_TRUE(get_json({"get", "jobs"})["items"].empty());
+  EXPECT_TRUE(eventually([&] { return get_json({"get", "pods"})["items"].empty(); }, 30s));
+  EXPECT_NE(node.log().find("jobflow=default/halfway deleted"), std::string::npos) << node.log();
 }
 
 TEST_F(FlowRuns, APatchedReplicaCountAndEnvAreUsed) {
