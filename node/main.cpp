@@ -302,6 +302,11 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
+        {
+          std::lock_guard lock(relay->mu);
+          caf::anon_send_exit(relay->relay, caf::exit_reason::user_shutdown);
+          relay->relay = nullptr;
+        }
         return fail("cannot listen on the cluster port " + node->host + ":" +
                     std::to_string(node->cluster_port) + ": " + sys.render(published.error()));
       }

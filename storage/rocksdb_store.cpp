@@ -363,7 +363,7 @@ class RocksDbStore final : public Store {
       completions.reserve(batch.size());
       for (auto& p : batch)
         if (p.done) completions.push_back([done = std::move(p.done), error] { done(error); });
-      options_.deliver(std::move(completions));
+      if (!completions.empty()) options_.deliver(std::move(completions));
       return;
     }
     for (auto& p : batch) {

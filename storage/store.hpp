@@ -60,19 +60,23 @@ class Store {
   virtual ~Store() = default;
 
   // Queues writes from any thread. A writer thread folds everything queued into one WriteBatch,
-  // writes it (synced), then calls each `done` in submission order on the writer thread with an
-  // empty string, or with the error text if the write failed. `done` must be quick (e.g. a send).
+  // writes it (synced), then calls each `done` in submission order with an empty string, or
+  // with the error text if the write failed: on the writer thread, or wherever
+  // StoreOptions::deliver runs them. `done` must be quick (e.g. a send).
   // A failed write is not durable, but after a crash it may still show up: a failed fsync or a
   // torn write leaves its outcome unknown, so callers must not act as if it surely did not happen.
   virtual void commit(std::vector<Write> writes, std::function<void(std::string error)> done) = 0;
 
-  // Reads what is durable or in RocksDB's memtable (not what is still queued).
+  // Reads what is durable or in RocksDB's memtable (not what is still queued). For startup and
+  // tests only: the memtable is a vector (the store is written, not read, at run time), so a
+  // read sorts a copy of it.
   virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
   // Calls fn for every record of the family in key order (the recovery scan).
   virtual void scan(
       Family family,
       const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
-  // Blocks until everything queued so far is committed.
+  // Blocks until everything queued so far is committed (its completions may still be on their
+  // way when StoreOptions::deliver is set).
   virtual void flush() = 0;
   virtual StoreStats stats() const = 0;
 

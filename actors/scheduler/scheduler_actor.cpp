@@ -208,6 +208,8 @@ void send_prepares(SchedSelf* self, const std::map<std::string, std::vector<uint
       f(g->second.reservation);
       finish_reservation(self, id);
     };
+    // No timeout of its own (expire_prepares times prepares out, with one timer for all): a
+    // prepare a node that died never answers leaves only its small handler behind.
     self->request(st.membership, caf::infinite, prepare_atom::value, node, to_bytes(b))
         .then(
             [=](const std::vector<std::string>& verdicts) {

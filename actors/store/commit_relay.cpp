@@ -1,5 +1,8 @@
 #include "actors/store/commit_relay.hpp"
 
+#include <exception>
+
+#include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
 namespace caldera {
@@ -12,9 +15,19 @@ thread_local caf::execution_unit* current_relay_context = nullptr;
 caf::behavior commit_relay(caf::event_based_actor* self) {
   return {
       [=](relay_atom, Completions& batch) {
-        current_relay_context = self->context();
-        for (auto& done : batch) done();
-        current_relay_context = nullptr;
+        // Every actor waiting for a commit hears of it through here: one completion that throws
+        // must neither stop the others nor the relay.
+        struct Context {
+          explicit Context(caf::execution_unit* eu) { current_relay_context = eu; }
+          ~Context() { current_relay_context = nullptr; }
+        } context(self->context());
+        for (auto& done : batch) {
+          try {
+            done();
+          } catch (const std::exception& e) {
+            spdlog::error("store commit completion failed: {}", e.what());
+          }
+        }
       },
   };
 }

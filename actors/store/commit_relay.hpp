@@ -37,6 +37,7 @@ caf::execution_unit* relay_context();
 // Tells `to` that its store write `id` is done: (committed_atom, id, error).
 template <class Id>
 void notify_committed(const caf::actor& to, Id id, std::string error) {
+  if (!to) return;
   if (auto* context = detail::relay_context()) {
     caf::actor_cast<caf::abstract_actor*>(to)->eq_impl(caf::make_message_id(), nullptr, context,
                                                        committed_atom::value, std::move(id),
