@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <capnp/message.h>
 #include <spdlog/spdlog.h>
@@ -73,6 +74,10 @@ struct Connection {
   // client reading slowly would flip reads on and off for every response.
   bool over_limit = false;
   size_t queued_bytes = 0;  // handed to uv_write, its callback not yet run
+  // Frames of one wake-up, written together once it has been handled (one write syscall for a
+  // client's pipelined answers, not one each).
+  std::vector<std::string> outgoing;
+  size_t outgoing_bytes = 0;
   size_t in_flight = 0;     // frames handed to on_frame, not yet answered
   // Loop times (uv_now, ms).
   uint64_t last_activity = 0;  // accepted, a complete frame, a reply, a finished write
@@ -84,7 +89,8 @@ struct Connection {
 
 struct WriteRequest {
   uv_write_t req{};
-  std::string data;
+  std::vector<std::string> data;  // frames written together, in order
+  size_t size = 0;
   Connection* connection = nullptr;
 };
 
@@ -223,6 +229,11 @@ class UvGateway final : public Gateway {
       return;
     }
     for (auto& command : commands) self->execute(command);
+    for (Connection* c : self->touched_) {
+      self->flush(c);
+      self->update_flow(c);
+    }
+    self->touched_.clear();
   }
 
   // On the loop thread, so in_flight and queued_bytes need no lock.
@@ -231,7 +242,7 @@ class UvGateway final : public Gateway {
     if (it == connections_.end() || it->second->closing) return;
     Connection* c = it->second.get();
     if (command.kind == Command::Push) {
-      if (c->queued_bytes + command.frame.size() > limits_.max_pushed_bytes) {
+      if (c->queued_bytes + c->outgoing_bytes + command.frame.size() > limits_.max_pushed_bytes) {
         stat_slow_watcher_.fetch_add(1, std::memory_order_relaxed);
         spdlog::info("gateway closes connection {}: its watch left {} bytes unread (limit {})",
                      c->id, c->queued_bytes, limits_.max_pushed_bytes);
@@ -243,12 +254,27 @@ class UvGateway final : public Gateway {
       stat_in_flight_.fetch_sub(1, std::memory_order_relaxed);
     }
     c->last_activity = uv_now(&loop_);
-    if (!command.frame.empty()) write(c, std::move(command.frame));
+    if (!command.frame.empty()) {
+      if (c->outgoing.empty()) touched_.push_back(c);
+      c->outgoing_bytes += command.frame.size();
+      c->outgoing.push_back(std::move(command.frame));
+    }
     if (command.kind == Command::Close) {
+      flush(c);
       close_gracefully(c);
-    } else {
+    } else if (c->outgoing.empty()) {
       update_flow(c);
     }
+  }
+
+  // Writes the frames gathered for `c` in one uv_write.
+  void flush(Connection* c) {
+    if (c->outgoing.empty()) return;
+    std::vector<std::string> frames;
+    frames.swap(c->outgoing);
+    c->outgoing_bytes = 0;
+    if (c->closing) return;
+    write(c, std::move(frames));
   }
 
   void close_everything() {
@@ -451,14 +477,25 @@ class UvGateway final : public Gateway {
   }
 
   void write(Connection* c, std::string data) {
+    std::vector<std::string> one;
+    one.push_back(std::move(data));
+    write(c, std::move(one));
+  }
+
+  void write(Connection* c, std::vector<std::string> frames) {
     auto* w = new WriteRequest;
-    w->data = std::move(data);
+    w->data = std::move(frames);
     w->connection = c;
     w->req.data = w;
-    size_t size = w->data.size();
-    uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(size));
-    int rc =
-        uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&c->tcp), &buf, 1, &UvGateway::on_written);
+    std::vector<uv_buf_t> bufs;
+    bufs.reserve(w->data.size());
+    for (auto& f : w->data) {
+      bufs.push_back(uv_buf_init(f.data(), static_cast<unsigned>(f.size())));
+      w->size += f.size();
+    }
+    const size_t size = w->size;
+    int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&c->tcp), bufs.data(),
+                      static_cast<unsigned>(bufs.size()), &UvGateway::on_written);
     if (rc != 0) {
       delete w;
       close_hard(c);
@@ -474,7 +511,7 @@ class UvGateway final : public Gateway {
     auto* w = static_cast<WriteRequest*>(req->data);
     Connection* c = w->connection;
     UvGateway* self = c->gateway;
-    size_t size = w->data.size();
+    size_t size = w->size;
     delete w;
     c->queued_bytes -= size;
     self->stat_queued_.fetch_sub(size, std::memory_order_relaxed);
@@ -627,6 +664,7 @@ class UvGateway final : public Gateway {
   // Loop thread only.
   uint64_t next_connection_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections_;
+  std::vector<Connection*> touched_;  // connections with frames gathered in this wake-up
   size_t admitted_ = 0;  // connections in the table that count against max_connections
   size_t refusing_ = 0;  // refused ones still sending their refusal or lingering
   int spare_fd_ = -1;    // given up to accept-and-drop when descriptors run out
