@@ -20,6 +20,14 @@ struct JobRecord {
   slowStart @7 :SlowStart;
 }
 
+# Column family "specs", key "namespace/name": a job's spec, written once with its first record
+# (the job row is written on every change and does not repeat it). A job row that holds a spec
+# was written before specs had rows of their own.
+struct JobSpecRecord {
+  jobUid @0 :Text;             # the job it belongs to
+  spec @1 :Api.JobSpec;
+}
+
 # Column family "pods", key "namespace/job/pod": one pod of a job, as its job controller keeps it.
 struct PodRecord {
   pod @0 :Api.Pod;

@@ -28,13 +28,14 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 6> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 7> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
     {Family::Templates, "templates"},
     {Family::Flows, "flows"},
     {Family::Pods, "pods"},
+    {Family::Specs, "specs"},
 }};
 
 size_t family_index(Family family) {

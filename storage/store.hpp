@@ -14,7 +14,7 @@
 
 namespace caldera {
 
-enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods };
+enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods, Specs };
 
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)

@@ -41,6 +41,7 @@ using namespace std::chrono_literals;
 struct JobEntry {
   protocol::job actor;
   std::string record;  // the latest durable job row (no pods); empty until the job is accepted
+  std::string spec;    // its spec row (store::JobSpecRecord): the job row does not repeat it
   bool deleting = false;
   std::string uid;
   int64_t created_ms = 0;
@@ -152,17 +153,32 @@ void for_each_job_after(DirectoryState& st, const std::string& ns, const std::st
 
 using EventType = api::WatchEvent::Type;
 
+// A client's Job: the durable job row's Job with the spec from its own row.
+void fill_job(api::Job::Builder out, const std::string& record, const std::string& spec) {
+  FlatReader job(record, record_reader_options());
+  auto in = job.root<store::JobRecord>().getJob();
+  out.setUid(in.getUid());
+  out.setCreatedMs(in.getCreatedMs());
+  out.setStatus(in.getStatus());
+  out.setEvents(in.getEvents());
+  if (spec.empty()) return;
+  FlatReader s(spec, record_reader_options());
+  out.setSpec(s.root<store::JobSpecRecord>().getSpec());
+}
+
 void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
   self->send(w.bridge, watch_event_atom::value, w.stream, std::move(frame));
 }
 
-// `record`: the job's JobRecord row.
-void publish_job(DirSelf* self, const std::string& key, const std::string& record, EventType type) {
+// `record`: the job's JobRecord row; `spec`: its spec row.
+void publish_job(DirSelf* self, const std::string& key, const std::string& record,
+                 const std::string& spec, EventType type) {
   if (self->state.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
-  FlatReader reader(record, record_reader_options());
-  auto job = reader.root<store::JobRecord>().getJob();
+  capnp::MallocMessageBuilder b;
+  auto job = b.initRoot<api::Job>();
+  fill_job(job, record, spec);
   self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) {
-    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job));
+    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job.asReader()));
   });
 }
 
@@ -264,9 +280,10 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
     case WatchKind::Jobs:
       for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
         if (!watches(watcher, key)) return true;
-        FlatReader reader(entry.record, record_reader_options());
-        send_frame(self, watcher,
-                   watch_job_event(id, EventType::ADDED, reader.root<store::JobRecord>().getJob()));
+        capnp::MallocMessageBuilder b;
+        auto job = b.initRoot<api::Job>();
+        fill_job(job, entry.record, entry.spec);
+        send_frame(self, watcher, watch_job_event(id, EventType::ADDED, job.asReader()));
         return true;
       });
       break;
@@ -316,8 +333,10 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto [owner_key, owner] = owner_of(st, spec);
   std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
+  auto spec_row = encode_spec_row(model);
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
-  st.jobs[key] = JobEntry{actor, {}, false, uid, created, owner_key, owner_uid};
+  st.jobs[key] =
+      JobEntry{actor, {}, std::move(spec_row), false, uid, created, owner_key, owner_uid};
   sync_pod_watch(self, key, st.jobs[key]);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
@@ -500,23 +519,22 @@ std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
 std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   auto* job = find_job(self, ref);
   if (!job) return job_not_found(id, ref);
-  FlatReader reader(job->record, record_reader_options());
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  r.setJob(reader.root<store::JobRecord>().getJob());
+  fill_job(r.initJob(), job->record, job->spec);
   return to_bytes(b);
 }
 
 std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   const uint32_t limit = page_limit(f);
-  std::vector<const std::string*> page;
+  std::vector<const JobEntry*> page;
   std::string last;
   bool more = false;
   for_each_job_after(self->state, f.getNamespace(), f.getContinue(),
                      [&](const std::string& key, const JobEntry& entry) {
                        if (page.size() == limit) return !(more = true);
-                       page.push_back(&entry.record);
+                       page.push_back(&entry);
                        last = key;
                        return true;
                      });
@@ -524,10 +542,7 @@ std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
-  for (unsigned i = 0; i < page.size(); ++i) {
-    FlatReader reader(*page[i], record_reader_options());
-    list.setWithCaveats(i, reader.root<store::JobRecord>().getJob());
-  }
+  for (unsigned i = 0; i < page.size(); ++i) fill_job(list[i], page[i]->record, page[i]->spec);
   if (more) r.setContinue(last);
   return to_bytes(b);
 }
@@ -765,7 +780,7 @@ void delete_entry(DirSelf* self, const std::string& key,
             auto it = self->state.jobs.find(key);
             if (it == self->state.jobs.end()) return;
             auto waiters = std::move(it->second.delete_waiters);
-            publish_job(self, key, it->second.record, EventType::DELETED);
+            publish_job(self, key, it->second.record, it->second.spec, EventType::DELETED);
             self->state.jobs.erase(it);
             for (auto& w : waiters) w("");
           },
@@ -1126,14 +1141,21 @@ void recover_jobs(DirSelf* self) {
   st.env.store->scan(Family::Pods, [&](std::string_view key, std::string_view value) {
     pod_rows[std::string(job_key_of_pod_row(key))].emplace_back(value);
   });
+  std::map<std::string, std::string, std::less<>> spec_rows;
+  st.env.store->scan(Family::Specs, [&](std::string_view key, std::string_view value) {
+    spec_rows.emplace(std::string(key), std::string(value));
+  });
   size_t count = 0;
   st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
     auto rows = pod_rows.find(key);
+    auto spec = spec_rows.find(key);
     std::vector<std::string> stale;
     auto model = load_job(
         value, rows == pod_rows.end() ? std::vector<std::string>{} : std::move(rows->second),
-        &stale);
+        &stale,
+        spec == spec_rows.end() ? std::nullopt : std::optional<std::string_view>(spec->second));
     if (rows != pod_rows.end()) pod_rows.erase(rows);
+    if (spec != spec_rows.end()) spec_rows.erase(spec);
     if (!model) {
       spdlog::error("job={} cannot be recovered: {}", std::string(key), model.error());
       return;
@@ -1155,7 +1177,8 @@ void recover_jobs(DirSelf* self) {
     auto [owner_key, owner] = owner_of(st, model->job.spec);
     std::string owner_uid =
         owner_key.empty() ? std::string() : model->job.spec.annotations[kJobFlowUid];
-    JobEntry entry{{},        std::move(record), false, model->job.uid, model->job.created_ms,
+    JobEntry entry{{},        std::move(record), encode_spec_row(*model),
+                   false,     model->job.uid,    model->job.created_ms,
                    owner_key, owner_uid};
     entry.actor = spawn_job_actor(self->system(), std::move(*model), job_env(self, owner));
     auto actor = entry.actor;
@@ -1171,6 +1194,7 @@ void recover_jobs(DirSelf* self) {
       if (auto p = decode_pod_row(row))
         orphans.push_back({Family::Pods, pod_row_key(job, p->name), std::nullopt});
   }
+  for (const auto& [job, row] : spec_rows) orphans.push_back({Family::Specs, job, std::nullopt});
   if (!orphans.empty())
     st.env.store->commit(std::move(orphans), [](std::string error) {
       if (!error.empty()) spdlog::error("cannot delete orphan pod rows: {}", error);
@@ -1280,7 +1304,8 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         // processed before the delete reply that erases its entry (per-sender ordering).
         if (it == self->state.jobs.end()) return;
         const bool added = it->second.record.empty();
-        publish_job(self, key, record, added ? EventType::ADDED : EventType::MODIFIED);
+        publish_job(self, key, record, it->second.spec,
+                    added ? EventType::ADDED : EventType::MODIFIED);
         it->second.record = std::move(record);
       },
       [=](pod_events_atom, const std::string& key, const std::string& page,

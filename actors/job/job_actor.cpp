@@ -57,6 +57,7 @@ struct Inflight {
   bool command = false;       // `reply` answers a client command: "" when it acted, else why not
   bool create = false;        // the job's first write: a failure means the job was never accepted
   PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
+  bool wrote_spec = false;    // it holds the spec row: the next write holds it if this one fails
   bool failed = false;        // its write failed: it waits until a later write holds its changes
   uint64_t healed_by = 0;     // ... which is any write from this seq on
   std::optional<ReportAck> ack;
@@ -369,7 +370,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
-                        : job_writes(st.model, &in.record, &in.changes);
+                        : job_writes(st.model, &in.record, &in.changes, &in.wrote_spec);
     if (!erase && st.env.owner) in.status = st.model.job.status;
     if (st.watch_pods)
       pod_events(st.model, in.changes, erase, st.seen_pods, &in.pod_events, &in.pod_event_types);
@@ -530,6 +531,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         } else {
           // A batch is all or nothing: none of its pod changes are stored.
           st.model.pods.restore(std::move(it->changes));
+          if (it->wrote_spec) st.model.spec_stored = false;
           if (it->create || it->quit_after) {
             // The client hears it now: a job never stored, a delete that did not happen.
             spdlog::error("job={} write failed: {}", st.model.key(), error);

@@ -22,7 +22,19 @@ capnp::ReaderOptions record_reader_options() {
 std::string encode_job_row(const JobModel& m) {
   SmallMessageBuilder b;
   auto rec = b.initRoot<store::JobRecord>();
-  encode(m.job, rec.initJob());
+  // The Job without its spec: that has a row of its own.
+  auto job = rec.initJob();
+  job.setUid(m.job.uid);
+  job.setCreatedMs(m.job.created_ms);
+  encode(m.job.status, job.initStatus());
+  auto events = job.initEvents(static_cast<unsigned>(m.job.events.size()));
+  for (unsigned i = 0; i < m.job.events.size(); ++i) {
+    const auto& e = m.job.events[i];
+    events[i].setTimeMs(e.time_ms);
+    events[i].setType(e.type);
+    events[i].setReason(e.reason);
+    events[i].setMessage(e.message);
+  }
   auto ids = rec.initCommandIds(static_cast<unsigned>(m.command_ids.size()));
   for (unsigned j = 0; j < m.command_ids.size(); ++j) ids.set(j, m.command_ids[j]);
   auto delayed = rec.initDelayedActions(static_cast<unsigned>(m.delayed.size()));
@@ -51,6 +63,14 @@ std::string encode_job_row(const JobModel& m) {
   ss.setResumeAtMs(c.resume_at_ms);
   ss.setStoppedRounds(c.stopped_rounds);
   ss.setBatchSentMs(c.batch_sent_ms);
+  return to_bytes(b);
+}
+
+std::string encode_spec_row(const JobModel& m) {
+  SmallMessageBuilder b;
+  auto rec = b.initRoot<store::JobSpecRecord>();
+  rec.setJobUid(m.job.uid);
+  encode(m.job.spec, rec.initSpec());
   return to_bytes(b);
 }
 
@@ -131,7 +151,8 @@ Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid, bool* i
   }
 }
 
-std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Changes* taken) {
+std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Changes* taken,
+                              bool* wrote_spec) {
   std::vector<Write> out;
   const auto key = m.key();
   auto row = encode_job_row(m);
@@ -160,13 +181,18 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
     else if (!changes.all)
       write(name, &it->second);
   }
+  if (!m.spec_stored) {
+    out.push_back({Family::Specs, key, encode_spec_row(m)});
+    m.spec_stored = true;
+    if (wrote_spec) *wrote_spec = true;
+  }
   if (taken) *taken = std::move(changes);
   return out;
 }
 
 std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
   const auto key = m.key();
-  std::vector<Write> out{{Family::Jobs, key, std::nullopt}};
+  std::vector<Write> out{{Family::Jobs, key, std::nullopt}, {Family::Specs, key, std::nullopt}};
   auto changes = m.pods.take_changes();
   for (const auto& name : m.pods.stored_names()) {
     out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
@@ -178,9 +204,26 @@ std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
 }
 
 Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,
-                          std::vector<std::string>* stale) {
+                          std::vector<std::string>* stale,
+                          std::optional<std::string_view> spec_row) {
   auto m = decode_job_row(job_row);
   if (!m) return m;
+  // A spec always has a name: a row without one was written after specs had rows of their own.
+  if (m->job.spec.name.empty()) {
+    if (!spec_row) return Failure{"job record " + m->job.uid + " has no spec row"};
+    try {
+      FlatReader reader(*spec_row, record_reader_options());
+      auto rec = reader.root<store::JobSpecRecord>();
+      if (std::string_view(rec.getJobUid().cStr()) != m->job.uid)
+        return Failure{"the spec row belongs to job " + std::string(rec.getJobUid().cStr()) +
+                       ", not " + m->job.uid};
+      Diagnostics ignored;  // our own data, admitted when the job was
+      m->job.spec = decode(rec.getSpec(), ignored);
+    } catch (const kj::Exception& e) {
+      return Failure{std::string("corrupt spec record: ") + e.getDescription().cStr()};
+    }
+    m->spec_stored = true;
+  }
   const bool legacy = m->pods.changed();
   std::vector<std::string> stale_names;
   for (const auto& row : pod_rows) {

@@ -2,6 +2,7 @@
 // per pod in "pods", so that what a pod event writes does not grow with the job.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +20,14 @@ namespace caldera {
 inline constexpr uint64_t kRecordTraversalWords = uint64_t{1} << 26;  // 512 MiB
 capnp::ReaderOptions record_reader_options();
 
-// The "jobs" row: everything but the pods.
+// The "jobs" row: everything but the pods and the spec.
 std::string encode_job_row(const JobModel& m);
+// The "specs" row (store::JobSpecRecord): the job's spec, written once.
+std::string encode_spec_row(const JobModel& m);
 // Fails (never throws) on bytes that are not a JobRecord. A record written before pods had rows
 // of their own still carries them: they are loaded and marked changed, so that the next commit
-// moves them into rows.
+// moves them into rows. Likewise a record written before specs had rows carries its spec; other
+// rows have none, and load_job takes it from the spec row.
 Result<JobModel> decode_job_row(std::string_view bytes);
 
 // "namespace/job/pod": a job's pod rows sort together, right after nothing else.
@@ -37,15 +41,19 @@ Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullpt
 // The writes that bring the store up to `m`: its job row and a put or delete for every pod
 // changed since the last call. The changes are taken from m.pods (into `taken`, so that a write
 // that fails can give them back with PodTable::restore).
+// The spec row goes with the first write (m.spec_stored; `wrote_spec` says so, for a write that
+// fails to take back).
 std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr,
-                              PodTable::Changes* taken = nullptr);
-// The writes that remove the job: its job row and every pod row it has or had.
+                              PodTable::Changes* taken = nullptr, bool* wrote_spec = nullptr);
+// The writes that remove the job: its job row, its spec row and every pod row it has or had.
 std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken = nullptr);
 
 // A model from its job row and pod rows (the recovery path; also a test's round trip). Rows
 // that belong to another job of the same name (an earlier one whose rows outlived it) are left
 // out, their pod names in `stale`.
+// `spec_row`: the job's row in "specs", if there is one.
 Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,
-                          std::vector<std::string>* stale = nullptr);
+                          std::vector<std::string>* stale = nullptr,
+                          std::optional<std::string_view> spec_row = std::nullopt);
 
 }  // namespace caldera

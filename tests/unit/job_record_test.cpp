@@ -107,12 +107,14 @@ void expect_same(const JobModel& a, const JobModel& b) {
 // What the store would hold after these writes, read back as recovery reads it.
 Result<JobModel> round_trip(JobModel& m) {
   std::string job_row;
+  std::optional<std::string> spec_row;
   std::vector<std::string> pod_rows;
   for (auto& w : job_writes(m)) {
     if (w.family == Family::Jobs) job_row = *w.value;
+    if (w.family == Family::Specs) spec_row = *w.value;
     if (w.family == Family::Pods && w.value) pod_rows.push_back(*w.value);
   }
-  return load_job(job_row, pod_rows);
+  return load_job(job_row, pod_rows, nullptr, spec_row);
 }
 
 size_t count_writes(const std::vector<Write>& writes, Family f, bool puts) {
@@ -146,8 +148,10 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
 TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
   auto m = rich_model();
   auto writes = job_writes(m);
-  ASSERT_EQ(writes.size(), 4u);
+  ASSERT_EQ(writes.size(), 5u);  // the job, its three pods, and its spec (the first write only)
   EXPECT_EQ(writes[0].family, Family::Jobs);
+  EXPECT_EQ(writes[4].family, Family::Specs);
+  EXPECT_EQ(writes[4].key, "ml/train");
   EXPECT_EQ(writes[0].key, "ml/train");
   EXPECT_EQ(count_writes(writes, Family::Pods, true), 3u);
   EXPECT_EQ(writes[1].key, "ml/train/train-worker-0");
@@ -234,6 +238,8 @@ TEST(JobRecord, PodsWaitingForANodeHaveNoRowsAndAreMadeAgainWithTheUidsTheirActi
   auto writes = job_writes(m);
   EXPECT_EQ(count_writes(writes, Family::Pods, true), 0u);  // nothing placed: no pod rows
   EXPECT_EQ(count_writes(writes, Family::Pods, false), 0u);
+  ASSERT_EQ(writes.back().family, Family::Specs);
+  const std::string spec_row = *writes.back().value;
 
   // One is placed: it gets its row.
   m.pods.at(pod_name(m.name(), "w", 1)).node = "n1";
@@ -242,7 +248,7 @@ TEST(JobRecord, PodsWaitingForANodeHaveNoRowsAndAreMadeAgainWithTheUidsTheirActi
   std::vector<std::string> rows{*writes[1].value};
 
   // After a restart the others are made again, the same: their pending actions still hold.
-  auto back = load_job(*writes[0].value, rows);
+  auto back = load_job(*writes[0].value, rows, nullptr, spec_row);
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(back->pods.size(), 1u);
   sync_job(*back, at(c, c.now_ms + 1000));
@@ -265,7 +271,7 @@ TEST(JobRecord, RowsOfAnEarlierJobOfTheNameAreLeftOutAndDeletedOnTheNextWrite) {
   auto fresh = rich_model();
   fresh.job.uid = "another-uid";
   std::vector<std::string> stale;
-  auto loaded = load_job(encode_job_row(fresh), rows, &stale);
+  auto loaded = load_job(encode_job_row(fresh), rows, &stale, encode_spec_row(fresh));
   ASSERT_TRUE(loaded) << loaded.error();
   EXPECT_TRUE(loaded->pods.empty());
   EXPECT_EQ(stale.size(), 3u);
@@ -276,7 +282,9 @@ TEST(JobRecord, RowsOfAnEarlierJobOfTheNameAreLeftOutAndDeletedOnTheNextWrite) {
 TEST(JobRecord, ACorruptPodRowFailsTheLoad) {
   auto m = rich_model();
   std::string job_row = encode_job_row(m);
-  EXPECT_FALSE(load_job(job_row, {"not a pod row"}));
+  auto bad = load_job(job_row, {"not a pod row"}, nullptr, encode_spec_row(m));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("pod record"), std::string::npos) << bad.error();
   EXPECT_FALSE(decode_pod_row(std::string(64, '\xff')));
 }
 
@@ -329,6 +337,41 @@ TEST(JobRecord, GarbageBytesGiveAFailure) {
   auto whole = encode_job_row(rich_model());
   auto truncated = decode_job_row(std::string_view(whole).substr(0, whole.size() / 2));
   EXPECT_FALSE(truncated);
+}
+
+TEST(JobRecord, TheSpecHasARowOfItsOwnWrittenOnceAndDeletedWithTheJob) {
+  auto m = rich_model();
+  auto first = job_writes(m);
+  EXPECT_EQ(count_writes(first, Family::Specs, true), 1u);
+  FlatReader row(*first[0].value);
+  EXPECT_FALSE(row.root<store::JobRecord>().getJob().hasSpec()) << "the job row does not repeat it";
+  m.job.status.state.phase = JobPhase::Running;
+  EXPECT_EQ(count_writes(job_writes(m), Family::Specs, true), 0u);
+  auto erase = job_erase_writes(m);
+  EXPECT_EQ(count_writes(erase, Family::Specs, false), 1u);
+}
+
+TEST(JobRecord, ARecordWithItsSpecInsideIsReadAndTheNextWriteGivesTheSpecItsRow) {
+  JobModel old = rich_model();
+  capnp::MallocMessageBuilder b;
+  encode(old.job, b.initRoot<store::JobRecord>().initJob());  // as written before spec rows
+  auto loaded = load_job(to_bytes(b), {});
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_EQ(loaded->job.spec, old.job.spec);
+  EXPECT_FALSE(loaded->spec_stored);
+  EXPECT_EQ(count_writes(job_writes(*loaded), Family::Specs, true), 1u);
+}
+
+TEST(JobRecord, AJobRowWithoutItsSpecRowOrWithAnotherJobsFailsTheLoad) {
+  auto m = rich_model();
+  auto missing = load_job(encode_job_row(m), {});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("no spec row"), std::string::npos) << missing.error();
+  auto other = rich_model();
+  other.job.uid = "someone-else";
+  auto wrong = load_job(encode_job_row(m), {}, nullptr, encode_spec_row(other));
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().find("belongs to job someone-else"), std::string::npos) << wrong.error();
 }
 
 }  // namespace

@@ -24,6 +24,9 @@ struct JobModel {
   // A restart found the job's retries used up: Restarting ends Failed instead of Pending.
   bool retries_exhausted = false;
   SlowStart creation;  // the pods being launched on their nodes, batch by batch
+  // The store holds the spec in a row of its own (written once, with the job's first write): the
+  // job row, written on every change, does not repeat it.
+  bool spec_stored = false;
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }
