@@ -174,6 +174,9 @@ void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
 void publish_job(DirSelf* self, const std::string& key, const std::string& record,
                  const std::string& spec, EventType type) {
   if (self->state.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
+  bool wanted = false;
+  self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) { wanted |= w.synced; });
+  if (!wanted) return;
   capnp::MallocMessageBuilder b;
   auto job = b.initRoot<api::Job>();
   fill_job(job, record, spec);

@@ -57,7 +57,7 @@ struct Inflight {
   bool command = false;       // `reply` answers a client command: "" when it acted, else why not
   bool create = false;        // the job's first write: a failure means the job was never accepted
   PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
-  bool wrote_spec = false;    // it holds the spec row: the next write holds it if this one fails
+  bool wrote_spec = false;    // it holds the spec row: once durable, later writes need not
   bool failed = false;        // its write failed: it waits until a later write holds its changes
   uint64_t healed_by = 0;     // ... which is any write from this seq on
   std::optional<ReportAck> ack;
@@ -523,6 +523,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (it == st.inflight.end()) return;
         if (error.empty()) {
           it->seq = 0;
+          if (it->wrote_spec) st.model.spec_stored = true;
           // A write carries the job row whole and every pod change not yet durable, so it makes
           // the failed writes before it durable too (an erase makes them moot).
           for (auto before = st.inflight.begin(); before != it; ++before)
@@ -531,7 +532,6 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         } else {
           // A batch is all or nothing: none of its pod changes are stored.
           st.model.pods.restore(std::move(it->changes));
-          if (it->wrote_spec) st.model.spec_stored = false;
           if (it->create || it->quit_after) {
             // The client hears it now: a job never stored, a delete that did not happen.
             spdlog::error("job={} write failed: {}", st.model.key(), error);

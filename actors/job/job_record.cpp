@@ -181,9 +181,10 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
     else if (!changes.all)
       write(name, &it->second);
   }
+  // Until a write that holds it is durable (the caller sets spec_stored then), every write holds
+  // it: a later write must not make a job row durable whose spec row is not.
   if (!m.spec_stored) {
     out.push_back({Family::Specs, key, encode_spec_row(m)});
-    m.spec_stored = true;
     if (wrote_spec) *wrote_spec = true;
   }
   if (taken) *taken = std::move(changes);

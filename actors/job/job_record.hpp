@@ -41,8 +41,8 @@ Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullpt
 // The writes that bring the store up to `m`: its job row and a put or delete for every pod
 // changed since the last call. The changes are taken from m.pods (into `taken`, so that a write
 // that fails can give them back with PodTable::restore).
-// The spec row goes with the first write (m.spec_stored; `wrote_spec` says so, for a write that
-// fails to take back).
+// The spec row goes with every write until one that holds it is durable (`wrote_spec` says a
+// write holds it; the caller then sets m.spec_stored).
 std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr,
                               PodTable::Changes* taken = nullptr, bool* wrote_spec = nullptr);
 // The writes that remove the job: its job row, its spec row and every pod row it has or had.

@@ -5,7 +5,15 @@
 
 #include <thread>
 
+#include <future>
+
+#include <capnp/message.h>
+
 #include "harness.hpp"
+#include "messages/codec.hpp"
+#include "messages/flat.hpp"
+#include "messages/store.capnp.h"
+#include "storage/store.hpp"
 
 namespace caldera::testing {
 namespace {
@@ -94,6 +102,59 @@ TEST(Restart, AcceptedJobsSurviveRepeatedKills) {
         << name << "\n"
         << node.log();
   }
+}
+
+}  // namespace
+}  // namespace caldera::testing
+
+namespace caldera::testing {
+namespace {
+
+// A data dir written before specs had rows of their own: the job row holds the spec. The new
+// binary reads it, gives the spec its row on the job's first write, and still has it after the
+// next restart (the first one that depends on the spec row).
+TEST(Restart, AJobRowThatHoldsItsSpecIsReadAndKeepsItAcrossRestarts) {
+  TempDir dir;
+  const std::string data = dir.path() + "/node";
+  {
+    auto store = Store::open(data + "/db");
+    ASSERT_TRUE(store) << store.error();
+    Job job;
+    job.uid = "old-uid";
+    job.created_ms = 1'700'000'000'000;
+    job.spec.name = "legacy";
+    TaskSpec task;
+    task.name = "main";
+    task.replicas = 1;
+    Container container;
+    container.name = "main";
+    container.command = {"true"};
+    task.template_.containers.push_back(container);
+    job.spec.tasks.push_back(task);
+    job.spec.min_available = 1;
+    job.status.state.phase = JobPhase::Completed;
+    capnp::MallocMessageBuilder b;
+    encode(job, b.initRoot<store::JobRecord>().initJob());  // as the previous binary wrote it
+    std::promise<std::string> written;
+    (*store)->commit({Write{Family::Jobs, "default/legacy", to_bytes(b)}},
+                     [&](std::string error) { written.set_value(error); });
+    ASSERT_EQ(written.get_future().get(), "");
+  }
+  Calderad node(data);
+  auto spec_of = [&] {
+    auto r = node.cli({"get", "job", "legacy", "-o", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err << node.log();
+    if (r.exit_code != 0) return std::string();
+    auto j = nlohmann::json::parse(r.out);
+    return j["spec"]["tasks"][0]["name"].get<std::string>() + " " +
+           j["status"]["state"]["phase"].get<std::string>();
+  };
+  node.start();
+  EXPECT_EQ(spec_of(), "main Completed");
+  node.kill9();
+  node.start();
+  EXPECT_EQ(spec_of(), "main Completed");
+  EXPECT_EQ(node.log().find("cannot be recovered"), std::string::npos) << node.log();
 }
 
 }  // namespace

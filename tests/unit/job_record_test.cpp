@@ -164,7 +164,8 @@ TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
   ASSERT_TRUE(decode_pod_row(*writes[3].value, nullptr, &flying));
   EXPECT_EQ(writes[3].key, "ml/train/train-worker-2");
   EXPECT_TRUE(flying);
-  // Nothing changed since: the next write is the job row alone.
+  // Nothing changed since (and the spec row is durable): the next write is the job row alone.
+  m.spec_stored = true;
   EXPECT_EQ(job_writes(m).size(), 1u);
 }
 
@@ -172,6 +173,7 @@ TEST(JobRecord, APodEventOfABigJobWritesTheJobRowAndThatPodOnly) {
   auto c = test_clock();
   auto m = running_job(spec_with({{"w", 2000}}), c);
   job_writes(m);  // as created
+  m.spec_stored = true;
   report(m, pod_name(m.name(), "w", 7), PodPhase::Succeeded, c);
   auto writes = job_writes(m);
   ASSERT_EQ(writes.size(), 2u);
@@ -184,6 +186,7 @@ TEST(JobRecord, APodEventOfABigJobWritesTheJobRowAndThatPodOnly) {
 TEST(JobRecord, AnErasedPodGetsADeleteAndAnErasedJobDeletesEveryRow) {
   auto m = rich_model();
   job_writes(m);
+  m.spec_stored = true;
   m.pods.erase("train-worker-1");
   auto writes = job_writes(m);
   ASSERT_EQ(writes.size(), 2u);
@@ -216,6 +219,7 @@ TEST(JobRecord, ARecordWithItsPodsInsideMovesThemIntoRowsOnTheNextWrite) {
 TEST(JobRecord, AFailedWriteGivesItsPodChangesBackForTheNext) {
   auto m = rich_model();
   job_writes(m);
+  m.spec_stored = true;  // durable
   m.pods.erase("train-worker-1");
   PodTable::Changes first, second;
   auto failed = job_writes(m, nullptr, &first);
@@ -341,14 +345,24 @@ TEST(JobRecord, GarbageBytesGiveAFailure) {
 
 TEST(JobRecord, TheSpecHasARowOfItsOwnWrittenOnceAndDeletedWithTheJob) {
   auto m = rich_model();
-  auto first = job_writes(m);
+  bool wrote = false;
+  auto first = job_writes(m, nullptr, nullptr, &wrote);
+  EXPECT_TRUE(wrote);
   EXPECT_EQ(count_writes(first, Family::Specs, true), 1u);
   FlatReader row(*first[0].value);
   EXPECT_FALSE(row.root<store::JobRecord>().getJob().hasSpec()) << "the job row does not repeat it";
+  // Until a write that holds it is durable, every write holds it: a later one must not make a
+  // job row durable without its spec row.
+  m.job.status.state.phase = JobPhase::Pending;
+  EXPECT_EQ(count_writes(job_writes(m), Family::Specs, true), 1u);
+  m.spec_stored = true;  // a write that held it is durable
   m.job.status.state.phase = JobPhase::Running;
-  EXPECT_EQ(count_writes(job_writes(m), Family::Specs, true), 0u);
+  bool again = false;
+  EXPECT_EQ(count_writes(job_writes(m, nullptr, nullptr, &again), Family::Specs, true), 0u);
+  EXPECT_FALSE(again);
   auto erase = job_erase_writes(m);
   EXPECT_EQ(count_writes(erase, Family::Specs, false), 1u);
+  EXPECT_EQ(count_writes(erase, Family::Specs, true), 0u);
 }
 
 TEST(JobRecord, ARecordWithItsSpecInsideIsReadAndTheNextWriteGivesTheSpecItsRow) {
@@ -359,7 +373,18 @@ TEST(JobRecord, ARecordWithItsSpecInsideIsReadAndTheNextWriteGivesTheSpecItsRow)
   ASSERT_TRUE(loaded) << loaded.error();
   EXPECT_EQ(loaded->job.spec, old.job.spec);
   EXPECT_FALSE(loaded->spec_stored);
-  EXPECT_EQ(count_writes(job_writes(*loaded), Family::Specs, true), 1u);
+  // Its next write gives the spec its row and drops it from the job row: read back, the same.
+  std::string job_row, spec_row;
+  for (auto& w : job_writes(*loaded)) {
+    if (w.family == Family::Jobs) job_row = *w.value;
+    if (w.family == Family::Specs) spec_row = *w.value;
+  }
+  ASSERT_FALSE(spec_row.empty());
+  FlatReader row(job_row);
+  EXPECT_FALSE(row.root<store::JobRecord>().getJob().hasSpec());
+  auto again = load_job(job_row, {}, nullptr, spec_row);
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->job.spec, old.job.spec);
 }
 
 TEST(JobRecord, AJobRowWithoutItsSpecRowOrWithAnotherJobsFailsTheLoad) {
