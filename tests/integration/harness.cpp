@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -175,19 +176,24 @@ void Calderad::signal(int sig) const {
   if (pid_ > 0) ::kill(pid_, sig);
 }
 
+// Below the kernel's ephemeral range (32768 and up here): a port from bind(0) is also what an
+// outgoing connection of another test may take before our node listens on it.
 int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  if (fd >= 0) ::close(fd);
-  if (port == 0) throw std::runtime_error("no free port");
-  return port;
+  static std::mt19937 random(static_cast<unsigned>(::getpid()) ^
+                             static_cast<unsigned>(std::random_device{}()));
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int port = 20000 + static_cast<int>(random() % 12000);
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) break;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  throw std::runtime_error("no free port");
 }
 
 std::string Calderad::log() const {
