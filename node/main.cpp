@@ -258,10 +258,6 @@ int main(int argc, char** argv) {
   // naps cost a context switch each, which took a third of calderad's CPU per real pod: skip
   // them (scripts/bench/submit-throughput.sh, 0.53 -> 0.37 ms per job).
   cfg.set("work-stealing.moderate-poll-attempts", 0);
-  // A sleeping worker wakes to steal after this long (CAF's default is 10 ms): a busy worker does
-  // not wake it when it queues work for itself (a batch of commit completions, say), so the
-  // other core would sit idle that long (submit-throughput: 13,277 vs 11,725 jobs/s).
-  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
   caf::actor_system sys{cfg};
   {
     std::lock_guard lock(relay->mu);
