@@ -370,9 +370,13 @@ JobStatus decode(api::JobStatus::Reader in) {
 }
 
 void encode(const Job& in, api::Job::Builder out) {
+  encode_without_spec(in, out);
+  encode(in.spec, out.initSpec());
+}
+
+void encode_without_spec(const Job& in, api::Job::Builder out) {
   out.setUid(text(in.uid));
   out.setCreatedMs(in.created_ms);
-  encode(in.spec, out.initSpec());
   encode(in.status, out.initStatus());
   auto events = out.initEvents(static_cast<capnp::uint>(in.events.size()));
   for (capnp::uint i = 0; i < in.events.size(); ++i) {

@@ -17,6 +17,8 @@ void encode(const ResourceList& in, capnp::List<api::KeyValue>::Builder out);
 void encode(const JobSpec& in, api::JobSpec::Builder out);
 void encode(const JobStatus& in, api::JobStatus::Builder out);
 void encode(const Job& in, api::Job::Builder out);
+// Everything but the spec: a job's store row, whose spec has a row of its own.
+void encode_without_spec(const Job& in, api::Job::Builder out);
 void encode(const Pod& in, api::Pod::Builder out);
 void encode(const NodeInfo& in, api::NodeInfo::Builder out);
 void encode(const JobTemplate& in, api::JobTemplate::Builder out);

@@ -22,19 +22,7 @@ capnp::ReaderOptions record_reader_options() {
 std::string encode_job_row(const JobModel& m) {
   SmallMessageBuilder b;
   auto rec = b.initRoot<store::JobRecord>();
-  // The Job without its spec: that has a row of its own.
-  auto job = rec.initJob();
-  job.setUid(m.job.uid);
-  job.setCreatedMs(m.job.created_ms);
-  encode(m.job.status, job.initStatus());
-  auto events = job.initEvents(static_cast<unsigned>(m.job.events.size()));
-  for (unsigned i = 0; i < m.job.events.size(); ++i) {
-    const auto& e = m.job.events[i];
-    events[i].setTimeMs(e.time_ms);
-    events[i].setType(e.type);
-    events[i].setReason(e.reason);
-    events[i].setMessage(e.message);
-  }
+  encode_without_spec(m.job, rec.initJob());  // the spec has a row of its own
   auto ids = rec.initCommandIds(static_cast<unsigned>(m.command_ids.size()));
   for (unsigned j = 0; j < m.command_ids.size(); ++j) ids.set(j, m.command_ids[j]);
   auto delayed = rec.initDelayedActions(static_cast<unsigned>(m.delayed.size()));
