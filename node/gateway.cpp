@@ -78,7 +78,7 @@ struct Connection {
   // client's pipelined answers, not one each).
   std::vector<std::string> outgoing;
   size_t outgoing_bytes = 0;
-  size_t in_flight = 0;     // frames handed to on_frame, not yet answered
+  size_t in_flight = 0;  // frames handed to on_frame, not yet answered
   // Loop times (uv_now, ms).
   uint64_t last_activity = 0;  // accepted, a complete frame, a reply, a finished write
   uint64_t frame_started = 0;  // the first byte of the incomplete frame in `buffer` arrived
@@ -665,9 +665,9 @@ class UvGateway final : public Gateway {
   uint64_t next_connection_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> touched_;  // connections with frames gathered in this wake-up
-  size_t admitted_ = 0;  // connections in the table that count against max_connections
-  size_t refusing_ = 0;  // refused ones still sending their refusal or lingering
-  int spare_fd_ = -1;    // given up to accept-and-drop when descriptors run out
+  size_t admitted_ = 0;               // connections in the table that count against max_connections
+  size_t refusing_ = 0;               // refused ones still sending their refusal or lingering
+  int spare_fd_ = -1;                 // given up to accept-and-drop when descriptors run out
   uint64_t last_refusal_log_ = 0, refusals_unlogged_ = 0, last_emfile_log_ = 0;
 };
 

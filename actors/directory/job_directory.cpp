@@ -153,17 +153,23 @@ void for_each_job_after(DirectoryState& st, const std::string& ns, const std::st
 
 using EventType = api::WatchEvent::Type;
 
-// A client's Job: the durable job row's Job with the spec from its own row.
-void fill_job(api::Job::Builder out, const std::string& record, const std::string& spec) {
+// A client's Job: the durable job row's Job, copied where `place` puts it (it returns the
+// copy), with the spec from its own row.
+template <class Place>
+void fill_job(const std::string& record, const std::string& spec, Place&& place) {
   FlatReader job(record, record_reader_options());
-  auto in = job.root<store::JobRecord>().getJob();
-  out.setUid(in.getUid());
-  out.setCreatedMs(in.getCreatedMs());
-  out.setStatus(in.getStatus());
-  out.setEvents(in.getEvents());
+  api::Job::Builder out = place(job.root<store::JobRecord>().getJob());
   if (spec.empty()) return;
   FlatReader s(spec, record_reader_options());
   out.setSpec(s.root<store::JobSpecRecord>().getSpec());
+}
+
+// The same as a message of its own, for watch events.
+void fill_job(capnp::MessageBuilder& b, const std::string& record, const std::string& spec) {
+  fill_job(record, spec, [&](api::Job::Reader in) {
+    b.setRoot(in);
+    return b.getRoot<api::Job>();
+  });
 }
 
 void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
@@ -178,10 +184,10 @@ void publish_job(DirSelf* self, const std::string& key, const std::string& recor
   self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) { wanted |= w.synced; });
   if (!wanted) return;
   capnp::MallocMessageBuilder b;
-  auto job = b.initRoot<api::Job>();
-  fill_job(job, record, spec);
+  fill_job(b, record, spec);
+  auto job = b.getRoot<api::Job>().asReader();
   self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) {
-    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job.asReader()));
+    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job));
   });
 }
 
@@ -284,9 +290,9 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
       for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
         if (!watches(watcher, key)) return true;
         capnp::MallocMessageBuilder b;
-        auto job = b.initRoot<api::Job>();
-        fill_job(job, entry.record, entry.spec);
-        send_frame(self, watcher, watch_job_event(id, EventType::ADDED, job.asReader()));
+        fill_job(b, entry.record, entry.spec);
+        send_frame(self, watcher,
+                   watch_job_event(id, EventType::ADDED, b.getRoot<api::Job>().asReader()));
         return true;
       });
       break;
@@ -525,7 +531,10 @@ std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  fill_job(r.initJob(), job->record, job->spec);
+  fill_job(job->record, job->spec, [&](api::Job::Reader in) {
+    r.setJob(in);
+    return r.getJob();
+  });
   return to_bytes(b);
 }
 
@@ -545,7 +554,11 @@ std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
-  for (unsigned i = 0; i < page.size(); ++i) fill_job(list[i], page[i]->record, page[i]->spec);
+  for (unsigned i = 0; i < page.size(); ++i)
+    fill_job(page[i]->record, page[i]->spec, [&](api::Job::Reader in) {
+      list.setWithCaveats(i, in);
+      return list[i];
+    });
   if (more) r.setContinue(last);
   return to_bytes(b);
 }

@@ -60,6 +60,15 @@ class FlowRuns : public NodeTest {
     return decode((*r)->root<api::Response>().getJobFlow());
   }
 
+  // A flow of one job ("long") that runs until the test ends, once it is Running.
+  void submit_running_flow(const std::string& name) {
+    const auto gate = dir.path() + "/never";
+    submit(job_template("long", "while [ ! -e " + gate + " ]; do sleep 0.05; done") +
+           "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: " + name +
+           "}\nspec:\n  flows:\n    - name: long\n");
+    ASSERT_TRUE(wait_flow(name, "Running"));
+  }
+
   bool wait_flow(const std::string& name, const std::string& phase) {
     auto r = node.cli({"wait", "jobflow", name, "--for=phase=" + phase, "--timeout", "60s"});
     EXPECT_EQ(r.exit_code, 0) << r.err << node.log();
@@ -292,16 +301,7 @@ spec:
 }
 
 TEST_F(FlowRuns, DeletingAFlowDeletesItsJobs) {
-  const auto gate = dir.path() + "/never";
-  submit(job_template("long", "while [ ! -e " + gate + " ]; do sleep 0.05; done") +
-         R"(apiVersion: flow.volcano.sh/v1alpha1
-kind: JobFlow
-metadata: {name: doomed}
-spec:
-  flows:
-    - name: long
-)");
-  ASSERT_TRUE(wait_flow("doomed", "Running"));
+  ASSERT_NO_FATAL_FAILURE(submit_running_flow("doomed"));
   // Two deletes at once (a client that retries): one delete, nothing left behind.
   const std::string cli = std::string(CALDERA_CLI_PATH) + " --server " + node.server();
   auto both =
@@ -318,16 +318,7 @@ spec:
 }
 
 TEST_F(FlowRuns, AFlowLeftTerminatingByAKillIsDeletedAfterTheRestart) {
-  const auto gate = dir.path() + "/never";
-  submit(job_template("long", "while [ ! -e " + gate + " ]; do sleep 0.05; done") +
-         R"(apiVersion: flow.volcano.sh/v1alpha1
-kind: JobFlow
-metadata: {name: halfway}
-spec:
-  flows:
-    - name: long
-)");
-  ASSERT_TRUE(wait_flow("halfway", "Running"));
+  ASSERT_NO_FATAL_FAILURE(submit_running_flow("halfway"));
   // The node dies right after a delete made Terminating durable, before the jobs went: the
   // stored record says so (written here, with the node down, as the delete would have).
   node.kill9();
