@@ -281,6 +281,9 @@ struct ListFilter {
   jobName @1 :Text;              # for pods: only this job's pods; unused by other kinds
   limit @2 :UInt32;              # items per page at most; 0: the server's default (500)
   continue @3 :Text;             # the token of the previous page's Response.continue
+  summary @4 :Bool;              # jobs only: each Job without its events, and its spec only with
+                                 # name, namespace, labels, queue and minAvailable: what a table
+                                 # shows, for a fraction of the bytes
 }
 
 struct JobCommand {

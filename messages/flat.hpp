@@ -28,6 +28,11 @@ std::string to_bytes(capnp::MessageBuilder& message);
 class FlatReader {
  public:
   explicit FlatReader(std::string_view bytes, capnp::ReaderOptions options = {});
+  // Reads `bytes` in place when they are word-aligned and whole words (a std::string that holds
+  // a to_bytes() message is), and copies them otherwise: for stored bytes that outlive the
+  // reader, read often enough (a list of thousands of jobs) that the copy shows.
+  struct Borrow {};
+  FlatReader(Borrow, std::string_view bytes, capnp::ReaderOptions options = {});
   template <class T>
   typename T::Reader root() {
     return reader_.getRoot<T>();

@@ -23,6 +23,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "storage/packed_value.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -196,6 +197,9 @@ class RocksDbStore final : public Store {
   }
 
   void commit(std::vector<Write> writes, std::function<void(std::string error)> done) override {
+    // Packed here, on the committing thread, not on the writer, the serial stage.
+    for (auto& w : writes)
+      if (w.value) *w.value = pack_value(*w.value);
     {
       std::lock_guard lock(mu_);
       queue_.push_back(Pending{std::move(writes), std::move(done)});
@@ -209,7 +213,7 @@ class RocksDbStore final : public Store {
     auto s = db_->Get(rocksdb::ReadOptions(), handle(family),
                       rocksdb::Slice(key.data(), key.size()), &value);
     if (!s.ok()) return std::nullopt;
-    return value;
+    return unpack_value(value);
   }
 
   void scan(Family family,
@@ -218,7 +222,8 @@ class RocksDbStore final : public Store {
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       auto k = it->key();
       auto v = it->value();
-      fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size()));
+      const std::string value = unpack_value(std::string_view(v.data(), v.size()));
+      fn(std::string_view(k.data(), k.size()), value);
     }
   }
 

@@ -157,11 +157,30 @@ using EventType = api::WatchEvent::Type;
 // copy), with the spec from its own row.
 template <class Place>
 void fill_job(const std::string& record, const std::string& spec, Place&& place) {
-  FlatReader job(record, record_reader_options());
+  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
   api::Job::Builder out = place(job.root<store::JobRecord>().getJob());
   if (spec.empty()) return;
-  FlatReader s(spec, record_reader_options());
+  FlatReader s(FlatReader::Borrow{}, spec, record_reader_options());
   out.setSpec(s.root<store::JobSpecRecord>().getSpec());
+}
+
+// What a table of jobs shows (ListFilter.summary): no events, and only the spec's identity and
+// scheduling words.
+void fill_summary(const std::string& record, const std::string& spec, api::Job::Builder out) {
+  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
+  auto in = job.root<store::JobRecord>().getJob();
+  out.setUid(in.getUid());
+  out.setCreatedMs(in.getCreatedMs());
+  out.setStatus(in.getStatus());
+  if (spec.empty()) return;
+  FlatReader s(FlatReader::Borrow{}, spec, record_reader_options());
+  auto from = s.root<store::JobSpecRecord>().getSpec();
+  auto to = out.initSpec();
+  to.setName(from.getName());
+  to.setNamespace(from.getNamespace());
+  to.setLabels(from.getLabels());
+  to.setQueue(from.getQueue());
+  to.setMinAvailable(from.getMinAvailable());
 }
 
 // The same as a message of its own, for watch events.
@@ -554,11 +573,15 @@ std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
-  for (unsigned i = 0; i < page.size(); ++i)
-    fill_job(page[i]->record, page[i]->spec, [&](api::Job::Reader in) {
-      list.setWithCaveats(i, in);
-      return list[i];
-    });
+  for (unsigned i = 0; i < page.size(); ++i) {
+    if (f.getSummary())
+      fill_summary(page[i]->record, page[i]->spec, list[i]);
+    else
+      fill_job(page[i]->record, page[i]->spec, [&](api::Job::Reader in) {
+        list.setWithCaveats(i, in);
+        return list[i];
+      });
+  }
   if (more) r.setContinue(last);
   return to_bytes(b);
 }

@@ -173,8 +173,16 @@ int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
     if (!job) return rc;
     jobs.push_back(std::move(*job));
   } else {
+    // A table or names need no specs nor events: a summary is a fraction of the bytes.
+    const bool summary = g.output != "json" && g.output != "yaml";
     rc = list_pages(
-        g, [](api::Request::Builder b) { return b.initListJobs(); }, list_namespace(g, all_ns), "",
+        g,
+        [summary](api::Request::Builder b) {
+          auto f = b.initListJobs();
+          f.setSummary(summary);
+          return f;
+        },
+        list_namespace(g, all_ns), "",
         [&](api::Response::Reader resp) { decode_into(resp.getJobs(), jobs); });
     if (rc) return rc;
   }

@@ -175,16 +175,21 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Times> times;  // by entry name
   const std::string job_prefix = prefix + "-";
-  bool listed = bench::for_each_job(c, "default", [&](api::Job::Reader j) {
-    std::string name = j.getSpec().getName();
-    if (name.rfind(job_prefix, 0) != 0) return;
-    auto st = j.getStatus().getState();
-    Times t{j.getCreatedMs(), -1, -1};
-    for (auto cond : j.getStatus().getConditions())
-      if (std::string(cond.getStatus().cStr()) == "Running") t.running = cond.getLastTransitionMs();
-    if (std::string(st.getPhase().cStr()) == "Completed") t.completed = st.getLastTransitionMs();
-    times[name.substr(job_prefix.size())] = t;
-  });
+  bool listed = bench::for_each_job(
+      c, "default",
+      [&](api::Job::Reader j) {
+        std::string name = j.getSpec().getName();
+        if (name.rfind(job_prefix, 0) != 0) return;
+        auto st = j.getStatus().getState();
+        Times t{j.getCreatedMs(), -1, -1};
+        for (auto cond : j.getStatus().getConditions())
+          if (std::string(cond.getStatus().cStr()) == "Running")
+            t.running = cond.getLastTransitionMs();
+        if (std::string(st.getPhase().cStr()) == "Completed")
+          t.completed = st.getLastTransitionMs();
+        times[name.substr(job_prefix.size())] = t;
+      },
+      /*summary=*/true);
   if (!listed) {
     std::cerr << "cannot list jobs\n";
     return 1;

@@ -118,11 +118,14 @@ struct Census {
 
 Census census(Client& c, const std::string& prefix, const std::string& phase) {
   Census out;
-  bench::for_each_job(c, "default", [&](api::Job::Reader j) {
-    if (std::string(j.getSpec().getName()).rfind(prefix, 0) != 0) return;
-    if (j.getStatus().getState().getPhase() == phase) ++out.in_phase;
-    out.conditions += j.getStatus().getConditions().size();
-  });
+  bench::for_each_job(
+      c, "default",
+      [&](api::Job::Reader j) {
+        if (std::string(j.getSpec().getName()).rfind(prefix, 0) != 0) return;
+        if (j.getStatus().getState().getPhase() == phase) ++out.in_phase;
+        out.conditions += j.getStatus().getConditions().size();
+      },
+      /*summary=*/true);
   return out;
 }
 

@@ -7,9 +7,10 @@
 
 namespace caldera::bench {
 
-// Calls fn(api::Job::Reader) for each job; false when a request failed.
+// Calls fn(api::Job::Reader) for each job; false when a request failed. `summary`: without
+// events, and with only the spec's identity (ListFilter.summary).
 template <class Fn>
-bool for_each_job(Client& c, const std::string& ns, Fn&& fn) {
+bool for_each_job(Client& c, const std::string& ns, Fn&& fn, bool summary = false) {
   std::string token;
   do {
     auto r = c.call([&](api::Request::Builder b) {
@@ -17,6 +18,7 @@ bool for_each_job(Client& c, const std::string& ns, Fn&& fn) {
       f.setNamespace(ns);
       f.setLimit(5000);
       f.setContinue(token);
+      f.setSummary(summary);
     });
     if (!r) return false;
     auto resp = r.value()->template root<api::Response>();

@@ -191,6 +191,51 @@ TEST_F(BigJob, ListsComeInPagesWithAContinueToken) {
   EXPECT_EQ(get_json({"get", "pods"})["items"].size(), 9u);
 }
 
+// A summary list (what `get jobs` asks for a table) has each job's identity and status, but not
+// the spec's tasks nor the events, which a full list still has.
+TEST_F(BigJob, ASummaryListCarriesWhatATableShowsAndNoSpecBody) {
+  ASSERT_EQ(node.cli({"submit", "-f", "-"},
+                     "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: s, "
+                     "labels: {team: ml}}\nspec:\n  minAvailable: 2\n  queue: research\n  "
+                     "tasks:\n    - name: w\n      replicas: 2\n      template:\n        "
+                     "metadata: {annotations: {caldera.io/sim-duration-ms: '60000'}}\n        "
+                     "spec: {containers: [{name: c, command: [true]}]}\n")
+                .exit_code,
+            0);
+  ASSERT_TRUE(eventually([&] {
+    return get_json({"get", "job", "s", "-o", "json"})["status"]["state"]["phase"] == "Running";
+  }));
+  auto client = Client::connect(node.server(), 2s);
+  ASSERT_TRUE(client) << client.error();
+  for (bool summary : {true, false}) {
+    auto r = (*client)->call([&](api::Request::Builder req) {
+      auto f = req.initListJobs();
+      f.setSummary(summary);
+    });
+    ASSERT_TRUE(r) << r.error();
+    auto jobs = (*r)->root<api::Response>().getJobs();
+    ASSERT_EQ(jobs.size(), 1u);
+    auto job = jobs[0];
+    auto spec = job.getSpec();
+    EXPECT_STREQ(spec.getName().cStr(), "s");
+    EXPECT_STREQ(spec.getNamespace().cStr(), "default");
+    EXPECT_STREQ(spec.getQueue().cStr(), "research");
+    EXPECT_EQ(spec.getMinAvailable(), 2);
+    ASSERT_EQ(spec.getLabels().size(), 1u);
+    EXPECT_STREQ(spec.getLabels()[0].getKey().cStr(), "team");
+    EXPECT_STREQ(job.getStatus().getState().getPhase().cStr(), "Running");
+    EXPECT_EQ(job.getStatus().getRunning(), 2);
+    EXPECT_FALSE(std::string(job.getUid().cStr()).empty());
+    EXPECT_GT(job.getCreatedMs(), 0);
+    EXPECT_EQ(spec.getTasks().size(), summary ? 0u : 1u) << summary;
+    EXPECT_EQ(job.getEvents().size() == 0, summary) << summary;
+  }
+  // The table still shows everything it did.
+  auto table = node.cli({"get", "jobs"}).out;
+  EXPECT_NE(table.find("Running"), std::string::npos) << table;
+  EXPECT_NE(table.find(" 2 "), std::string::npos) << table;
+}
+
 TEST_F(BigJob, LogsFindThePodWhenOneJobsNameStartsAnothers) {
   // "x-a-main-0" could be job x's pod (task "a-main") or job x-a's: only x-a has it.
   auto echo_job = [](const std::string& name, const std::string& word) {

@@ -115,6 +115,35 @@ TEST(Codec, JobSpecRoundTripsThroughBytes) {
   EXPECT_EQ(back.policies[1].timeout_ms, 300000);
 }
 
+// A borrowing reader reads aligned whole words in place and copies anything else, with the same
+// result either way.
+TEST(FlatReader, BorrowReadsAlignedBytesInPlaceAndCopiesOthers) {
+  capnp::MallocMessageBuilder b;
+  b.initRoot<api::ObjectRef>().setName("a-name-longer-than-any-small-string-buffer");
+  const std::string bytes = to_bytes(b);
+  ASSERT_EQ(bytes.size() % sizeof(capnp::word), 0u);
+
+  FlatReader borrowed(FlatReader::Borrow{}, bytes);
+  auto name = borrowed.root<api::ObjectRef>().getName();
+  EXPECT_STREQ(name.cStr(), "a-name-longer-than-any-small-string-buffer");
+  EXPECT_GE(name.cStr(), bytes.data());
+  EXPECT_LT(name.cStr(), bytes.data() + bytes.size());
+
+  std::string shifted = " " + bytes;  // the message starts one byte off a word
+  FlatReader copied(FlatReader::Borrow{}, std::string_view(shifted).substr(1));
+  auto copy = copied.root<api::ObjectRef>().getName();
+  EXPECT_STREQ(copy.cStr(), "a-name-longer-than-any-small-string-buffer");
+  EXPECT_TRUE(copy.cStr() < shifted.data() || copy.cStr() >= shifted.data() + shifted.size());
+
+  // A cut message is copied (it is not whole words) and still refused.
+  EXPECT_THROW(
+      {
+        FlatReader cut(FlatReader::Borrow{}, std::string_view(bytes).substr(0, bytes.size() - 11));
+        cut.root<api::ObjectRef>().getName();
+      },
+      kj::Exception);
+}
+
 TEST(Codec, UnsetOptionalsStayUnset) {
   JobSpec spec;
   spec.name = "bare";
