@@ -23,7 +23,6 @@
 #include <unordered_set>
 #include <utility>
 
-#include "storage/packed_value.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -197,9 +196,6 @@ class RocksDbStore final : public Store {
   }
 
   void commit(std::vector<Write> writes, std::function<void(std::string error)> done) override {
-    // Packed here, on the committing thread, not on the writer, the serial stage.
-    for (auto& w : writes)
-      if (w.value) *w.value = pack_value(*w.value);
     {
       std::lock_guard lock(mu_);
       queue_.push_back(Pending{std::move(writes), std::move(done)});
@@ -213,7 +209,7 @@ class RocksDbStore final : public Store {
     auto s = db_->Get(rocksdb::ReadOptions(), handle(family),
                       rocksdb::Slice(key.data(), key.size()), &value);
     if (!s.ok()) return std::nullopt;
-    return unpack_value(value);
+    return value;
   }
 
   void scan(Family family,
@@ -222,8 +218,7 @@ class RocksDbStore final : public Store {
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       auto k = it->key();
       auto v = it->value();
-      const std::string value = unpack_value(std::string_view(v.data(), v.size()));
-      fn(std::string_view(k.data(), k.size()), value);
+      fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size()));
     }
   }
 
