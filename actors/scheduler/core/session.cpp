@@ -1,0 +1,172 @@
+#include "actors/scheduler/core/session.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "actors/scheduler/core/predicates.hpp"
+
+namespace caldera::sched {
+
+namespace {
+
+std::vector<size_t> job_order(const Snapshot& s) {
+  std::vector<size_t> order(s.jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return job_before(s.jobs[a], s.jobs[b]); });
+  return order;
+}
+
+bool has_pending(const JobInfo& job) {
+  return std::any_of(job.tasks.begin(), job.tasks.end(),
+                     [](const TaskInfo& t) { return t.status == TaskStatus::Pending; });
+}
+
+std::string resource_text(const ResourceList& r) {
+  std::string out;
+  for (const auto& [name, amount] : r.values)
+    if (amount > 0)
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, format_quantity(amount));
+  return out;
+}
+
+// The best node for `task` by `policy`, or null with every node's reasons in `errors`.
+const NodeState* best_node(const Snapshot& s, const TaskInfo& task, Scoring policy,
+                           FitErrors& errors) {
+  const NodeState* best = nullptr;
+  double best_score = 0;
+  for (const auto& [name, node] : s.nodes) {
+    auto why = refusals(node, task);
+    if (!why.empty()) {
+      errors.add(why);
+      continue;
+    }
+    const double sc = score(policy, node, task);
+    if (!best || sc > best_score) {
+      best = &node;
+      best_score = sc;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void enqueue(Snapshot& s, const SessionOptions& options) {
+  ResourceList budget, idle;
+  for (const auto& [name, node] : s.nodes) {
+    if (!node.ready) continue;
+    budget.add(node.allocatable);
+    idle.add(node.idle);
+  }
+  ResourceList used = budget;
+  used.subtract(idle);
+  for (auto& [name, amount] : budget.values)
+    amount = static_cast<MilliValue>(static_cast<double>(amount) * options.overcommit_factor);
+  budget.subtract(used);
+  // Admitted before and not running yet: their minimum is spoken for.
+  for (const auto& job : s.jobs)
+    if (job.phase == PodGroupPhase::Inqueue && job.ready_task_num() < job.min_available)
+      budget.subtract(job.min_resources);
+  for (size_t j : job_order(s)) {
+    auto& job = s.jobs[j];
+    if (job.phase != PodGroupPhase::Pending) continue;
+    if (!budget.fits(job.min_resources)) continue;
+    budget.subtract(job.min_resources);
+    job.phase = PodGroupPhase::Inqueue;
+  }
+}
+
+SessionResult allocate(Snapshot& s, const SessionOptions& options) {
+  SessionResult out;
+  for (size_t j : job_order(s)) {
+    JobInfo& job = s.jobs[j];
+    if (job.phase == PodGroupPhase::Pending || !has_pending(job)) continue;
+    if (auto invalid = job_valid(job)) {
+      out.conditions[job.uid] = {false, invalid->reason, invalid->message};
+      continue;
+    }
+    std::vector<size_t> pending;
+    for (size_t t = 0; t < job.tasks.size(); ++t)
+      if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
+    std::stable_sort(pending.begin(), pending.end(),
+                     [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
+    Statement stmt(s);
+    FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
+    bool failed = false;
+    // The pods of one task ask alike: once one fits nowhere, its siblings are not tried.
+    std::set<std::string> unfit_tasks;
+    for (size_t t : pending) {
+      const TaskInfo& task = job.tasks[t];
+      if (unfit_tasks.count(task.task)) continue;
+      FitErrors errors;
+      const NodeState* node = best_node(s, task, options.scoring, errors);
+      if (!node) {
+        unfit_tasks.insert(task.task);
+        if (!failed) first_failure = std::move(errors);
+        failed = true;
+        continue;
+      }
+      stmt.allocate(j, t, node->name);
+    }
+    if (job_ready(job)) {
+      auto ops = stmt.commit();
+      out.operations.insert(out.operations.end(), std::make_move_iterator(ops.begin()),
+                            std::make_move_iterator(ops.end()));
+      out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};
+      continue;
+    }
+    const auto allocated = static_cast<int32_t>(stmt.size());
+    stmt.discard();
+    const int32_t unready = job.min_available - (allocated + job.ready_task_num());
+    std::string why;
+    if (failed && !first_failure.empty())
+      why = first_failure.message();
+    else if (failed)
+      why = "no nodes";
+    else
+      why = "the pods placed do not meet each task's minimum";
+    out.conditions[job.uid] = {
+        false, "NotEnoughResources",
+        fmt::format("{}/{} tasks in gang unschedulable: {}", unready, job.tasks.size(), why)};
+  }
+  return out;
+}
+
+SessionResult run_session(Snapshot& s, const SessionOptions& options) {
+  enqueue(s, options);
+  SessionResult out = allocate(s, options);
+  for (auto& job : s.jobs) {
+    auto cond = out.conditions.find(job.uid);
+    const bool unschedulable = cond != out.conditions.end() && !cond->second.scheduled;
+    const bool running = std::any_of(job.tasks.begin(), job.tasks.end(), [](const TaskInfo& t) {
+      return t.status == TaskStatus::Running;
+    });
+    if (running && unschedulable) {
+      job.phase = PodGroupPhase::Unknown;
+    } else {
+      int32_t held = job.ready_task_num();
+      for (const auto& t : job.tasks) held += t.status == TaskStatus::Succeeded;
+      if (held >= job.min_available)
+        job.phase = PodGroupPhase::Running;
+      else if (job.phase != PodGroupPhase::Inqueue)
+        job.phase = PodGroupPhase::Pending;
+    }
+    // A pod group the enqueue action left out says so, in the same words as one allocate could
+    // not place: none of its pods could go anywhere yet.
+    if (job.phase == PodGroupPhase::Pending && has_pending(job) && cond == out.conditions.end())
+      out.conditions[job.uid] = {
+          false, "NotEnqueued",
+          fmt::format("{}/{} tasks in gang unschedulable: its minResources ({}) exceed what the "
+                      "cluster has left",
+                      job.min_available - job.ready_task_num(), job.tasks.size(),
+                      resource_text(job.min_resources))};
+    out.phases[job.uid] = job.phase;
+  }
+  return out;
+}
+
+}  // namespace caldera::sched

@@ -1,0 +1,51 @@
+// One scheduling session over a snapshot (seed 004): enqueue admits pod groups whose minimum
+// resources the cluster can hold, allocate gives each admitted gang its nodes through a statement
+// committed only when the gang is ready, and at close each pod group gets its phase and its
+// Scheduled or Unschedulable condition.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/scheduler/core/scoring.hpp"
+#include "actors/scheduler/core/statement.hpp"
+
+namespace caldera::sched {
+
+struct SessionOptions {
+  Scoring scoring = Scoring::LeastAllocated;
+  // Enqueue admits pod groups up to this multiple of the ready nodes' allocatable (Volcano's
+  // overcommit plugin): a little more than fits, so that pods are waiting when room appears.
+  double overcommit_factor = 1.2;
+};
+
+// A pod group's condition after a session: Scheduled, or Unschedulable with why.
+struct GangCondition {
+  bool scheduled = false;
+  std::string reason;  // "NotEnoughResources", "NotEnoughPods", "NotEnoughPodsOfTask", ...
+  std::string message;
+  bool operator==(const GangCondition&) const = default;
+};
+
+struct SessionResult {
+  std::vector<Operation> operations;  // committed, in order
+  // Every pod group that has pods waiting or that changed phase: its condition and phase.
+  std::map<std::string, GangCondition> conditions;
+  std::map<std::string, PodGroupPhase> phases;
+};
+
+// Enqueue: each Pending pod group, in job order, becomes Inqueue when its minimum resources fit
+// into the cluster's allocatable times the overcommit factor, less what is in use and what the
+// pod groups admitted before it (and not yet running) reserve.
+void enqueue(Snapshot& snapshot, const SessionOptions& options);
+
+// Allocate: each admitted pod group with pods waiting, in job order, gets nodes for as many of
+// them as fit, best-scored node first; the statement commits if the gang is then ready and is
+// discarded otherwise.
+SessionResult allocate(Snapshot& snapshot, const SessionOptions& options);
+
+// Enqueue then allocate, then each pod group's phase (seed 004 section 9).
+SessionResult run_session(Snapshot& snapshot, const SessionOptions& options = {});
+
+}  // namespace caldera::sched

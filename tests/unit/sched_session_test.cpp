@@ -1,0 +1,267 @@
+// A scheduling session over a snapshot: enqueue, allocate through statements, and the pod groups'
+// phases and conditions; with a randomized check of the gang and capacity invariants.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "actors/scheduler/core/predicates.hpp"
+#include "actors/scheduler/core/session.hpp"
+
+namespace caldera::sched {
+namespace {
+
+ResourceList cpu(MilliValue m) {
+  return ResourceList{{{"cpu", m}}};
+}
+
+JobInfo gang(const std::string& uid, int pods, MilliValue each, int32_t min, int64_t created = 0,
+             const std::string& task = "w") {
+  JobInfo j;
+  j.uid = uid;
+  j.created_ms = created;
+  j.min_available = min;
+  j.min_resources = cpu(each * min);
+  for (int i = 0; i < pods; ++i)
+    j.tasks.push_back({uid + "/" + task + std::to_string(i),
+                       uid + "-" + task + "-" + std::to_string(i),
+                       task,
+                       0,
+                       cpu(each),
+                       TaskStatus::Pending,
+                       "",
+                       {}});
+  return j;
+}
+
+Snapshot cluster(int nodes, MilliValue each) {
+  Snapshot s;
+  for (int i = 1; i <= nodes; ++i) {
+    auto name = "n" + std::to_string(i);
+    s.nodes[name] = empty_node(name, cpu(each));
+  }
+  return s;
+}
+
+int allocated(const JobInfo& j) {
+  int n = 0;
+  for (const auto& t : j.tasks) n += t.status == TaskStatus::Allocated;
+  return n;
+}
+
+TEST(Session, TwoGangsThatFitAloneButNotTogether_OneRunsWholeTheOtherWaitsThenStarts) {
+  auto s = cluster(2, 4000);
+  s.jobs = {gang("default/b", 4, 2000, 4, 2), gang("default/a", 4, 2000, 4, 1)};
+  auto r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[1]), 4);  // a is older
+  EXPECT_EQ(allocated(s.jobs[0]), 0);
+  EXPECT_EQ(r.operations.size(), 4u);
+  EXPECT_TRUE(r.conditions.at("default/a").scheduled);
+  // b is not admitted: a's 8 cpu leave 1.6 of the cluster's 8 x 1.2.
+  EXPECT_EQ(r.conditions.at("default/b").message,
+            "4/4 tasks in gang unschedulable: its minResources (cpu 8) exceed what the cluster has "
+            "left");
+  EXPECT_EQ(r.phases.at("default/a"), PodGroupPhase::Running);
+  EXPECT_EQ(r.phases.at("default/b"), PodGroupPhase::Pending);
+
+  // a finishes: its pods give their nodes back, and the next session starts b whole.
+  for (auto& t : s.jobs[1].tasks) {
+    s.nodes[t.node].idle.add(t.requests);
+    t.status = TaskStatus::Succeeded;
+  }
+  r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[0]), 4);
+  EXPECT_TRUE(r.conditions.at("default/b").scheduled);
+}
+
+TEST(Session, AnAdmittedGangThatDoesNotFitNowSaysWhichNodesRefusedIt) {
+  auto s = cluster(2, 4000);
+  // Both are admitted (4 + 5 of 8 x 1.2), but b's pods of 2.5 cpu find 2 left on each node.
+  s.jobs = {gang("default/a", 2, 2000, 2, 1), gang("default/b", 2, 2500, 2, 2)};
+  auto r = run_session(s, {Scoring::LeastAllocated});
+  EXPECT_EQ(allocated(s.jobs[0]), 2);
+  EXPECT_EQ(r.phases.at("default/b"), PodGroupPhase::Inqueue);
+  EXPECT_EQ(r.conditions.at("default/b").message,
+            "2/2 tasks in gang unschedulable: 2 nodes: insufficient cpu");
+}
+
+TEST(Session, AGangThatCanNeverFitSaysWhyPerNode) {
+  Snapshot s;
+  s.nodes["n1"] = empty_node("n1", cpu(1000));
+  s.nodes["n1"].labels = {{"zone", "a"}};
+  s.nodes["n2"] = empty_node("n2", cpu(4000));
+  s.nodes["n2"].labels = {{"zone", "b"}};
+  s.nodes["n3"] = empty_node("n3", cpu(4000), /*ready=*/false);
+  s.nodes["n3"].labels = {{"zone", "a"}};
+  s.nodes["n4"] = empty_node("n4", cpu(500));
+  s.nodes["n4"].labels = {{"zone", "a"}};
+  auto j = gang("default/g", 1, 2000, 1);
+  j.tasks[0].node_selector = {{"zone", "a"}};
+  j.min_resources = {};
+  s.jobs = {j};
+  auto r = run_session(s);
+  EXPECT_EQ(r.conditions.at("default/g").message,
+            "1/1 tasks in gang unschedulable: 2 nodes: insufficient cpu; 1 node: NotReady; "
+            "1 node: node selector does not match");
+  EXPECT_TRUE(r.operations.empty());
+}
+
+TEST(Session, TheSeedsExample_SixOfEightPlacedIsTwoUnschedulableAndAllDiscarded) {
+  auto s = cluster(6, 1000);
+  auto j = gang("default/tf", 7, 1000, 8, 0, "worker");
+  auto ps = gang("default/tf", 1, 1000, 8, 0, "ps");
+  j.tasks.insert(j.tasks.begin(), ps.tasks[0]);
+  j.task_min_available = {{"ps", 1}, {"worker", 7}};
+  s.jobs = {j};
+  const auto nodes_before = s.nodes;
+  s.jobs[0].phase = PodGroupPhase::Inqueue;
+  auto r = run_session(s);
+  EXPECT_EQ(r.conditions.at("default/tf").message,
+            "2/8 tasks in gang unschedulable: 6 nodes: insufficient cpu");
+  EXPECT_EQ(s.nodes, nodes_before);
+  EXPECT_EQ(allocated(s.jobs[0]), 0);
+}
+
+TEST(Session, AnInvalidGangIsNotAllocated) {
+  auto s = cluster(2, 4000);
+  auto j = gang("default/x", 2, 1000, 3);
+  j.phase = PodGroupPhase::Inqueue;
+  s.jobs = {j};
+  auto r = run_session(s);
+  EXPECT_EQ(r.conditions.at("default/x").reason, "NotEnoughPods");
+  EXPECT_TRUE(r.operations.empty());
+}
+
+TEST(Session, StragglersOfAReadyGangArePlacedAsTheyFit) {
+  auto s = cluster(1, 3000);
+  s.jobs = {gang("default/a", 5, 1000, 2)};
+  auto r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[0]), 3);
+  EXPECT_TRUE(r.conditions.at("default/a").scheduled);
+  EXPECT_EQ(r.phases.at("default/a"), PodGroupPhase::Running);
+}
+
+TEST(Session, BinpackFillsANodeAndLeastAllocatedSpreads) {
+  for (auto policy : {Scoring::Binpack, Scoring::LeastAllocated}) {
+    auto s = cluster(2, 4000);
+    s.jobs = {gang("default/a", 2, 1000, 2)};
+    run_session(s, {policy});
+    const auto& t = s.jobs[0].tasks;
+    EXPECT_EQ(t[0].node == t[1].node, policy == Scoring::Binpack) << to_string(policy);
+  }
+}
+
+TEST(Session, Enqueue_AdmitsWhatTheClusterCanHoldAndSaysWhyNotOtherwise) {
+  auto s = cluster(1, 4000);
+  s.jobs = {gang("default/small", 2, 1000, 2, 1), gang("default/huge", 6, 1000, 6, 2)};
+  auto r = run_session(s);
+  EXPECT_EQ(r.phases.at("default/small"), PodGroupPhase::Running);
+  EXPECT_EQ(r.phases.at("default/huge"), PodGroupPhase::Pending);  // 6 > 4 x 1.2 - 0
+  EXPECT_EQ(r.conditions.at("default/huge").reason, "NotEnqueued");
+  EXPECT_EQ(r.conditions.at("default/huge").message,
+            "6/6 tasks in gang unschedulable: its minResources (cpu 6) exceed what the cluster has "
+            "left");
+  EXPECT_EQ(allocated(s.jobs[1]), 0);
+}
+
+TEST(Session, APodGroupWithRunningPodsThatCannotBeMadeWholeIsUnknown) {
+  auto s = cluster(1, 2000);
+  auto j = gang("default/a", 3, 1000, 3);
+  j.phase = PodGroupPhase::Running;
+  for (int i = 0; i < 2; ++i) {
+    j.tasks[i].status = TaskStatus::Running;
+    j.tasks[i].node = "n1";
+  }
+  s.nodes["n1"].idle = cpu(0);
+  s.jobs = {j};
+  auto r = run_session(s);
+  EXPECT_EQ(r.phases.at("default/a"), PodGroupPhase::Unknown);
+  EXPECT_FALSE(r.conditions.at("default/a").scheduled);
+}
+
+TEST(FitErrors, CountsNodesPerReasonMostFirst) {
+  FitErrors e;
+  e.add({"insufficient cpu"});
+  e.add({"insufficient cpu", "insufficient memory"});
+  e.add({"NotReady"});
+  e.add({"insufficient cpu"});
+  EXPECT_EQ(e.message(),
+            "3 nodes: insufficient cpu; 1 node: NotReady; 1 node: insufficient memory");
+}
+
+// Thousands of random clusters and gangs: after every session no node holds more than it has,
+// and every gang is either ready or got nothing in that session.
+TEST(Session, RandomClustersNeverOvercommitANodeNorHalfPlaceAGang) {
+  std::mt19937 rng(20261123);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int round = 0; round < 2000; ++round) {
+    Snapshot s;
+    const int nodes = pick(1, 8);
+    for (int i = 0; i < nodes; ++i) {
+      auto name = "n" + std::to_string(i);
+      ResourceList cap{{{"cpu", pick(1, 8) * 1000}, {"memory", pick(1, 16) * 1000}}};
+      s.nodes[name] = empty_node(name, cap, pick(0, 9) > 0);
+      if (pick(0, 1)) s.nodes[name].labels["zone"] = pick(0, 1) ? "a" : "b";
+    }
+    const int jobs = pick(1, 6);
+    for (int j = 0; j < jobs; ++j) {
+      JobInfo job;
+      job.uid = "ns/j" + std::to_string(j);
+      job.created_ms = pick(0, 5);
+      job.priority = pick(0, 2);
+      const int tasks = pick(1, 3);
+      for (int t = 0; t < tasks; ++t) {
+        const std::string task = "t" + std::to_string(t);
+        ResourceList ask{{{"cpu", pick(0, 3) * 500}, {"memory", pick(0, 4) * 1000}}};
+        const int replicas = pick(1, 4);
+        for (int k = 0; k < replicas; ++k) {
+          TaskInfo ti{job.uid + task + std::to_string(k),
+                      task + std::to_string(k),
+                      task,
+                      pick(0, 1),
+                      ask,
+                      TaskStatus::Pending,
+                      "",
+                      {}};
+          if (pick(0, 4) == 0) ti.node_selector["zone"] = "a";
+          job.tasks.push_back(ti);
+        }
+        if (pick(0, 1)) job.task_min_available[task] = pick(1, replicas);
+      }
+      job.min_available = pick(1, static_cast<int>(job.tasks.size()));
+      job.min_resources = {};
+      s.jobs.push_back(job);
+    }
+    for (int session = 0; session < 3; ++session) {
+      std::vector<int> before;
+      for (const auto& j : s.jobs) before.push_back(j.ready_task_num());
+      auto r = run_session(s, {pick(0, 1) ? Scoring::Binpack : Scoring::LeastAllocated});
+      std::map<std::string, ResourceList> held;
+      for (const auto& j : s.jobs)
+        for (const auto& t : j.tasks)
+          if (allocated_status(t.status)) held[t.node].add(t.requests);
+      for (const auto& [name, node] : s.nodes) {
+        ASSERT_TRUE(node.allocatable.fits(held[name])) << "round " << round << " node " << name;
+        for (const auto& [res, v] : node.idle.values) ASSERT_GE(v, 0) << round;
+        ResourceList sum = node.idle;
+        sum.add(held[name]);
+        for (const auto& [res, v] : node.allocatable.values) ASSERT_EQ(sum.get(res), v) << round;
+      }
+      for (size_t j = 0; j < s.jobs.size(); ++j) {
+        const bool gained = s.jobs[j].ready_task_num() > before[j];
+        ASSERT_TRUE(!gained || job_ready(s.jobs[j])) << "round " << round << " " << s.jobs[j].uid;
+      }
+      // Bound pods stay; a few finish and give their nodes back before the next session.
+      for (auto& j : s.jobs)
+        for (auto& t : j.tasks) {
+          if (t.status == TaskStatus::Allocated) t.status = TaskStatus::Running;
+          if (t.status == TaskStatus::Running && pick(0, 3) == 0) {
+            s.nodes[t.node].idle.add(t.requests);
+            t.status = TaskStatus::Succeeded;
+          }
+        }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace caldera::sched
