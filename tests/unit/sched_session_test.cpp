@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "actors/scheduler/core/predicates.hpp"
 #include "actors/scheduler/core/session.hpp"
@@ -176,6 +177,22 @@ TEST(Session, APodGroupWithRunningPodsThatCannotBeMadeWholeIsUnknown) {
   auto r = run_session(s);
   EXPECT_EQ(r.phases.at("default/a"), PodGroupPhase::Unknown);
   EXPECT_FALSE(r.conditions.at("default/a").scheduled);
+}
+
+TEST(Session, ASearchStopsAtTheNodesToFindAndTheNextStartsWhereItStopped) {
+  EXPECT_EQ(nodes_to_find(50, 0), 50u);
+  EXPECT_EQ(nodes_to_find(1000, 0), 420u);   // 50% less 8%
+  EXPECT_EQ(nodes_to_find(10000, 0), 500u);  // at least 5%
+  EXPECT_EQ(nodes_to_find(1000, 7), 7u);
+  // With one node to find, binpack cannot pile pods up: each search takes the next node.
+  auto s = cluster(3, 4000);
+  s.jobs = {gang("default/a", 3, 1000, 3)};
+  SessionOptions one{Scoring::Binpack};
+  one.nodes_to_find = 1;
+  run_session(s, one);
+  std::set<std::string> used;
+  for (const auto& t : s.jobs[0].tasks) used.insert(t.node);
+  EXPECT_EQ(used.size(), 3u);
 }
 
 TEST(FitErrors, CountsNodesPerReasonMostFirst) {

@@ -28,6 +28,15 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task) {
   return refusals(node, task, node.idle);
 }
 
+bool fits(const NodeState& node, const TaskInfo& task) {
+  if (!node.ready || !node.idle.fits(task.requests)) return false;
+  for (const auto& [key, value] : task.node_selector) {
+    auto it = node.labels.find(key);
+    if (it == node.labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
 void FitErrors::add(const std::vector<std::string>& reasons) {
   ++nodes_;
   for (const auto& r : reasons) ++count_[r];

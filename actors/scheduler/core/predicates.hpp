@@ -20,6 +20,9 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task,
 // The same against the node's idle resources.
 std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task);
 
+// Whether refusals(node, task) would be empty, without the words.
+bool fits(const NodeState& node, const TaskInfo& task);
+
 // Reasons counted over nodes, for the Unschedulable condition.
 class FitErrors {
  public:

@@ -33,25 +33,43 @@ std::string resource_text(const ResourceList& r) {
   return out;
 }
 
-// The best node for `task` by `policy`, or null with every node's reasons in `errors`.
-const NodeState* best_node(const Snapshot& s, const TaskInfo& task, Scoring policy,
-                           FitErrors& errors) {
-  const NodeState* best = nullptr;
-  double best_score = 0;
-  for (const auto& [name, node] : s.nodes) {
-    auto why = refusals(node, task);
-    if (!why.empty()) {
-      errors.add(why);
-      continue;
-    }
-    const double sc = score(policy, node, task);
-    if (!best || sc > best_score) {
-      best = &node;
-      best_score = sc;
-    }
+// A session's search for nodes: it looks at the nodes round-robin from where it stopped last,
+// and stops once it has found `wanted` that fit (or has seen them all).
+class NodeSearch {
+ public:
+  NodeSearch(const Snapshot& s, size_t wanted) : wanted_(wanted) {
+    nodes_.reserve(s.nodes.size());
+    for (const auto& [name, node] : s.nodes) nodes_.push_back(&node);
   }
-  return best;
-}
+
+  // The best-scored fitting node among those looked at, or null with every node's reasons in
+  // `errors` (none fit: all were looked at).
+  const NodeState* best(const TaskInfo& task, Scoring policy, FitErrors& errors) {
+    const NodeState* best = nullptr;
+    double best_score = 0;
+    size_t found = 0, seen = 0;
+    for (; seen < nodes_.size() && found < wanted_; ++seen) {
+      const NodeState& node = *nodes_[(next_ + seen) % nodes_.size()];
+      if (!fits(node, task)) continue;
+      ++found;
+      const double sc = score(policy, node, task);
+      if (!best || sc > best_score) {
+        best = &node;
+        best_score = sc;
+      }
+    }
+    if (!nodes_.empty()) next_ = (next_ + seen) % nodes_.size();
+    // Reasons are words to build: only for a pod that fits nowhere, whose every node was seen.
+    if (!best)
+      for (const auto* node : nodes_) errors.add(refusals(*node, task));
+    return best;
+  }
+
+ private:
+  std::vector<const NodeState*> nodes_;
+  size_t wanted_;
+  size_t next_ = 0;
+};
 
 }  // namespace
 
@@ -80,8 +98,17 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
   }
 }
 
+size_t nodes_to_find(size_t nodes, int configured) {
+  if (configured > 0) return static_cast<size_t>(configured);
+  constexpr size_t kMinNodes = 100;
+  if (nodes <= kMinNodes) return nodes;
+  const size_t percent = std::max<long>(5, 50 - static_cast<long>(nodes) / 125);
+  return std::max(kMinNodes, nodes * percent / 100);
+}
+
 SessionResult allocate(Snapshot& s, const SessionOptions& options) {
   SessionResult out;
+  NodeSearch search(s, nodes_to_find(s.nodes.size(), options.nodes_to_find));
   for (size_t j : job_order(s)) {
     JobInfo& job = s.jobs[j];
     if (job.phase == PodGroupPhase::Pending || !has_pending(job)) continue;
@@ -103,7 +130,7 @@ SessionResult allocate(Snapshot& s, const SessionOptions& options) {
       const TaskInfo& task = job.tasks[t];
       if (unfit_tasks.count(task.task)) continue;
       FitErrors errors;
-      const NodeState* node = best_node(s, task, options.scoring, errors);
+      const NodeState* node = search.best(task, options.scoring, errors);
       if (!node) {
         unfit_tasks.insert(task.task);
         if (!failed) first_failure = std::move(errors);
