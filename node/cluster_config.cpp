@@ -229,8 +229,8 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
     diags.error("cluster", "must be a mapping such as {name: local-3, coordinator: node-1}");
     return;
   }
-  static const std::set<std::string> known{"name", "coordinator", "token", "heartbeatInterval",
-                                           "heartbeatTimeout"};
+  static const std::set<std::string> known{
+      "name", "coordinator", "token", "heartbeatInterval", "heartbeatTimeout", "scoring"};
   for (const auto& kv : c.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key)) diags.warn("cluster." + key, "unknown field, ignored");
@@ -238,6 +238,14 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
   cfg.name = scalar(get(c, "name"), "cluster.name", diags);
   cfg.coordinator = scalar(get(c, "coordinator"), "cluster.coordinator", diags);
   cfg.token = scalar(get(c, "token"), "cluster.token", diags);
+  if (auto scoring = get(c, "scoring"); scoring.defined()) {
+    auto text = scalar(scoring, "cluster.scoring", diags);
+    if (auto parsed = sched::parse_scoring(text))
+      cfg.scoring = *parsed;
+    else
+      diags.error("cluster.scoring",
+                  fmt::format("\"{}\" is not a scoring; use binpack or least-allocated", text));
+  }
 
   using std::chrono::milliseconds, std::chrono::seconds, std::chrono::minutes;
   auto interval_node = get(c, "heartbeatInterval");

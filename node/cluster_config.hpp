@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/scheduler/core/scoring.hpp"
 #include "messages/diagnostic.hpp"
 #include "messages/resources.hpp"
 #include "messages/result.hpp"
@@ -41,6 +42,9 @@ struct ClusterConfig {
   // from for heartbeat_timeout is NotReady (as is a coordinator, for its nodes).
   std::chrono::milliseconds heartbeat_interval{500};
   std::chrono::milliseconds heartbeat_timeout{2000};
+  // How the scheduler ranks the nodes a pod fits: least-allocated spreads pods, binpack fills
+  // nodes up and keeps others empty for large gangs.
+  sched::Scoring scoring = sched::Scoring::LeastAllocated;
   std::vector<NodeConfig> nodes;
 
   const NodeConfig* find(const std::string& node) const;

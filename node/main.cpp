@@ -273,7 +273,8 @@ int main(int argc, char** argv) {
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
-    scheduler = spawn_scheduler(sys, metrics);
+    scheduler = spawn_scheduler(sys, metrics, cluster.scoring);
+    spdlog::info("scheduler scoring={}", sched::to_string(cluster.scoring));
     timer = spawn_timer(sys);
     MembershipEnv members{scheduler, {}};
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();

@@ -283,9 +283,10 @@ double percentile(std::vector<double> v, double q) {
   return v[at];
 }
 
-caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self,
-                        std::shared_ptr<Metrics> metrics) {
+caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_ptr<Metrics> metrics,
+                        sched::Scoring scoring) {
   self->state.metrics = std::move(metrics);
+  self->state.placer = Placer(scoring);
   self->set_exit_handler([=](caf::exit_msg& msg) {
     const auto& st = self->state;
     if (st.committed + st.cancelled > 0)
@@ -343,10 +344,11 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self,
 
 }  // namespace
 
-protocol::scheduler spawn_scheduler(caf::actor_system& sys, std::shared_ptr<Metrics> metrics) {
+protocol::scheduler spawn_scheduler(caf::actor_system& sys, std::shared_ptr<Metrics> metrics,
+                                    sched::Scoring scoring) {
   // Dynamically typed inside (it sends to job actors and the membership as itself); its handle
   // is typed, so what its senders send is checked.
-  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler, std::move(metrics)));
+  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler, std::move(metrics), scoring));
 }
 
 }  // namespace caldera

@@ -1,4 +1,5 @@
-// The scheduler actor: owns the Placer and binds waiting pods to nodes whenever room appears.
+// The scheduler actor: owns the Placer and binds waiting pods to nodes whenever room appears:
+// each session is the gang scheduler's (actors/scheduler/core/session.hpp).
 #pragma once
 
 #include <string>
@@ -16,8 +17,9 @@ namespace caldera {
 // coordinator process. With a membership, every placed gang is reserved on its nodes (prepare)
 // and bound only when all confirm; on a refusal or silence it is released and queued again, and
 // its job told why (unsched_atom).
-// `metrics`: session times; may be null.
+// `metrics`: session times; may be null. `scoring`: how nodes are ranked (the cluster config's).
 protocol::scheduler spawn_scheduler(caf::actor_system& sys,
-                                    std::shared_ptr<Metrics> metrics = nullptr);
+                                    std::shared_ptr<Metrics> metrics = nullptr,
+                                    sched::Scoring scoring = sched::Scoring::LeastAllocated);
 
 }  // namespace caldera

@@ -253,6 +253,22 @@ TEST(ClusterConfig, KnownClusterFieldsAreQuietAndOthersWarned) {
   EXPECT_EQ(diags.warnings[1].path, "cluster.nodez");
 }
 
+TEST(ClusterConfig, ScoringIsLeastAllocatedUnlessBinpackIsChosen) {
+  Diagnostics diags;
+  auto cfg = parse("{name: c}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->scoring, sched::Scoring::LeastAllocated);
+  cfg = parse("{name: c, scoring: binpack}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->scoring, sched::Scoring::Binpack);
+  EXPECT_TRUE(diags.warnings.empty());
+  Diagnostics bad;
+  EXPECT_FALSE(parse("{name: c, scoring: spread}", {"{name: a}"}, bad));
+  ASSERT_EQ(bad.errors.size(), 1u) << all_errors(bad);
+  EXPECT_EQ(bad.errors[0].path, "cluster.scoring");
+  EXPECT_EQ(bad.errors[0].message, "\"spread\" is not a scoring; use binpack or least-allocated");
+}
+
 TEST(ClusterConfig, ClusterMustBeAMapping) {
   Diagnostics diags;
   EXPECT_FALSE(parse("[local-3]", {"{name: a}"}, diags));

@@ -85,6 +85,19 @@ TEST(Session, AnAdmittedGangThatDoesNotFitNowSaysWhichNodesRefusedIt) {
             "2/2 tasks in gang unschedulable: 2 nodes: insufficient cpu");
 }
 
+TEST(Session, AGangsOwnFailedTryDoesNotKeepALaterGangOfTheSameAsksOut) {
+  auto s = cluster(2, 4000);
+  s.jobs = {gang("default/a", 5, 2000, 5, 1), gang("default/b", 4, 2000, 4, 2),
+            gang("default/c", 1, 2000, 1, 3)};
+  for (auto& j : s.jobs) j.phase = PodGroupPhase::Inqueue;
+  auto r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[0]), 0);  // 4 of 5 fit: discarded
+  EXPECT_EQ(allocated(s.jobs[1]), 4);
+  // c asks the same once b has filled the nodes: it is told the same as a search would find.
+  EXPECT_EQ(r.conditions.at("default/c").message,
+            "1/1 tasks in gang unschedulable: 2 nodes: insufficient cpu");
+}
+
 TEST(Session, AGangThatCanNeverFitSaysWhyPerNode) {
   Snapshot s;
   s.nodes["n1"] = empty_node("n1", cpu(1000));

@@ -14,6 +14,7 @@ GangRequest pod_group_request(const JobModel& m) {
   const auto& spec = m.job.spec;
   GangRequest r;
   r.job_key = m.key();
+  r.created_ms = m.job.created_ms;
   int32_t bound = 0, waiting = 0;
   std::map<std::string, int32_t> bound_of, waiting_of;
   std::map<std::string, ResourceList> request_of;

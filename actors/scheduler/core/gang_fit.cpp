@@ -50,34 +50,19 @@ ResourceList gang_minimum(const GangRequest& r) {
   return gang_minimum(groups, r.min_count);
 }
 
-std::string unplaced_message(const GangRequest& r, const ResourceList& free,
-                             const ResourceList& total) {
-  const int32_t want = r.placed + r.min_count;
-  std::string out = r.placed == 0
-                        ? fmt::format("0/{} pods placed: minAvailable {} needs", want, want)
-                        : fmt::format("{}/{} pods placed: the other {} of minAvailable {} need",
-                                      r.placed, want, r.min_count, want);
+std::string capacity_hint(const GangRequest& r, const ResourceList& total) {
   const auto need = gang_minimum(r);
   std::string short_of;
-  for (const auto& [name, amount] : need.values) {
-    if (amount <= free.get(name)) continue;
-    // Not what is free now: that changes with every pod that ends, and each change of the
-    // message is a durable write of the job.
+  for (const auto& [name, amount] : need.values)
     if (amount > total.get(name))
       short_of +=
-          fmt::format("{} {} {}, the ready nodes have {} in all", short_of.empty() ? "" : ";", name,
+          fmt::format("{}{} {}, the ready nodes have {} in all", short_of.empty() ? "" : "; ", name,
                       format_quantity(amount), format_quantity(total.get(name)));
-    else
-      short_of += fmt::format("{} {} {}, more than the ready nodes have free now ({} in all)",
-                              short_of.empty() ? "" : ";", name, format_quantity(amount),
-                              format_quantity(total.get(name)));
-  }
-  if (!short_of.empty()) return out + short_of;
-  // Enough in all, but not on few enough nodes at once (or the queue's order came first).
-  std::string asks;
-  for (const auto& [name, amount] : need.values)
-    asks += fmt::format("{} {} {}", asks.empty() ? "" : ",", name, format_quantity(amount));
-  return out + asks + "; the ready nodes have that much free in all, but not where the pods fit";
+  if (short_of.empty()) return "";
+  const int32_t want = r.placed + r.min_count;
+  return r.placed == 0
+             ? fmt::format("minAvailable {} needs {}", want, short_of)
+             : fmt::format("the other {} of minAvailable {} need {}", r.min_count, want, short_of);
 }
 
 }  // namespace caldera

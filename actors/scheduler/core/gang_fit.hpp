@@ -25,11 +25,10 @@ ResourceList gang_minimum(const std::vector<AskGroup>& groups, int32_t min_count
 // The same for a queued request: its min_count pods, task_min of each task among them.
 ResourceList gang_minimum(const GangRequest& r);
 
-// Why the gang of `r` was not placed, for the job's status: the resources it needs beyond what
-// the ready nodes have free, e.g. "0/3 pods placed: minAvailable 3 needs cpu 3, the ready nodes
-// have 2 in all". `free` and `total` are sums over the ready nodes; the message names the total
-// only, so that it stays the same while pods elsewhere come and go.
-std::string unplaced_message(const GangRequest& r, const ResourceList& free,
-                             const ResourceList& total);
+// What a gang that cannot fit the ready nodes even when they are empty needs beyond them, e.g.
+// "minAvailable 3 needs cpu 3, the ready nodes have 2 in all"; "" when they could hold it. It
+// depends on the nodes' capacity only, not on what is free, so it does not change (and cause a
+// write of the job) as pods come and go.
+std::string capacity_hint(const GangRequest& r, const ResourceList& total);
 
 }  // namespace caldera

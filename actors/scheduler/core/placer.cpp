@@ -1,8 +1,10 @@
 #include "actors/scheduler/core/placer.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "actors/scheduler/core/gang_fit.hpp"
+#include "actors/scheduler/core/session.hpp"
 
 namespace caldera {
 
@@ -67,51 +69,30 @@ void Placer::request(GangRequest r) {
   queue_[key] = {std::move(r), seq, slot_free};
 }
 
-std::string Placer::pick(const std::map<std::string, ResourceList>& free,
-                         const ResourceList& req) const {
-  std::string best;
-  MilliValue best_cpu = -1;
-  for (const auto& [name, f] : free) {
-    auto n = nodes_.find(name);
-    if (n == nodes_.end() || !n->second.ready || !f.fits(req)) continue;
-    if (f.get("cpu") > best_cpu) {
-      best = name;
-      best_cpu = f.get("cpu");
-    }
-  }
-  return best;
-}
-
 Session Placer::session() {
   Session session;
-  auto& out = session.bindings;
   std::vector<uint64_t> done;
-  // What the ready nodes have free at most, per resource, and their free pod slots in all: a pod
-  // that does not fit `most` fits nowhere. These cheap checks keep a long queue (long exactly when
-  // the cluster is full) from costing a statement per job on every release.
-  ResourceList most, free_sum, capacity_sum;
+  ResourceList capacity_sum;
   MilliValue slots = 0;
-  auto survey = [&] {
-    most = {};
-    free_sum = {};
-    capacity_sum = {};
-    slots = 0;
-    for (const auto& [name, n] : nodes_) {
-      if (!n.ready) continue;
-      for (const auto& [k, v] : n.free.values) most.values[k] = std::max(most.get(k), v);
-      free_sum.add(n.free);
-      capacity_sum.add(n.capacity);
-      slots += std::max<MilliValue>(0, n.free.get("pods"));
-    }
-  };
-  // Only a gang whose minimum is not in yet is reported: stragglers of a running gang wait quietly.
-  auto unplaced = [&](const std::string& key, const GangRequest& r) {
-    if (r.min_count > 0) session.unplaced[key] = unplaced_message(r, free_sum, capacity_sum);
-  };
-  survey();
+  for (const auto& [name, n] : nodes_) {
+    if (!n.ready) continue;
+    capacity_sum.add(n.capacity);
+    slots += std::max<MilliValue>(0, n.free.get("pods"));
+  }
+  // Every waiting pod needs a slot and none is left: nothing can be placed, and what each gang
+  // was told stands.
+  if (slots <= 0 && slot_free_queued_ == 0) return session;
+
+  sched::Snapshot snap;
+  for (const auto& [name, n] : nodes_) {
+    auto& node = snap.nodes[name];
+    node.name = name;
+    node.ready = n.ready;
+    node.allocatable = n.capacity;
+    node.idle = n.free;
+  }
+  std::vector<uint64_t> seq_of;  // snapshot job index -> its place in order_
   for (const auto& [seq, key] : order_) {
-    if (slots <= 0 && slot_free_queued_ == 0)
-      break;  // every waiting pod needs a slot: none is left
     auto& r = queue_.at(key).request;
     // A pod bound already (a request that crossed its binding) is never bound twice.
     std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
@@ -120,66 +101,57 @@ Session Placer::session() {
       done.push_back(seq);
       continue;
     }
-    int32_t could_fit = 0;
-    MilliValue least_slot = -1;
-    for (const auto& a : r.pods) {
-      if (most.fits(a.requests)) ++could_fit;
-      auto slot = a.requests.get("pods");
-      if (least_slot < 0 || slot < least_slot) least_slot = slot;
+    sched::JobInfo job;
+    job.uid = key;
+    job.created_ms = r.created_ms > 0 ? r.created_ms : static_cast<int64_t>(seq);
+    job.priority = r.priority;
+    job.phase = sched::PodGroupPhase::Inqueue;
+    // The job actor has counted what is bound and applied Volcano's task rule: what is asked
+    // is the rest of the gang. Its bound pods stand in as running ones (their room is taken
+    // already) while the gang is not in, so that the message counts the whole gang.
+    if (r.min_count > 0) {
+      job.min_available = r.placed + r.min_count;
+      job.tasks.resize(static_cast<size_t>(r.placed));
+      for (auto& t : job.tasks) t.status = sched::TaskStatus::Running;
     }
-    if (could_fit == 0 || could_fit < r.min_count || r.min_count * least_slot > slots) {
-      unplaced(key, r);
-      continue;
-    }
+    job.task_min_available = r.task_min;
+    for (const auto& a : r.pods)
+      job.tasks.push_back(
+          {a.uid, a.uid, a.task, 0, a.requests, sched::TaskStatus::Pending, "", {}});
+    snap.jobs.push_back(std::move(job));
+    seq_of.push_back(seq);
+  }
 
-    // A statement: tentative allocations on a copy, committed only when the gang is whole. The
-    // pods each task needs go first, so that the others cannot take their room.
-    std::map<std::string, ResourceList> free;
-    for (const auto& [name, n] : nodes_) free[name] = n.free;
-    std::vector<size_t> order;
-    std::vector<bool> first(r.pods.size(), false);
-    std::map<std::string, int32_t> counted;
-    for (size_t i = 0; i < r.pods.size(); ++i) {
-      auto need = r.task_min.find(r.pods[i].task);
-      if (need != r.task_min.end() && counted[need->first]++ < need->second) {
-        first[i] = true;
-        order.push_back(i);
+  auto result = sched::allocate(snap, {scoring_});
+  std::map<std::string, std::set<std::string>> bound;  // job key -> uids bound now
+  for (const auto& op : result.operations) {
+    if (op.kind != sched::OpKind::Allocate) continue;
+    reserve(op.job, op.task_uid, op.node, op.requests);
+    session.bindings.push_back(
+        {op.job, op.task_uid, op.node, nodes_[op.node].host_ip, op.requests});
+    bound[op.job].insert(op.task_uid);
+  }
+  for (size_t j = 0; j < snap.jobs.size(); ++j) {
+    const auto& key = snap.jobs[j].uid;
+    auto& r = queue_.at(key).request;
+    auto placed = bound.find(key);
+    if (placed != bound.end()) {
+      std::erase_if(r.pods, [&](const PodAsk& a) { return placed->second.count(a.uid) > 0; });
+      if (r.pods.empty()) {
+        done.push_back(seq_of[j]);
+      } else {
+        r.min_count = 0;  // the gang is in; stragglers go as they fit
+        r.task_min.clear();
       }
-    }
-    for (size_t i = 0; i < r.pods.size(); ++i)
-      if (!first[i]) order.push_back(i);
-    std::vector<std::pair<size_t, std::string>> tentative;
-    std::map<std::string, int32_t> of_task;
-    for (auto i : order) {
-      auto node = pick(free, r.pods[i].requests);
-      if (node.empty()) continue;
-      free[node].subtract(r.pods[i].requests);
-      tentative.emplace_back(i, node);
-      ++of_task[r.pods[i].task];
-    }
-    bool tasks_met = true;
-    for (const auto& [task, need] : r.task_min) tasks_met = tasks_met && of_task[task] >= need;
-    if (tentative.empty() || static_cast<int32_t>(tentative.size()) < r.min_count || !tasks_met) {
-      unplaced(key, r);  // discard
       continue;
     }
-    std::vector<PodAsk> rest;
-    std::vector<bool> placed(r.pods.size(), false);
-    for (const auto& [i, node] : tentative) {
-      reserve(key, r.pods[i].uid, node, r.pods[i].requests);
-      out.push_back({key, r.pods[i].uid, node, nodes_[node].host_ip, r.pods[i].requests});
-      placed[i] = true;
-    }
-    for (size_t i = 0; i < r.pods.size(); ++i)
-      if (!placed[i]) rest.push_back(std::move(r.pods[i]));
-    if (rest.empty()) {
-      done.push_back(seq);
-    } else {
-      r.pods = std::move(rest);
-      r.min_count = 0;  // the gang is in; stragglers go one by one
-      r.task_min.clear();
-    }
-    survey();
+    // Only a gang whose minimum is not in yet is reported: stragglers of a running gang wait
+    // quietly.
+    auto cond = result.conditions.find(key);
+    if (r.min_count == 0 || cond == result.conditions.end() || cond->second.scheduled) continue;
+    auto why = cond->second.message;
+    if (auto hint = capacity_hint(r, capacity_sum); !hint.empty()) why += "; " + hint;
+    session.unplaced[key] = std::move(why);
   }
   for (auto seq : done) dequeue(queue_.find(order_.at(seq)));
   return session;

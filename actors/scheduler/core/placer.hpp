@@ -1,4 +1,5 @@
-// A simple gang placer: a job's pods start only when at least minAvailable of them fit at once.
+// The scheduler's queue and node accounting between sessions: each session hands the waiting
+// gangs and the nodes to the gang scheduler's session (sched::allocate), and keeps what it bound.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/scheduler/core/scoring.hpp"
 #include "messages/node_info.hpp"
 #include "messages/resources.hpp"
 
@@ -26,6 +28,9 @@ struct GangRequest {
   int32_t min_count = 0;
   std::map<std::string, int32_t> task_min;
   int32_t placed = 0;  // the job's pods bound already (for the message when the rest do not fit)
+  // The job's place in the queue: a job that asks again keeps it (0: the order of its requests).
+  int64_t created_ms = 0;
+  int32_t priority = 0;
 };
 
 struct Binding {
@@ -45,6 +50,7 @@ struct Session {
 
 class Placer {
  public:
+  explicit Placer(sched::Scoring scoring = sched::Scoring::LeastAllocated) : scoring_(scoring) {}
   // A node joined or changed; its free amount is capacity minus what its bindings hold.
   void upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
                    const std::string& host_ip = {});
@@ -56,7 +62,7 @@ class Placer {
   void release(const std::string& uid);
   // Replaces the job's earlier request; an empty request cancels it.
   void request(GangRequest r);
-  // Places what fits now, oldest request first, and returns the new bindings.
+  // Places what fits now, in job order (sched::job_before), and returns the new bindings.
   std::vector<Binding> schedule() { return session().bindings; }
   Session session();
 
@@ -78,9 +84,6 @@ class Placer {
     std::string node;
     ResourceList requests;
   };
-  // Best node for one pod: the ready node with the most free cpu that fits it; "" if none.
-  std::string pick(const std::map<std::string, ResourceList>& free, const ResourceList& req) const;
-
   std::map<std::string, Node> nodes_;
   std::map<std::string, Held> held_;  // by pod uid
   struct Queued {
@@ -94,6 +97,7 @@ class Placer {
   std::map<uint64_t, std::string> order_;  // job keys, oldest request first
   uint64_t next_seq_ = 0;
   size_t slot_free_queued_ = 0;  // queued requests with slot_free set
+  sched::Scoring scoring_;
 };
 
 }  // namespace caldera

@@ -20,6 +20,16 @@ std::vector<size_t> job_order(const Snapshot& s) {
   return order;
 }
 
+// What a pod asks of a node, as a key: its requests and its node selector.
+std::string shape_of(const TaskInfo& task) {
+  std::string key;
+  for (const auto& [name, amount] : task.requests.values)
+    key += name + '=' + std::to_string(amount) + ';';
+  key += '|';
+  for (const auto& [k, v] : task.node_selector) key += k + '=' + v + ';';
+  return key;
+}
+
 bool has_pending(const JobInfo& job) {
   return std::any_of(job.tasks.begin(), job.tasks.end(),
                      [](const TaskInfo& t) { return t.status == TaskStatus::Pending; });
@@ -109,6 +119,7 @@ size_t nodes_to_find(size_t nodes, int configured) {
 SessionResult allocate(Snapshot& s, const SessionOptions& options) {
   SessionResult out;
   NodeSearch search(s, nodes_to_find(s.nodes.size(), options.nodes_to_find));
+  std::map<std::string, FitErrors> unfit_shapes;  // asks that fit no node this session
   for (size_t j : job_order(s)) {
     JobInfo& job = s.jobs[j];
     if (job.phase == PodGroupPhase::Pending || !has_pending(job)) continue;
@@ -129,8 +140,20 @@ SessionResult allocate(Snapshot& s, const SessionOptions& options) {
     for (size_t t : pending) {
       const TaskInfo& task = job.tasks[t];
       if (unfit_tasks.count(task.task)) continue;
+      // Committed statements only fill nodes up, so an ask that fit nowhere while no statement
+      // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
+      // costs one search per kind of ask, not one per gang. (A failure while this statement
+      // holds room is its own: the discard gives that room back.)
+      const NodeState* node = nullptr;
       FitErrors errors;
-      const NodeState* node = search.best(task, options.scoring, errors);
+      auto known = unfit_shapes.end();
+      if (!unfit_shapes.empty()) known = unfit_shapes.find(shape_of(task));
+      if (known != unfit_shapes.end()) {
+        errors = known->second;
+      } else {
+        node = search.best(task, options.scoring, errors);
+        if (!node && stmt.size() == 0) unfit_shapes.emplace(shape_of(task), errors);
+      }
       if (!node) {
         unfit_tasks.insert(task.task);
         if (!failed) first_failure = std::move(errors);
