@@ -136,6 +136,67 @@ TEST_F(Cluster, AGangThatNeedsSeveralNodesRunsWholeAcrossThem) {
     EXPECT_EQ(n->log().find("not acknowledged"), std::string::npos) << n->log();
 }
 
+// The job's status as JSON, from `at`.
+json job_state(const Calderad& at, const std::string& name) {
+  auto r = at.cli({"get", "job", name, "-o", "json"});
+  return r.exit_code == 0 ? json::parse(r.out)["status"]["state"] : json();
+}
+
+// Two gangs of four one-cpu pods on six cpus: each fits alone, not both. The second waits whole,
+// saying why, and starts whole once the first has finished.
+TEST_F(Cluster, TwoGangsThatFitAloneButNotTogetherRunOneAfterTheOtherEachWhole) {
+  auto& coordinator = *nodes_[0];
+  const auto gate = dir_.path() + "/open";
+  ASSERT_EQ(coordinator
+                .cli({"submit", "-f", "-"},
+                     job("first", 4, "1", "while [ ! -e " + gate + " ]; do sleep 0.05; done"))
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      coordinator.cli({"wait", "job", "first", "--for=phase=Running", "--timeout=30s"}).exit_code,
+      0);
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, job("second", 4, "1", "true")).exit_code, 0);
+  ASSERT_TRUE(eventually(
+      [&] { return job_state(coordinator, "second").value("reason", "") == "Unschedulable"; }, 20s))
+      << job_state(coordinator, "second").dump();
+  // Two of its pods fit before the statement was discarded; then every node was full.
+  EXPECT_EQ(job_state(coordinator, "second")["message"],
+            "2/4 tasks in gang unschedulable: 3 nodes: insufficient cpu");
+  EXPECT_EQ(job_state(coordinator, "second")["phase"], "Pending");
+  auto pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  for (const auto& p : pods) {
+    if (p["metadata"]["labels"]["volcano.sh/job-name"] != "second") continue;
+    EXPECT_EQ(p.value(json::json_pointer("/spec/nodeName"), std::string()), "") << p.dump();
+  }
+
+  write_file(dir_.path(), "open", "");
+  ASSERT_EQ(coordinator.cli({"wait", "job", "second", "--for=phase=Completed", "--timeout=60s"})
+                .exit_code,
+            0)
+      << coordinator.cli({"describe", "job", "second"}).out;
+  EXPECT_EQ(job_state(coordinator, "first")["phase"], "Completed");
+}
+
+// A gang no node can hold says why, counted per node, a stopped node among them.
+TEST_F(Cluster, AGangThatCanNeverFitSaysWhyPerNode) {
+  auto& coordinator = *nodes_[0];
+  nodes_[2]->signal(SIGSTOP);
+  ASSERT_TRUE(eventually([&] { return !ready_nodes(coordinator).count("node-3"); }, 10s));
+  // Four pods of two cpus: each fits a node, the gang does not fit the cluster (a warning).
+  auto submit = coordinator.cli({"submit", "-f", "-"}, job("wide", 4, "2", "true"));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+  // Two fit the ready nodes before the statement is discarded; the stopped node is NotReady.
+  const std::string why =
+      "2/4 tasks in gang unschedulable: 2 nodes: insufficient cpu; 1 node: NotReady; "
+      "minAvailable 4 needs cpu 8, the ready nodes have 4 in all";
+  bool told =
+      eventually([&] { return job_state(coordinator, "wide").value("message", "") == why; }, 20s);
+  nodes_[2]->signal(SIGCONT);
+  EXPECT_TRUE(told) << job_state(coordinator, "wide").dump();
+  auto describe = coordinator.cli({"describe", "job", "wide"}).out;
+  EXPECT_NE(describe.find("2 nodes: insufficient cpu"), std::string::npos) << describe;
+}
+
 TEST_F(Cluster, AWatchAtAWorkerStreamsTheCoordinatorsEventsAndEndsWhenItIsLost) {
   auto& coordinator = *nodes_[0];
   auto& worker = *nodes_[2];

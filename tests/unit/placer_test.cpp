@@ -188,5 +188,35 @@ TEST(Placer, AGangMissingATasksMinimumIsNotPlaced) {
   EXPECT_EQ(p.nodes()[0].allocatable.get("cpu"), 4000);
 }
 
+TEST(Placer, AJobThatAsksAgainKeepsItsPlace) {
+  Placer p;
+  p.upsert_node("n1", cpu(1000), true);
+  p.reserve("hog", "h", "n1", cpu(1000));
+  auto a = gang("a", 1, 1000, 1), b = gang("b", 1, 1000, 1);
+  a.created_ms = 1;
+  b.created_ms = 2;
+  p.request(a);
+  p.request(b);
+  EXPECT_TRUE(p.schedule().empty());
+  p.request(a);  // asks again, after b
+  p.release("h");
+  auto bound = p.schedule();
+  ASSERT_EQ(bound.size(), 1u);
+  EXPECT_EQ(bound[0].job_key, "a");
+}
+
+TEST(Placer, AGangNotYetInGoesBeforeTheStragglersOfOneThatIs) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  auto straggler = gang("old", 1, 2000, 0), fresh = gang("new", 1, 2000, 1);
+  straggler.created_ms = 1;
+  fresh.created_ms = 2;
+  p.request(straggler);
+  p.request(fresh);
+  auto bound = p.schedule();
+  ASSERT_EQ(bound.size(), 1u);
+  EXPECT_EQ(bound[0].job_key, "new");
+}
+
 }  // namespace
 }  // namespace caldera

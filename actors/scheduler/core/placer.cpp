@@ -52,26 +52,30 @@ void Placer::release(const std::string& uid) {
 
 void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
   if (it->second.slot_free) --slot_free_queued_;
-  order_.erase(it->second.seq);
+  order_.erase(it->second.place);
   queue_.erase(it);
+}
+
+void Placer::enqueue(GangRequest r) {
+  bool slot_free = false;
+  for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
+  if (slot_free) ++slot_free_queued_;
+  const auto seq = ++next_seq_;
+  Place place{-r.priority, r.min_count == 0, r.created_ms > 0 ? r.created_ms : 0, seq};
+  auto key = r.job_key;
+  order_[place] = key;
+  queue_[key] = {std::move(r), place, slot_free};
 }
 
 void Placer::request(GangRequest r) {
   auto it = queue_.find(r.job_key);
   if (it != queue_.end()) dequeue(it);
   if (r.pods.empty()) return;
-  bool slot_free = false;
-  for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
-  if (slot_free) ++slot_free_queued_;
-  auto seq = ++next_seq_;
-  order_[seq] = r.job_key;
-  auto key = r.job_key;
-  queue_[key] = {std::move(r), seq, slot_free};
+  enqueue(std::move(r));
 }
 
 Session Placer::session() {
   Session session;
-  std::vector<uint64_t> done;
   ResourceList capacity_sum;
   MilliValue slots = 0;
   for (const auto& [name, n] : nodes_) {
@@ -79,10 +83,6 @@ Session Placer::session() {
     capacity_sum.add(n.capacity);
     slots += std::max<MilliValue>(0, n.free.get("pods"));
   }
-  // Every waiting pod needs a slot and none is left: nothing can be placed, and what each gang
-  // was told stands.
-  if (slots <= 0 && slot_free_queued_ == 0) return session;
-
   sched::Snapshot snap;
   for (const auto& [name, n] : nodes_) {
     auto& node = snap.nodes[name];
@@ -91,19 +91,24 @@ Session Placer::session() {
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
-  std::vector<uint64_t> seq_of;  // snapshot job index -> its place in order_
-  for (const auto& [seq, key] : order_) {
+  sched::Allocator allocator(snap, {scoring_});
+  sched::SessionResult result;
+  std::vector<std::string> done, in;  // gangs placed whole; gangs now in, with stragglers left
+  for (const auto& [place, key] : order_) {
+    // Every waiting pod needs a slot and none is left: the rest of the queue waits as it is (a
+    // long queue, long exactly when the cluster is full, costs nothing per release).
+    if (slots <= 0 && slot_free_queued_ == 0) break;
     auto& r = queue_.at(key).request;
     // A pod bound already (a request that crossed its binding) is never bound twice.
     std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
     r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
     if (r.pods.empty()) {
-      done.push_back(seq);
+      done.push_back(key);
       continue;
     }
     sched::JobInfo job;
     job.uid = key;
-    job.created_ms = r.created_ms > 0 ? r.created_ms : static_cast<int64_t>(seq);
+    job.created_ms = place.created_ms;
     job.priority = r.priority;
     job.phase = sched::PodGroupPhase::Inqueue;
     // The job actor has counted what is bound and applied Volcano's task rule: what is asked
@@ -119,30 +124,20 @@ Session Placer::session() {
       job.tasks.push_back(
           {a.uid, a.uid, a.task, 0, a.requests, sched::TaskStatus::Pending, "", {}});
     snap.jobs.push_back(std::move(job));
-    seq_of.push_back(seq);
-  }
-
-  auto result = sched::allocate(snap, {scoring_});
-  std::map<std::string, std::set<std::string>> bound;  // job key -> uids bound now
-  for (const auto& op : result.operations) {
-    if (op.kind != sched::OpKind::Allocate) continue;
-    reserve(op.job, op.task_uid, op.node, op.requests);
-    session.bindings.push_back(
-        {op.job, op.task_uid, op.node, nodes_[op.node].host_ip, op.requests});
-    bound[op.job].insert(op.task_uid);
-  }
-  for (size_t j = 0; j < snap.jobs.size(); ++j) {
-    const auto& key = snap.jobs[j].uid;
-    auto& r = queue_.at(key).request;
-    auto placed = bound.find(key);
-    if (placed != bound.end()) {
-      std::erase_if(r.pods, [&](const PodAsk& a) { return placed->second.count(a.uid) > 0; });
-      if (r.pods.empty()) {
-        done.push_back(seq_of[j]);
-      } else {
-        r.min_count = 0;  // the gang is in; stragglers go as they fit
-        r.task_min.clear();
-      }
+    const size_t first_op = result.operations.size();
+    allocator.allocate_job(snap.jobs.size() - 1, result);
+    std::set<std::string> bound;
+    for (size_t i = first_op; i < result.operations.size(); ++i) {
+      const auto& op = result.operations[i];
+      reserve(op.job, op.task_uid, op.node, op.requests);
+      session.bindings.push_back(
+          {op.job, op.task_uid, op.node, nodes_[op.node].host_ip, op.requests});
+      slots -= op.requests.get("pods");
+      bound.insert(op.task_uid);
+    }
+    if (!bound.empty()) {
+      std::erase_if(r.pods, [&](const PodAsk& a) { return bound.count(a.uid) > 0; });
+      (r.pods.empty() ? done : in).push_back(key);
       continue;
     }
     // Only a gang whose minimum is not in yet is reported: stragglers of a running gang wait
@@ -153,7 +148,16 @@ Session Placer::session() {
     if (auto hint = capacity_hint(r, capacity_sum); !hint.empty()) why += "; " + hint;
     session.unplaced[key] = std::move(why);
   }
-  for (auto seq : done) dequeue(queue_.find(order_.at(seq)));
+  for (const auto& key : done) dequeue(queue_.find(key));
+  for (const auto& key : in) {
+    // The gang is in: its stragglers go as they fit, after the gangs not yet in.
+    auto it = queue_.find(key);
+    GangRequest r = std::move(it->second.request);
+    dequeue(it);
+    r.min_count = 0;
+    r.task_min.clear();
+    enqueue(std::move(r));
+  }
   return session;
 }
 

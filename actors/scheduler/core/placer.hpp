@@ -86,15 +86,26 @@ class Placer {
   };
   std::map<std::string, Node> nodes_;
   std::map<std::string, Held> held_;  // by pod uid
+  // A queued gang's place, in sched::job_before's order: higher priority first, a gang not yet
+  // in before the stragglers of one that is (unready first), then the older job, then the order
+  // of the requests.
+  struct Place {
+    int32_t neg_priority = 0;
+    bool in = false;
+    int64_t created_ms = 0;
+    uint64_t seq = 0;
+    auto operator<=>(const Place&) const = default;
+  };
   struct Queued {
     GangRequest request;
-    uint64_t seq = 0;        // its place in order_
+    Place place;             // its key in order_
     bool slot_free = false;  // some pod asks for no pod slot (the job controller's all do)
   };
   void dequeue(std::map<std::string, Queued>::iterator it);
+  void enqueue(GangRequest r);
 
-  std::map<std::string, Queued> queue_;    // by job key
-  std::map<uint64_t, std::string> order_;  // job keys, oldest request first
+  std::map<std::string, Queued> queue_;  // by job key
+  std::map<Place, std::string> order_;   // job keys in job order
   uint64_t next_seq_ = 0;
   size_t slot_free_queued_ = 0;  // queued requests with slot_free set
   sched::Scoring scoring_;

@@ -13,10 +13,26 @@ namespace caldera::sched {
 namespace {
 
 std::vector<size_t> job_order(const Snapshot& s) {
-  std::vector<size_t> order(s.jobs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return job_before(s.jobs[a], s.jobs[b]); });
+  // job_before's keys, each job's readiness counted once rather than at every comparison.
+  struct Key {
+    int32_t priority;
+    bool ready;
+    size_t index;
+  };
+  std::vector<Key> keys;
+  keys.reserve(s.jobs.size());
+  for (size_t i = 0; i < s.jobs.size(); ++i)
+    keys.push_back({s.jobs[i].priority, s.jobs[i].is_ready(), i});
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.ready != b.ready) return !a.ready;
+    const auto &l = s.jobs[a.index], &r = s.jobs[b.index];
+    if (l.created_ms != r.created_ms) return l.created_ms < r.created_ms;
+    return l.uid < r.uid;
+  });
+  std::vector<size_t> order;
+  order.reserve(keys.size());
+  for (const auto& k : keys) order.push_back(k.index);
   return order;
 }
 
@@ -116,73 +132,91 @@ size_t nodes_to_find(size_t nodes, int configured) {
   return std::max(kMinNodes, nodes * percent / 100);
 }
 
+struct Allocator::Search {
+  Search(const Snapshot& s, size_t wanted) : nodes(s, wanted) {}
+  NodeSearch nodes;
+  std::map<std::string, FitErrors> unfit_shapes;  // asks that fit no node this session
+};
+
+Allocator::Allocator(Snapshot& s, const SessionOptions& options)
+    : s_(s),
+      options_(options),
+      search_(std::make_unique<Search>(s, nodes_to_find(s.nodes.size(), options.nodes_to_find))) {}
+
+Allocator::~Allocator() = default;
+
+void Allocator::allocate_job(size_t j, SessionResult& out) {
+  Snapshot& s = s_;
+  const SessionOptions& options = options_;
+  auto& search = search_->nodes;
+  auto& unfit_shapes = search_->unfit_shapes;
+  JobInfo& job = s.jobs[j];
+  if (job.phase == PodGroupPhase::Pending || !has_pending(job)) return;
+  if (auto invalid = job_valid(job)) {
+    out.conditions[job.uid] = {false, invalid->reason, invalid->message};
+    return;
+  }
+  std::vector<size_t> pending;
+  for (size_t t = 0; t < job.tasks.size(); ++t)
+    if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
+  std::stable_sort(pending.begin(), pending.end(),
+                   [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
+  Statement stmt(s);
+  FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
+  bool failed = false;
+  // The pods of one task ask alike: once one fits nowhere, its siblings are not tried.
+  std::set<std::string> unfit_tasks;
+  for (size_t t : pending) {
+    const TaskInfo& task = job.tasks[t];
+    if (unfit_tasks.count(task.task)) continue;
+    // Committed statements only fill nodes up, so an ask that fit nowhere while no statement
+    // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
+    // costs one search per kind of ask, not one per gang. (A failure while this statement
+    // holds room is its own: the discard gives that room back.)
+    const NodeState* node = nullptr;
+    FitErrors errors;
+    auto known = unfit_shapes.end();
+    if (!unfit_shapes.empty()) known = unfit_shapes.find(shape_of(task));
+    if (known != unfit_shapes.end()) {
+      errors = known->second;
+    } else {
+      node = search.best(task, options.scoring, errors);
+      if (!node && stmt.size() == 0) unfit_shapes.emplace(shape_of(task), errors);
+    }
+    if (!node) {
+      unfit_tasks.insert(task.task);
+      if (!failed) first_failure = std::move(errors);
+      failed = true;
+      continue;
+    }
+    stmt.allocate(j, t, node->name);
+  }
+  if (job_ready(job)) {
+    auto ops = stmt.commit();
+    out.operations.insert(out.operations.end(), std::make_move_iterator(ops.begin()),
+                          std::make_move_iterator(ops.end()));
+    out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};
+    return;
+  }
+  const auto allocated = static_cast<int32_t>(stmt.size());
+  stmt.discard();
+  const int32_t unready = job.min_available - (allocated + job.ready_task_num());
+  std::string why;
+  if (failed && !first_failure.empty())
+    why = first_failure.message();
+  else if (failed)
+    why = "no nodes";
+  else
+    why = "the pods placed do not meet each task's minimum";
+  out.conditions[job.uid] = {
+      false, "NotEnoughResources",
+      fmt::format("{}/{} tasks in gang unschedulable: {}", unready, job.tasks.size(), why)};
+}
+
 SessionResult allocate(Snapshot& s, const SessionOptions& options) {
   SessionResult out;
-  NodeSearch search(s, nodes_to_find(s.nodes.size(), options.nodes_to_find));
-  std::map<std::string, FitErrors> unfit_shapes;  // asks that fit no node this session
-  for (size_t j : job_order(s)) {
-    JobInfo& job = s.jobs[j];
-    if (job.phase == PodGroupPhase::Pending || !has_pending(job)) continue;
-    if (auto invalid = job_valid(job)) {
-      out.conditions[job.uid] = {false, invalid->reason, invalid->message};
-      continue;
-    }
-    std::vector<size_t> pending;
-    for (size_t t = 0; t < job.tasks.size(); ++t)
-      if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
-    std::stable_sort(pending.begin(), pending.end(),
-                     [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
-    Statement stmt(s);
-    FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
-    bool failed = false;
-    // The pods of one task ask alike: once one fits nowhere, its siblings are not tried.
-    std::set<std::string> unfit_tasks;
-    for (size_t t : pending) {
-      const TaskInfo& task = job.tasks[t];
-      if (unfit_tasks.count(task.task)) continue;
-      // Committed statements only fill nodes up, so an ask that fit nowhere while no statement
-      // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
-      // costs one search per kind of ask, not one per gang. (A failure while this statement
-      // holds room is its own: the discard gives that room back.)
-      const NodeState* node = nullptr;
-      FitErrors errors;
-      auto known = unfit_shapes.end();
-      if (!unfit_shapes.empty()) known = unfit_shapes.find(shape_of(task));
-      if (known != unfit_shapes.end()) {
-        errors = known->second;
-      } else {
-        node = search.best(task, options.scoring, errors);
-        if (!node && stmt.size() == 0) unfit_shapes.emplace(shape_of(task), errors);
-      }
-      if (!node) {
-        unfit_tasks.insert(task.task);
-        if (!failed) first_failure = std::move(errors);
-        failed = true;
-        continue;
-      }
-      stmt.allocate(j, t, node->name);
-    }
-    if (job_ready(job)) {
-      auto ops = stmt.commit();
-      out.operations.insert(out.operations.end(), std::make_move_iterator(ops.begin()),
-                            std::make_move_iterator(ops.end()));
-      out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};
-      continue;
-    }
-    const auto allocated = static_cast<int32_t>(stmt.size());
-    stmt.discard();
-    const int32_t unready = job.min_available - (allocated + job.ready_task_num());
-    std::string why;
-    if (failed && !first_failure.empty())
-      why = first_failure.message();
-    else if (failed)
-      why = "no nodes";
-    else
-      why = "the pods placed do not meet each task's minimum";
-    out.conditions[job.uid] = {
-        false, "NotEnoughResources",
-        fmt::format("{}/{} tasks in gang unschedulable: {}", unready, job.tasks.size(), why)};
-  }
+  Allocator allocator(s, options);
+  for (size_t j : job_order(s)) allocator.allocate_job(j, out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,25 @@ struct SessionResult {
 // into the cluster's allocatable times the overcommit factor, less what is in use and what the
 // pod groups admitted before it (and not yet running) reserve.
 void enqueue(Snapshot& snapshot, const SessionOptions& options);
+
+// The allocate action one gang at a time, for a caller that keeps its queue in job order and
+// stops when nothing more can fit (the scheduler's Placer); allocate() below is its loop.
+class Allocator {
+ public:
+  Allocator(Snapshot& snapshot, const SessionOptions& options);
+  ~Allocator();
+  // Gives the pending pods of snapshot.jobs[job] nodes through a statement, committed (its
+  // operations appended to out.operations) if the gang is then ready and discarded otherwise;
+  // sets the gang's condition in out.conditions. Nothing for a job with no pod pending, nor for
+  // one still Pending (not admitted).
+  void allocate_job(size_t job, SessionResult& out);
+
+ private:
+  struct Search;
+  Snapshot& s_;
+  SessionOptions options_;
+  std::unique_ptr<Search> search_;
+};
 
 // Allocate: each admitted pod group with pods waiting, in job order, gets nodes for as many of
 // them as fit, best-scored node first; the statement commits if the gang is then ready and is
