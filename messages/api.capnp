@@ -34,6 +34,7 @@ struct PodTemplate {
   annotations @1 :List(KeyValue);
   containers @2 :List(Container);
   restartPolicy @3 :Text;
+  nodeSelector @4 :List(KeyValue);  # labels the pod's node must have (the cluster config's)
 }
 
 struct LifecyclePolicy {

@@ -142,6 +142,7 @@ void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
   for (capnp::uint i = 0; i < in.template_.containers.size(); ++i)
     encode_container(in.template_.containers[i], containers[i]);
   t.setRestartPolicy(text(in.template_.restart_policy));
+  encode_map(in.template_.node_selector, t.initNodeSelector(in.template_.node_selector.size()));
 }
 
 TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -171,6 +172,7 @@ TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::st
     t.template_.containers.push_back(
         decode_container(containers[i], diags, indexed(path + ".template.spec", "containers", i)));
   t.template_.restart_policy = str(tpl.getRestartPolicy());
+  t.template_.node_selector = decode_map(tpl.getNodeSelector());
   return t;
 }
 

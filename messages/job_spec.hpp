@@ -35,6 +35,7 @@ struct PodTemplate {
   std::map<std::string, std::string> annotations;
   std::vector<Container> containers;
   std::string restart_policy;  // only "Never" semantics are implemented; others warn
+  std::map<std::string, std::string> node_selector;  // labels the pod's node must have
   bool operator==(const PodTemplate&) const = default;
 };
 

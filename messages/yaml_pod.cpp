@@ -73,13 +73,13 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
           t.containers.push_back(read_container(ctx, (*items)[i], index_path(cpath, i)));
     }
     spec.str("restartPolicy", t.restart_policy);
+    spec.string_map("nodeSelector", t.node_selector);
     if (!t.restart_policy.empty() && t.restart_policy != "Never")
       ctx.warn(spec.path("restartPolicy"),
                "only restartPolicy Never is implemented: a failed pod is handled by the job's "
                "policies, never restarted in place");
     spec.ignore({"volumes",
                  "initContainers",
-                 "nodeSelector",
                  "nodeName",
                  "affinity",
                  "tolerations",

@@ -125,7 +125,7 @@ void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
   if (it == st.nodes.end()) return;
   const auto& info = it->second.info;
   auto host = host_of(info.address);
-  self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, ready, host);
+  self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, ready, host, info.labels);
   if (st.directory)
     self->send(st.directory, capacity_atom::value, name, info.capacity, ready, host);
 }

@@ -2,6 +2,7 @@
 // router hold it by this handle, so the compiler holds what they send to it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ using scheduler = caf::typed_actor<
     // uids whose resources are free again
     caf::reacts_to<release_atom, std::vector<std::string>>,
     // (node, capacity, ready, host) a node joined, changed or went away
-    caf::reacts_to<capacity_atom, std::string, ResourceList, bool, std::string>,
+    caf::reacts_to<capacity_atom, std::string, ResourceList, bool, std::string,
+                   std::map<std::string, std::string>>,
     // -> what every node's pods hold
     caf::replies_to<nodes_atom>::with<std::vector<NodeInfo>>,
     // its way to the nodes: from then on every gang is reserved on them before it is bound

@@ -334,8 +334,8 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         want_session(self);
       },
       [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready,
-          const std::string& host_ip) {
-        self->state.placer.upsert_node(node, capacity, ready, host_ip);
+          const std::string& host_ip, const std::map<std::string, std::string>& labels) {
+        self->state.placer.upsert_node(node, capacity, ready, host_ip, labels);
         want_session(self);
       },
       [=](nodes_atom) { return self->state.placer.nodes(); },

@@ -197,6 +197,33 @@ TEST_F(Cluster, AGangThatCanNeverFitSaysWhyPerNode) {
   EXPECT_NE(describe.find("2 nodes: insufficient cpu"), std::string::npos) << describe;
 }
 
+// nodeSelector takes the labels of the cluster config: every pod on the node labelled so, and
+// a selector no node matches said so per node.
+TEST_F(Cluster, ANodeSelectorPlacesPodsOnTheLabelledNodeOnly) {
+  auto& coordinator = *nodes_[0];
+  auto selected = [&](const std::string& name, const std::string& zone) {
+    return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+           "}\nspec:\n  minAvailable: 2\n  tasks:\n    - name: w\n      replicas: 2\n"
+           "      template:\n        spec:\n          nodeSelector: {zone: " +
+           zone +
+           "}\n          containers:\n            - name: main\n              command: [true]\n"
+           "              resources: {requests: {cpu: 500m}}\n";
+  };
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, selected("there", "z-node-2")).exit_code, 0);
+  ASSERT_EQ(
+      coordinator.cli({"wait", "job", "there", "--for=phase=Completed", "--timeout=60s"}).exit_code,
+      0);
+  auto pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  ASSERT_EQ(pods.size(), 2u);
+  for (const auto& p : pods) EXPECT_EQ(p["spec"]["nodeName"], "node-2") << p.dump();
+
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, selected("nowhere", "z-mars")).exit_code, 0);
+  const std::string why = "2/2 tasks in gang unschedulable: 3 nodes: node selector does not match";
+  EXPECT_TRUE(eventually(
+      [&] { return job_state(coordinator, "nowhere").value("message", "") == why; }, 20s))
+      << job_state(coordinator, "nowhere").dump();
+}
+
 TEST_F(Cluster, AWatchAtAWorkerStreamsTheCoordinatorsEventsAndEndsWhenItIsLost) {
   auto& coordinator = *nodes_[0];
   auto& worker = *nodes_[2];

@@ -1,4 +1,7 @@
+#include <capnp/message.h>
 #include <gtest/gtest.h>
+#include "messages/api.capnp.h"
+#include "messages/codec.hpp"
 
 #include <chrono>
 #include <string>
@@ -163,6 +166,45 @@ spec:
   ASSERT_EQ(parsed.jobs.size(), 1u);
   EXPECT_EQ(parsed.jobs[0].value.tasks.at(0).replicas, 1);
   EXPECT_FALSE(parsed.jobs[0].value.min_available.has_value());
+}
+
+TEST(JobYaml, NodeSelectorIsReadAndTravelsWithTheSpec) {
+  Diagnostics diags;
+  auto parsed = parse_yaml(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  tasks:
+    - name: t
+      template: {spec: {nodeSelector: {zone: a, disk: ssd}, containers: [{command: [true]}]}}
+)",
+                           diags);
+  ASSERT_TRUE(diags.ok()) << dump(diags.errors);
+  ASSERT_TRUE(diags.warnings.empty()) << dump(diags.warnings);
+  const auto& spec = parsed.jobs.at(0).value;
+  const std::map<std::string, std::string> want{{"disk", "ssd"}, {"zone", "a"}};
+  EXPECT_EQ(spec.tasks.at(0).template_.node_selector, want);
+  capnp::MallocMessageBuilder b;
+  encode(spec, b.initRoot<api::JobSpec>());
+  Diagnostics ignored;
+  EXPECT_EQ(
+      decode(b.getRoot<api::JobSpec>().asReader(), ignored).tasks.at(0).template_.node_selector,
+      want);
+
+  Diagnostics bad;
+  parse_yaml(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  tasks:
+    - name: t
+      template: {spec: {nodeSelector: [zone], containers: [{command: [true]}]}}
+)",
+             bad);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors[0].path, "spec.tasks[0].template.spec.nodeSelector");
 }
 
 TEST(JobYaml, SeveralDocumentsPrefixPathsAndSkipEmptyOnes) {
@@ -351,14 +393,14 @@ status: {}
   EXPECT_TRUE(has(w, "spec.tasks[0].topologyPolicy", "ignored"));
   EXPECT_TRUE(has(w, "spec.tasks[0].flavour", "unknown field, ignored"));
   EXPECT_TRUE(has(w, pod + ".restartPolicy", "Never"));
-  EXPECT_TRUE(has(w, pod + ".nodeSelector", "ignored"));
+  EXPECT_FALSE(has(w, pod + ".nodeSelector", "ignored"));  // read: the scheduler honours it
   EXPECT_TRUE(has(w, pod + ".tolerations", "ignored"));
   EXPECT_TRUE(has(w, pod + ".schedulerName", "ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].imagePullPolicy", "ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].sidecar", "unknown field, ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].env[1].valueFrom", "skipped"));
   EXPECT_TRUE(has(w, "status", "ignored"));
-  EXPECT_EQ(w.size(), 13u) << dump(w);
+  EXPECT_EQ(w.size(), 12u) << dump(w);
   ASSERT_EQ(parsed.jobs.size(), 1u);
   const auto& c = parsed.jobs[0].value.tasks[0].template_.containers.at(0);
   EXPECT_EQ(c.env, (std::vector<EnvVar>{{"A", "1"}}));

@@ -218,5 +218,26 @@ TEST(Placer, AGangNotYetInGoesBeforeTheStragglersOfOneThatIs) {
   EXPECT_EQ(bound[0].job_key, "new");
 }
 
+TEST(Placer, ANodeSelectorPicksALabelledNodeOrSaysNoneMatches) {
+  Placer p;
+  p.upsert_node("a", cpu(4000), true, "", {{"zone", "a"}});
+  p.upsert_node("b", cpu(4000), true, "", {{"zone", "b"}});
+  auto r = gang("j", 2, 1000, 2);
+  for (auto& a : r.pods) a.node_selector = {{"zone", "b"}};
+  p.request(r);
+  auto bound = p.schedule();
+  ASSERT_EQ(bound.size(), 2u);
+  EXPECT_EQ(bound[0].node, "b");
+  EXPECT_EQ(bound[1].node, "b");
+
+  auto none = gang("k", 1, 1000, 1);
+  none.pods[0].node_selector = {{"zone", "c"}};
+  p.request(none);
+  auto s = p.session();
+  EXPECT_TRUE(s.bindings.empty());
+  EXPECT_EQ(s.unplaced.at("k"),
+            "1/1 tasks in gang unschedulable: 2 nodes: node selector does not match");
+}
+
 }  // namespace
 }  // namespace caldera

@@ -18,7 +18,11 @@ GangRequest pod_group_request(const JobModel& m) {
   int32_t bound = 0, waiting = 0;
   std::map<std::string, int32_t> bound_of, waiting_of;
   std::map<std::string, ResourceList> request_of;
-  for (const auto& t : spec.tasks) request_of[t.name] = pod_resource_request(t);
+  std::map<std::string, const TaskSpec*> task_of;
+  for (const auto& t : spec.tasks) {
+    request_of[t.name] = pod_resource_request(t);
+    task_of[t.name] = &t;
+  }
   for (const auto& [key, c] : m.pods.census()) {
     bound += c.bound;
     bound_of[key.first] += c.bound;
@@ -63,7 +67,8 @@ GangRequest pod_group_request(const JobModel& m) {
     } else {
       continue;
     }
-    r.pods.push_back({p.uid, req->second, p.task_name});
+    r.pods.push_back(
+        {p.uid, req->second, p.task_name, task_of[p.task_name]->template_.node_selector});
   }
   return r;
 }

@@ -9,9 +9,11 @@
 namespace caldera {
 
 void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
-                         const std::string& host_ip) {
+                         const std::string& host_ip,
+                         const std::map<std::string, std::string>& labels) {
   auto& n = nodes_[name];
   if (!host_ip.empty()) n.host_ip = host_ip;
+  n.labels = labels;
   n.capacity = capacity;
   n.ready = ready;
   n.free = capacity;
@@ -88,6 +90,7 @@ Session Placer::session() {
     auto& node = snap.nodes[name];
     node.name = name;
     node.ready = n.ready;
+    node.labels = n.labels;
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
@@ -122,7 +125,7 @@ Session Placer::session() {
     job.task_min_available = r.task_min;
     for (const auto& a : r.pods)
       job.tasks.push_back(
-          {a.uid, a.uid, a.task, 0, a.requests, sched::TaskStatus::Pending, "", {}});
+          {a.uid, a.uid, a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
     snap.jobs.push_back(std::move(job));
     const size_t first_op = result.operations.size();
     allocator.allocate_job(snap.jobs.size() - 1, result);

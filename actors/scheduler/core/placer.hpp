@@ -17,6 +17,7 @@ struct PodAsk {
   std::string uid;
   ResourceList requests;
   std::string task;
+  std::map<std::string, std::string> node_selector = {};  // labels its node must have
 };
 
 // All pods of one job that wait for a node. min_count of them must be placed together (the job
@@ -53,7 +54,8 @@ class Placer {
   explicit Placer(sched::Scoring scoring = sched::Scoring::LeastAllocated) : scoring_(scoring) {}
   // A node joined or changed; its free amount is capacity minus what its bindings hold.
   void upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
-                   const std::string& host_ip = {});
+                   const std::string& host_ip = {},
+                   const std::map<std::string, std::string>& labels = {});
   void set_ready(const std::string& name, bool ready);
   // Takes over a binding made before (after a coordinator restart). Idempotent.
   void reserve(const std::string& job_key, const std::string& uid, const std::string& node,
@@ -78,6 +80,7 @@ class Placer {
     bool ready = false;
     int32_t pods = 0;
     std::string host_ip;
+    std::map<std::string, std::string> labels;  // for nodeSelector
   };
   struct Held {
     std::string job_key;
