@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
   submit_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
   choose(submit_cmd, "submit", kNameFormat, [&] { return submit(g, file); });
 
-  auto* get = app.add_subcommand("get", "list or show jobs, pods, jobtemplates, jobflows or nodes");
+  auto* get = app.add_subcommand(
+      "get", "list or show jobs, pods, podgroups, jobtemplates, jobflows or nodes");
   get->require_subcommand(1);
   get->add_flag("-A,--all-namespaces", all_ns, "every namespace");
   bool watching = false;
@@ -146,6 +147,13 @@ int main(int argc, char** argv) {
   choose(get_pods_cmd, "get", kGetFormats, [&] {
     return watching ? watch_pods(g, name, job_filter, all_ns)
                     : get_pods(g, name, job_filter, all_ns);
+  });
+  auto* get_pg =
+      add_get("podgroups", "podgroup", "the jobs' pod groups (gang, queue, verdict)", true);
+  get_pg->alias("pg");
+  choose(get_pg, "get", kGetFormats, [&] {
+    return watching ? fail("get -w watches jobs, pods and jobflows")
+                    : get_pod_groups(g, name, all_ns);
   });
   choose(add_get("jobtemplates", "jobtemplate", "Volcano JobTemplates", true), "get", kGetFormats,
          [&] {

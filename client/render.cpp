@@ -633,6 +633,24 @@ std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms, 
   return format_table(rows);
 }
 
+std::string pod_groups_table(const std::vector<PodGroupView>& groups, bool wide, int64_t now_ms,
+                             bool namespaces) {
+  if (groups.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "STATUS", "MINMEMBER", "RUNNINGS", "AGE"};
+  if (wide || namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide) header.insert(header.end(), {"QUEUE", "MESSAGE"});
+  rows.push_back(std::move(header));
+  for (const auto& pg : groups) {
+    Row row{pg.name, pg.phase, std::to_string(pg.min_member), std::to_string(pg.running),
+            age_since(pg.created_ms, now_ms)};
+    if (wide || namespaces) row.insert(row.begin(), pg.namespace_);
+    if (wide) row.insert(row.end(), {pg.queue, pg.message.empty() ? "<none>" : pg.message});
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
 std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms) {
   if (templates.empty()) return "No resources found.";
   std::vector<Row> rows;
@@ -732,12 +750,13 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 // kubectl describe's "Label:   value" lines, values in one column. An empty label continues the
 // field above (another label of Labels).
-std::string format_fields(const Fields& fields) {
+std::string format_fields(const Fields& fields, size_t indent = 0) {
   size_t width = 0;
   for (const auto& [label, value] : fields) width = std::max(width, label.size() + 2);
   std::string out;
   for (const auto& [label, value] : fields)
-    out += fmt::format("{:<{}}{}\n", label.empty() ? "" : label + ":", width, value);
+    out += fmt::format("{}{:<{}}{}\n", std::string(indent, ' '), label.empty() ? "" : label + ":",
+                       width, value);
   return out;
 }
 
@@ -866,6 +885,19 @@ std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t n
       rows.push_back({std::string(to_string(c.status)), format_timestamp(c.last_transition_ms)});
     out += format_table(rows, 2);
   }
+
+  const auto pg = pod_group_of(job);
+  out += "Pod Group:\n";
+  std::string task_min;
+  for (const auto& [task, n] : pg.min_task_member)
+    task_min += fmt::format("{}{}={}", task_min.empty() ? "" : ", ", task, n);
+  Fields group{{"Phase", pg.phase},
+               {"Min Member", std::to_string(pg.min_member)},
+               {"Min Task Member", task_min.empty() ? "<none>" : task_min},
+               {"Queue", pg.queue}};
+  if (!pg.condition.empty())
+    group.emplace_back("Condition", pg.condition + (pg.message.empty() ? "" : ": " + pg.message));
+  out += format_fields(group, 2);
 
   out += "Policies:\n";
   std::vector<std::string> policies;

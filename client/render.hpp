@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/pod_group.hpp"
 #include "messages/job.hpp"
 #include "messages/job_flow.hpp"
 #include "messages/job_template.hpp"
@@ -35,6 +36,9 @@ std::string jobs_table(const std::vector<Job>& jobs, bool wide, int64_t now_ms,
                        bool namespaces = false);
 std::string pods_table(const std::vector<Pod>& pods, bool wide, int64_t now_ms,
                        bool namespaces = false);
+// NAME STATUS MINMEMBER RUNNINGS AGE (wide: QUEUE and the condition's message).
+std::string pod_groups_table(const std::vector<PodGroupView>& groups, bool wide, int64_t now_ms,
+                             bool namespaces = false);
 std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t now_ms);
 // NAME AGE (wide: TASKS REPLICAS) and NAME STATUS AGE (wide: FLOWS RETAIN).
 std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms);

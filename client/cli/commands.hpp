@@ -12,6 +12,8 @@ namespace caldera::cli {
 
 // `get jobs|pods|jobtemplates|jobflows [NAME]` and `get nodes`; lists are read page by page.
 int get_jobs(const Globals& g, const std::string& name, bool all_ns);
+// A job's pod group (Volcano's PodGroup, named after its job), read off the job.
+int get_pod_groups(const Globals& g, const std::string& name, bool all_ns);
 int get_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns);
 int get_templates(const Globals& g, const std::string& name, bool all_ns);
 int get_flows(const Globals& g, const std::string& name, bool all_ns);

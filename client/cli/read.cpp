@@ -165,31 +165,55 @@ const GetKind<JobFlow> kFlows{
 
 }  // namespace
 
-int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
+namespace {
+
+// The named job, or every job of the namespace (all with all_ns), to `on_job`; 0 or the exit
+// code. A table or names need no specs nor events: unless -o json|yaml, a list asks for
+// summaries, a fraction of the bytes.
+int fetch_jobs(const Globals& g, const std::string& name, bool all_ns,
+               const std::function<void(Job)>& on_job) {
   int rc = 0;
-  std::vector<Job> jobs;
   if (!name.empty()) {
     auto job = fetch_job(g, name, &rc);
-    if (!job) return rc;
-    jobs.push_back(std::move(*job));
-  } else {
-    // A table or names need no specs nor events: a summary is a fraction of the bytes.
-    const bool summary = g.output != "json" && g.output != "yaml";
-    rc = list_pages(
-        g,
-        [summary](api::Request::Builder b) {
-          auto f = b.initListJobs();
-          f.setSummary(summary);
-          return f;
-        },
-        list_namespace(g, all_ns), "",
-        [&](api::Response::Reader resp) { decode_into(resp.getJobs(), jobs); });
-    if (rc) return rc;
+    if (job) on_job(std::move(*job));
+    return rc;
   }
+  const bool summary = g.output != "json" && g.output != "yaml";
+  return list_pages(
+      g,
+      [summary](api::Request::Builder b) {
+        auto f = b.initListJobs();
+        f.setSummary(summary);
+        return f;
+      },
+      list_namespace(g, all_ns), "",
+      [&](api::Response::Reader resp) {
+        for (auto j : resp.getJobs()) on_job(decode(j));
+      });
+}
+
+}  // namespace
+
+int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
+  std::vector<Job> jobs;
+  if (int rc = fetch_jobs(g, name, all_ns, [&](Job j) { jobs.push_back(std::move(j)); })) return rc;
   print_objects<Job>(
       g, jobs, !name.empty(), kJobResource, job_to_json,
       [&](const std::vector<Job>& v, bool wide) { return jobs_table(v, wide, now_ms(), all_ns); },
       [](const Job& j) { return j.spec.name; });
+  return 0;
+}
+
+int get_pod_groups(const Globals& g, const std::string& name, bool all_ns) {
+  std::vector<PodGroupView> groups;
+  if (int rc = fetch_jobs(g, name, all_ns, [&](Job j) { groups.push_back(pod_group_of(j)); }))
+    return rc;
+  print_objects<PodGroupView>(
+      g, groups, !name.empty(), kPodGroupResource, pod_group_to_json,
+      [&](const std::vector<PodGroupView>& v, bool wide) {
+        return pod_groups_table(v, wide, now_ms(), all_ns);
+      },
+      [](const PodGroupView& pg) { return pg.name; });
   return 0;
 }
 

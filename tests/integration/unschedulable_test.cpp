@@ -87,10 +87,27 @@ TEST_F(Unschedulable, AGangThatWaitsForRoomSaysSoUntilItIsPlaced) {
       << state_of("later").dump();
   EXPECT_EQ(state_of("later")["message"],
             "1/1 tasks in gang unschedulable: 1 node: insufficient cpu");
+  // Its pod group says the same: Pending, Unschedulable, in its queue; hog's runs.
+  auto pg = nlohmann::json::parse(node.cli({"get", "podgroup", "later", "-o", "json"}).out);
+  EXPECT_EQ(pg["kind"], "PodGroup");
+  EXPECT_EQ(pg["spec"]["minMember"], 1);
+  EXPECT_EQ(pg["spec"]["queue"], "default");
+  EXPECT_EQ(pg["status"]["phase"], "Pending");
+  EXPECT_EQ(pg["status"]["conditions"][0]["type"], "Unschedulable");
+  EXPECT_EQ(pg["status"]["conditions"][0]["message"],
+            "1/1 tasks in gang unschedulable: 1 node: insufficient cpu");
+  auto table = node.cli({"get", "pg", "-o", "wide"}).out;
+  EXPECT_NE(table.find("NAME    STATUS    MINMEMBER   RUNNINGS"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 node: insufficient cpu"), std::string::npos) << table;
+  auto describe = node.cli({"describe", "job", "later"}).out;
+  EXPECT_NE(describe.find("Pod Group:\n  Phase:"), std::string::npos) << describe;
 
   ASSERT_EQ(node.cli({"delete", "job", "hog"}).exit_code, 0);
   ASSERT_TRUE(reaches("later", "Running"));
   EXPECT_EQ(state_of("later")["reason"], "MinAvailableReached");
+  pg = nlohmann::json::parse(node.cli({"get", "podgroup", "later", "-o", "json"}).out);
+  EXPECT_EQ(pg["status"]["phase"], "Running");
+  EXPECT_EQ(pg["status"]["conditions"][0]["type"], "Scheduled");
 }
 
 TEST_F(Unschedulable, ACommandOnAFinishedJobIsAnErrorButARetryOfOneThatActedIsNot) {

@@ -125,6 +125,45 @@ TEST(Render, JobJsonUsesVolcanoNamesAndRoundTrips) {
   EXPECT_FALSE(container.contains("image"));
 }
 
+// A pod group's phase as read off its job: Inqueue while admitted and waiting, Pending while the
+// scheduler says it does not fit, Running once minMember run or have succeeded, Unknown when
+// some run and the rest do not fit, Completed once the job has finished.
+TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
+  Job job;
+  job.spec.name = "g";
+  job.spec.namespace_ = "default";
+  TaskSpec ps, worker;
+  ps.name = "ps";
+  ps.replicas = 1;
+  worker.name = "worker";
+  worker.replicas = 3;
+  job.spec.tasks = {ps, worker};
+  job.status.min_available = 4;
+  EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
+  EXPECT_EQ(pod_group_of(job).condition, "");
+  EXPECT_EQ(pod_group_of(job).min_task_member,
+            (std::map<std::string, int32_t>{{"ps", 1}, {"worker", 3}}));
+  job.status.state.reason = "Unschedulable";
+  job.status.state.message = "4/4 tasks in gang unschedulable: 2 nodes: insufficient cpu";
+  auto pg = pod_group_of(job);
+  EXPECT_EQ(pg.phase, "Pending");
+  EXPECT_EQ(pg.condition, "Unschedulable");
+  EXPECT_EQ(pg.message, job.status.state.message);
+  job.status.running = 2;
+  EXPECT_EQ(pod_group_of(job).phase, "Unknown");
+  job.status.state.reason = "MinAvailableReached";
+  job.status.running = 3;
+  job.status.succeeded = 1;
+  EXPECT_EQ(pod_group_of(job).phase, "Running");
+  EXPECT_EQ(pod_group_of(job).condition, "Scheduled");
+  job.status.state.phase = JobPhase::Completed;
+  EXPECT_EQ(pod_group_of(job).phase, "Completed");
+  EXPECT_EQ(pod_group_to_json(pod_group_of(job))["spec"]["minTaskMember"]["worker"], 3);
+  // Task minimums above the job's minimum are not the gang's (Volcano skips them).
+  job.status.min_available = 2;
+  EXPECT_TRUE(pod_group_of(job).min_task_member.empty());
+}
+
 TEST(Render, PodJsonIsKubernetesShaped) {
   Pod p = sample_pod("train-worker-1", PodPhase::Failed);
   p.partition = 0;
@@ -389,6 +428,9 @@ TEST(Render, DescribeJob) {
         "Task Status:\n  worker:   Pending: 1  Running: 2\n",
         "Conditions:\n  PHASE     TIME\n  Pending   2023-11-14T22:13:20Z\n"
         "  Running   2023-11-14T22:13:21Z\n",
+        "Pod Group:\n  Phase:           Running\n  Min Member:      3\n"
+        "  Min Task Member: worker=3\n  Queue:           gpu\n"
+        "  Condition:       Scheduled: tasks in gang are ready to be scheduled\n",
         "Policies:\n  PodFailed -> RestartJob\n  exitCode=137 -> AbortJob (timeout 300s)\n"
         "  PodEvicted,TaskFailed -> AbortJob\n  task worker: TaskCompleted -> CompleteJob\n",
         "Tasks:\n  NAME     REPLICAS   COMMAND\n  worker   3          /bin/sh -c echo yes\n",
