@@ -1,4 +1,5 @@
 // The gang placer: all-or-nothing for minAvailable pods, one by one after that.
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -237,6 +238,22 @@ TEST(Placer, ANodeSelectorPicksALabelledNodeOrSaysNoneMatches) {
   EXPECT_TRUE(s.bindings.empty());
   EXPECT_EQ(s.unplaced.at("k"),
             "1/1 tasks in gang unschedulable: 2 nodes: node selector does not match");
+}
+
+TEST(Placer, ATasksRequiredPodsGoFirstWhateverTheirUids) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  GangRequest r;
+  r.job_key = "tf";
+  for (int i = 0; i < 4; ++i) r.pods.push_back({"a" + std::to_string(i), cpu(1000), "worker"});
+  r.pods.push_back({"z-ps", cpu(1000), "ps"});  // its uid sorts last
+  r.min_count = 3;
+  r.task_min = {{"ps", 1}, {"worker", 2}};
+  p.request(r);
+  auto bound = p.schedule();
+  ASSERT_EQ(bound.size(), 4u);
+  EXPECT_TRUE(
+      std::any_of(bound.begin(), bound.end(), [](const Binding& b) { return b.uid == "z-ps"; }));
 }
 
 }  // namespace

@@ -208,6 +208,51 @@ TEST(Session, ASearchStopsAtTheNodesToFindAndTheNextStartsWhereItStopped) {
   EXPECT_EQ(used.size(), 3u);
 }
 
+TEST(Session, PodsThatOnlyAskASlotAreNotPlacedPartlyWhenTooFewSlotsAreFree) {
+  Snapshot s;
+  s.nodes["n1"] = empty_node("n1", ResourceList{{{"pods", 2000}}});
+  auto j = gang("default/slots", 4, 0, 3);
+  for (auto& t : j.tasks) t.requests = ResourceList{{{"pods", 1000}}};
+  j.min_resources = {};
+  s.jobs = {j};
+  auto r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[0]), 0);
+  EXPECT_EQ(r.conditions.at("default/slots").message,
+            "1/4 tasks in gang unschedulable: 1 node: too many pods");
+}
+
+TEST(Session, ATasksMinimumGoesFirstAndOnlyItsShortfallIsCounted) {
+  auto s = cluster(1, 4000);
+  JobInfo j;
+  j.uid = "default/tf";
+  j.phase = PodGroupPhase::Inqueue;
+  j.min_available = 3;
+  j.task_min_available = {{"ps", 1}, {"worker", 2}};
+  for (int i = 0; i < 4; ++i)  // names that sort before the ps's
+    j.tasks.push_back({"w" + std::to_string(i),
+                       "a-worker-" + std::to_string(i),
+                       "worker",
+                       0,
+                       cpu(1000),
+                       TaskStatus::Pending,
+                       "",
+                       {}});
+  j.tasks.push_back({"ps", "z-ps-0", "ps", 0, cpu(1000), TaskStatus::Pending, "", {}});
+  s.jobs = {j};
+  run_session(s);
+  EXPECT_EQ(s.jobs[0].tasks[4].status, TaskStatus::Allocated);  // the ps has its room
+  EXPECT_EQ(allocated(s.jobs[0]), 4);
+
+  // A ps no node can hold: the workers would fit, the gang does not, by one pod.
+  s = cluster(1, 4000);
+  j.tasks[4].requests = cpu(5000);
+  s.jobs = {j};
+  auto r = run_session(s);
+  EXPECT_EQ(allocated(s.jobs[0]), 0);
+  EXPECT_EQ(r.conditions.at("default/tf").message,
+            "1/5 tasks in gang unschedulable: 1 node: insufficient cpu");
+}
+
 TEST(FitErrors, CountsNodesPerReasonMostFirst) {
   FitErrors e;
   e.add({"insufficient cpu"});

@@ -94,7 +94,9 @@ Session Placer::session() {
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
-  sched::Allocator allocator(snap, {scoring_});
+  sched::SessionOptions options{scoring_};
+  options.search_start = search_start_;
+  sched::Allocator allocator(snap, options);
   sched::SessionResult result;
   std::vector<std::string> done, in;  // gangs placed whole; gangs now in, with stragglers left
   for (const auto& [place, key] : order_) {
@@ -151,6 +153,7 @@ Session Placer::session() {
     if (auto hint = capacity_hint(r, capacity_sum); !hint.empty()) why += "; " + hint;
     session.unplaced[key] = std::move(why);
   }
+  search_start_ = allocator.next_search();
   for (const auto& key : done) dequeue(queue_.find(key));
   for (const auto& key : in) {
     // The gang is in: its stragglers go as they fit, after the gangs not yet in.

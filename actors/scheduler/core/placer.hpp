@@ -112,6 +112,7 @@ class Placer {
   uint64_t next_seq_ = 0;
   size_t slot_free_queued_ = 0;  // queued requests with slot_free set
   sched::Scoring scoring_;
+  size_t search_start_ = 0;  // where the next session's node search begins
 };
 
 }  // namespace caldera

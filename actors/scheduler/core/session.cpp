@@ -36,6 +36,20 @@ std::vector<size_t> job_order(const Snapshot& s) {
   return order;
 }
 
+// Per task, the pods its minimum still lacks beyond those holding a node (none when the task
+// check does not apply: minAvailable below the sum of the task minimums).
+std::map<std::string, int32_t> missing_task_pods(const JobInfo& job) {
+  std::map<std::string, int32_t> out;
+  if (job.task_min_available.empty() || job.min_available < job.task_min_available_total())
+    return out;
+  std::map<std::string, int32_t> held;
+  for (const auto& t : job.tasks)
+    if (allocated_status(t.status)) ++held[t.task];
+  for (const auto& [task, min] : job.task_min_available)
+    if (min > held[task]) out[task] = min - held[task];
+  return out;
+}
+
 // What a pod asks of a node, as a key: its requests and its node selector.
 std::string shape_of(const TaskInfo& task) {
   std::string key;
@@ -63,10 +77,12 @@ std::string resource_text(const ResourceList& r) {
 // and stops once it has found `wanted` that fit (or has seen them all).
 class NodeSearch {
  public:
-  NodeSearch(const Snapshot& s, size_t wanted) : wanted_(wanted) {
+  NodeSearch(const Snapshot& s, size_t wanted, size_t start) : wanted_(wanted) {
     nodes_.reserve(s.nodes.size());
     for (const auto& [name, node] : s.nodes) nodes_.push_back(&node);
+    next_ = nodes_.empty() ? 0 : start % nodes_.size();
   }
+  size_t next() const { return next_; }
 
   // The best-scored fitting node among those looked at, or null with every node's reasons in
   // `errors` (none fit: all were looked at).
@@ -111,10 +127,16 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
   for (auto& [name, amount] : budget.values)
     amount = static_cast<MilliValue>(static_cast<double>(amount) * options.overcommit_factor);
   budget.subtract(used);
-  // Admitted before and not running yet: their minimum is spoken for.
-  for (const auto& job : s.jobs)
-    if (job.phase == PodGroupPhase::Inqueue && job.ready_task_num() < job.min_available)
-      budget.subtract(job.min_resources);
+  // Admitted before and not running yet: what their minimum still lacks is spoken for (what
+  // they hold is in `used` already).
+  for (const auto& job : s.jobs) {
+    if (job.phase != PodGroupPhase::Inqueue || job.ready_task_num() >= job.min_available) continue;
+    ResourceList held;
+    for (const auto& t : job.tasks)
+      if (allocated_status(t.status)) held.add(t.requests);
+    for (const auto& [name, amount] : job.min_resources.values)
+      budget.values[name] -= std::max<MilliValue>(0, amount - held.get(name));
+  }
   for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
     if (job.phase != PodGroupPhase::Pending) continue;
@@ -133,7 +155,7 @@ size_t nodes_to_find(size_t nodes, int configured) {
 }
 
 struct Allocator::Search {
-  Search(const Snapshot& s, size_t wanted) : nodes(s, wanted) {}
+  Search(const Snapshot& s, size_t wanted, size_t start) : nodes(s, wanted, start) {}
   NodeSearch nodes;
   std::map<std::string, FitErrors> unfit_shapes;  // asks that fit no node this session
 };
@@ -141,7 +163,12 @@ struct Allocator::Search {
 Allocator::Allocator(Snapshot& s, const SessionOptions& options)
     : s_(s),
       options_(options),
-      search_(std::make_unique<Search>(s, nodes_to_find(s.nodes.size(), options.nodes_to_find))) {}
+      search_(std::make_unique<Search>(s, nodes_to_find(s.nodes.size(), options.nodes_to_find),
+                                       options.search_start)) {}
+
+size_t Allocator::next_search() const {
+  return search_->nodes.next();
+}
 
 Allocator::~Allocator() = default;
 
@@ -161,6 +188,19 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
   std::stable_sort(pending.begin(), pending.end(),
                    [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
+  // The pods each task's minimum still needs go first, so that the other pods cannot take
+  // their room (and with it the gang's chance, session after session).
+  const auto need = missing_task_pods(job);
+  if (!need.empty()) {
+    std::map<std::string, int32_t> taken;
+    std::vector<size_t> required, rest;
+    for (size_t t : pending) {
+      auto it = need.find(job.tasks[t].task);
+      (it != need.end() && taken[it->first]++ < it->second ? required : rest).push_back(t);
+    }
+    required.insert(required.end(), rest.begin(), rest.end());
+    pending = std::move(required);
+  }
   Statement stmt(s);
   FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
   bool failed = false;
@@ -199,8 +239,13 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     return;
   }
   const auto allocated = static_cast<int32_t>(stmt.size());
+  // Volcano's count (what minAvailable lacks once the discarded pods are counted in), or, when
+  // only a task's minimum is short, the pods that minimum lacked with the statement's in.
+  int32_t task_short = 0;
+  for (const auto& [task, n] : missing_task_pods(job)) task_short += n;
   stmt.discard();
-  const int32_t unready = job.min_available - (allocated + job.ready_task_num());
+  const int32_t unready =
+      std::max(job.min_available - (allocated + job.ready_task_num()), task_short);
   std::string why;
   if (failed && !first_failure.empty())
     why = first_failure.message();

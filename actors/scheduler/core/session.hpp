@@ -23,6 +23,9 @@ struct SessionOptions {
   // the nodes less 1% per 125, at least 5% and at least 100 nodes). Each search starts where
   // the previous one stopped, so that every node gets its turn.
   int nodes_to_find = 0;
+  // Where, in the nodes' name order, the first search begins: a caller that runs session after
+  // session passes on Allocator::next_search(), so that no node is always looked at first.
+  size_t search_start = 0;
 };
 
 // How many fitting nodes a search looks for among `nodes`, by SessionOptions::nodes_to_find.
@@ -59,6 +62,8 @@ class Allocator {
   // sets the gang's condition in out.conditions. Nothing for a job with no pod pending, nor for
   // one still Pending (not admitted).
   void allocate_job(size_t job, SessionResult& out);
+  // Where the next search would begin (for SessionOptions::search_start).
+  size_t next_search() const;
 
  private:
   struct Search;

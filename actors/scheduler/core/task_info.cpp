@@ -34,8 +34,10 @@ bool allocated_status(TaskStatus s) {
 }
 
 bool TaskInfo::best_effort() const {
+  // A pod slot counts: a pod that needs one cannot go just anywhere, and the gang checks must
+  // not count it ready before it has one.
   for (const auto& [name, amount] : requests.values)
-    if (name != "pods" && amount > 0) return false;
+    if (amount > 0) return false;
   return true;
 }
 

@@ -11,7 +11,7 @@
 namespace caldera::sched {
 
 // Volcano's task statuses. Allocated and Pipelined exist only inside a session: a statement
-// records them, and its commit turns Allocated into Binding.
+// records them, and the scheduler binds (Binding, then Bound) what a committed one allocated.
 enum class TaskStatus {
   Pending,    // waits for a node
   Allocated,  // given a node in this session, not yet bound
@@ -41,7 +41,7 @@ struct TaskInfo {
   std::string node;  // where it is allocated, pipelined or bound; "" while pending
   std::map<std::string, std::string> node_selector;  // labels its node must have
 
-  // A pod that asks for nothing (but a pod slot) fits anywhere: Volcano's best effort.
+  // A pod that asks for nothing, not even a pod slot, fits anywhere: Volcano's best effort.
   bool best_effort() const;
   bool operator==(const TaskInfo&) const = default;
 };
