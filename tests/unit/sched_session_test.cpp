@@ -264,8 +264,9 @@ TEST(FitErrors, CountsNodesPerReasonMostFirst) {
 }
 
 // Thousands of random clusters and gangs: after every session no node holds more than it has,
-// and every gang is either ready or got nothing in that session.
-TEST(Session, RandomClustersNeverOvercommitANodeNorHalfPlaceAGang) {
+// no queue more than its capability, and every gang is either ready or got nothing in that
+// session.
+TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
   std::mt19937 rng(20261123);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int round = 0; round < 2000; ++round) {
@@ -277,10 +278,18 @@ TEST(Session, RandomClustersNeverOvercommitANodeNorHalfPlaceAGang) {
       s.nodes[name] = empty_node(name, cap, pick(0, 9) > 0);
       if (pick(0, 1)) s.nodes[name].labels["zone"] = pick(0, 1) ? "a" : "b";
     }
+    for (const char* name : {"q0", "q1"}) {
+      QueueInfo q;
+      q.name = name;
+      q.weight = pick(1, 3);
+      if (pick(0, 1)) q.capability = ResourceList{{{"cpu", pick(1, 6) * 1000}}};
+      s.queues[name] = q;
+    }
     const int jobs = pick(1, 6);
     for (int j = 0; j < jobs; ++j) {
       JobInfo job;
       job.uid = "ns/j" + std::to_string(j);
+      job.queue = std::vector<std::string>{"q0", "q1", "default"}[pick(0, 2)];
       job.created_ms = pick(0, 5);
       job.priority = pick(0, 2);
       const int tasks = pick(1, 3);
@@ -320,6 +329,15 @@ TEST(Session, RandomClustersNeverOvercommitANodeNorHalfPlaceAGang) {
         ResourceList sum = node.idle;
         sum.add(held[name]);
         for (const auto& [res, v] : node.allocatable.values) ASSERT_EQ(sum.get(res), v) << round;
+      }
+      for (const auto& [name, q] : s.queues) {
+        if (!q.capability) continue;
+        ResourceList queue_held;
+        for (const auto& j : s.jobs)
+          if (j.queue == name)
+            for (const auto& t : j.tasks)
+              if (allocated_status(t.status)) queue_held.add(t.requests);
+        ASSERT_LE(queue_held.get("cpu"), q.capability->get("cpu")) << "round " << round << name;
       }
       for (size_t j = 0; j < s.jobs.size(); ++j) {
         const bool gained = s.jobs[j].ready_task_num() > before[j];

@@ -137,10 +137,23 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
     for (const auto& [name, amount] : job.min_resources.values)
       budget.values[name] -= std::max<MilliValue>(0, amount - held.get(name));
   }
+  // Per queue, what its admitted gangs hold or are promised: a gang is admitted only within its
+  // queue's capability.
+  std::map<std::string, ResourceList> promised;
+  for (const auto& [name, q] : s.queues) promised[name] = q.allocated;
+  for (const auto& job : s.jobs)
+    if (job.phase == PodGroupPhase::Inqueue && s.queues.count(job.queue) &&
+        job.ready_task_num() < job.min_available)
+      promised[job.queue].add(job.min_resources);
   for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
     if (job.phase != PodGroupPhase::Pending) continue;
     if (!budget.fits(job.min_resources)) continue;
+    auto q = s.queues.find(job.queue);
+    if (q != s.queues.end()) {
+      if (!within_capability(q->second, promised[job.queue], job.min_resources)) continue;
+      promised[job.queue].add(job.min_resources);
+    }
     budget.subtract(job.min_resources);
     job.phase = PodGroupPhase::Inqueue;
   }
@@ -183,6 +196,21 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     out.conditions[job.uid] = {false, invalid->reason, invalid->message};
     return;
   }
+  auto queue = s.queues.find(job.queue);
+  QueueInfo* q = queue == s.queues.end() ? nullptr : &queue->second;
+  if (q && overused(*q)) {
+    const auto why = at_capability(*q)
+                         ? fmt::format("queue {} is at its capability ({})", q->name,
+                                       resource_text(*q->capability))
+                         : fmt::format("queue {} holds its share ({} of {})", q->name,
+                                       resource_text(q->allocated), resource_text(q->deserved));
+    out.conditions[job.uid] = {
+        false, "Overused",
+        fmt::format("{}/{} tasks in gang unschedulable: {}",
+                    job.min_available - job.ready_task_num(), job.tasks.size(), why)};
+    return;
+  }
+  ResourceList queue_held = q ? q->allocated : ResourceList{};
   std::vector<size_t> pending;
   for (size_t t = 0; t < job.tasks.size(); ++t)
     if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
@@ -203,6 +231,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
   }
   Statement stmt(s);
   FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
+  std::string queue_full;   // or why its queue could not take it
   bool failed = false;
   // The pods of one task ask alike: once one fits nowhere, its siblings are not tried.
   std::set<std::string> unfit_tasks;
@@ -213,6 +242,15 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
     // costs one search per kind of ask, not one per gang. (A failure while this statement
     // holds room is its own: the discard gives that room back.)
+    // Over the queue's capability the pod fits no node: said as the queue's reason.
+    if (q && !within_capability(*q, queue_held, task.requests)) {
+      unfit_tasks.insert(task.task);
+      if (!failed)
+        queue_full =
+            "queue " + q->name + " is at its capability (" + resource_text(*q->capability) + ")";
+      failed = true;
+      continue;
+    }
     const NodeState* node = nullptr;
     FitErrors errors;
     auto known = unfit_shapes.end();
@@ -230,8 +268,10 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
       continue;
     }
     stmt.allocate(j, t, node->name);
+    queue_held.add(task.requests);
   }
   if (job_ready(job)) {
+    if (q) q->allocated = std::move(queue_held);
     auto ops = stmt.commit();
     out.operations.insert(out.operations.end(), std::make_move_iterator(ops.begin()),
                           std::make_move_iterator(ops.end()));
@@ -247,7 +287,9 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
   const int32_t unready =
       std::max(job.min_available - (allocated + job.ready_task_num()), task_short);
   std::string why;
-  if (failed && !first_failure.empty())
+  if (!queue_full.empty())
+    why = queue_full;
+  else if (failed && !first_failure.empty())
     why = first_failure.message();
   else if (failed)
     why = "no nodes";
@@ -266,6 +308,7 @@ SessionResult allocate(Snapshot& s, const SessionOptions& options) {
 }
 
 SessionResult run_session(Snapshot& s, const SessionOptions& options) {
+  queue_shares(s);
   enqueue(s, options);
   SessionResult out = allocate(s, options);
   for (auto& job : s.jobs) {

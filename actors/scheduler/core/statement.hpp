@@ -10,6 +10,7 @@
 
 #include "actors/scheduler/core/job_info.hpp"
 #include "actors/scheduler/core/node_state.hpp"
+#include "actors/scheduler/core/queue_share.hpp"
 
 namespace caldera::sched {
 
@@ -17,6 +18,9 @@ namespace caldera::sched {
 struct Snapshot {
   std::map<std::string, NodeState> nodes;
   std::vector<JobInfo> jobs;
+  // The queues whose shares and capability bind their jobs (a job of a queue not here is bound
+  // by neither).
+  std::map<std::string, QueueInfo> queues;
   bool operator==(const Snapshot&) const = default;
 };
 

@@ -1,0 +1,111 @@
+#include "actors/scheduler/core/queue_share.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "actors/scheduler/core/statement.hpp"
+
+namespace caldera::sched {
+
+namespace {
+
+// Each resource of `a` no more than in `b` (names absent from `b` count as 0).
+ResourceList min_each(const ResourceList& a, const ResourceList& b) {
+  ResourceList out;
+  for (const auto& [name, amount] : a.values) out.values[name] = std::min(amount, b.get(name));
+  return out;
+}
+
+// Each resource of `a` no more than its cap, where `cap` names one (others are not capped).
+ResourceList cap_each(ResourceList a, const std::optional<ResourceList>& cap) {
+  if (!cap) return a;
+  for (auto& [name, amount] : a.values) {
+    auto c = cap->values.find(name);
+    if (c != cap->values.end()) amount = std::min(amount, c->second);
+  }
+  return a;
+}
+
+bool covers(const ResourceList& have, const ResourceList& want) {
+  for (const auto& [name, amount] : want.values)
+    if (amount > have.get(name)) return false;
+  return true;
+}
+
+}  // namespace
+
+void queue_shares(Snapshot& s) {
+  if (s.queues.empty()) return;
+  ResourceList total;
+  for (const auto& [name, node] : s.nodes)
+    if (node.ready) total.add(node.allocatable);
+  for (auto& [name, q] : s.queues) q.allocated = q.request = q.deserved = {};
+  for (const auto& job : s.jobs) {
+    auto q = s.queues.find(job.queue);
+    if (q == s.queues.end()) continue;
+    for (const auto& t : job.tasks) {
+      if (allocated_status(t.status)) q->second.allocated.add(t.requests);
+      if (allocated_status(t.status) || t.status == TaskStatus::Pending ||
+          t.status == TaskStatus::Pipelined)
+        q->second.request.add(t.requests);
+    }
+  }
+  // A queue is met once it deserves all it asks for, or all its capability lets it hold.
+  std::map<std::string, ResourceList> limit;
+  for (const auto& [name, q] : s.queues) limit[name] = cap_each(q.request, q.capability);
+  std::set<std::string> met;
+  ResourceList remaining = total;
+  // Each round deals out what is left by weight among the queues still short; it ends when
+  // every queue is met or a round changes nothing.
+  for (size_t round = 0; round <= s.queues.size(); ++round) {
+    int64_t weights = 0;
+    for (const auto& [name, q] : s.queues)
+      if (!met.count(name)) weights += std::max(0, q.weight);
+    if (weights == 0) break;
+    bool changed = false;
+    for (auto& [name, q] : s.queues) {
+      if (met.count(name) || q.weight <= 0) continue;
+      ResourceList share = q.deserved;
+      for (const auto& [res, amount] : remaining.values)
+        share.values[res] += amount * q.weight / weights;
+      share = min_each(share, limit[name]);
+      changed = changed || share != q.deserved;
+      q.deserved = std::move(share);
+      if (covers(q.deserved, limit[name])) met.insert(name);
+    }
+    remaining = total;
+    for (const auto& [name, q] : s.queues) remaining.subtract(q.deserved);
+    if (!changed) break;
+  }
+}
+
+bool overused(const QueueInfo& q) {
+  bool deserves_some = false;
+  for (const auto& [name, amount] : q.deserved.values) {
+    if (amount <= 0) continue;
+    deserves_some = true;
+    if (q.allocated.get(name) < amount) return false;
+  }
+  // A queue that deserves nothing (it asks nothing) is not held back by its share.
+  return deserves_some;
+}
+
+bool at_capability(const QueueInfo& q) {
+  if (!q.capability) return false;
+  for (const auto& [name, cap] : q.capability->values)
+    if (q.allocated.get(name) >= cap) return true;
+  return false;
+}
+
+bool within_capability(const QueueInfo& q, const ResourceList& held, const ResourceList& ask) {
+  if (!q.capability) return true;
+  for (const auto& [name, amount] : ask.values) {
+    if (amount <= 0) continue;
+    auto cap = q.capability->values.find(name);
+    if (cap == q.capability->values.end()) continue;  // not capped
+    if (held.get(name) + amount > cap->second) return false;
+  }
+  return true;
+}
+
+}  // namespace caldera::sched

@@ -1,0 +1,44 @@
+// Queues as a session sees them (Volcano's Queue and its proportion plugin): each queue deserves
+// a share of the cluster by weight, never more than it asks for nor than its capability, and a
+// queue that holds its share waits while others catch up.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "messages/resources.hpp"
+
+namespace caldera::sched {
+
+struct Snapshot;
+
+struct QueueInfo {
+  std::string name;
+  int32_t weight = 1;
+  std::optional<ResourceList> capability;  // a hard cap on what its pods hold
+  bool reclaimable = true;
+  // Set by queue_shares(): what its pods hold, that plus what its waiting pods ask, and its
+  // deserved share.
+  ResourceList allocated, request, deserved;
+  bool operator==(const QueueInfo&) const = default;
+};
+
+// Sets every queue's allocated, request and deserved from the snapshot: the ready nodes'
+// allocatable is dealt out by weight, round after round; a queue gets no more than it requests
+// or its capability allows, and what it cannot use goes to the others.
+void queue_shares(Snapshot& s);
+
+// A queue that holds at least its share of every resource it deserves some of: allocate passes
+// its gangs over this session (proportion's overused).
+bool overused(const QueueInfo& q);
+
+// Whether the queue's pods hold all its capability of some resource.
+bool at_capability(const QueueInfo& q);
+
+// Whether the queue's pods may hold `ask` more than `held` (its allocated plus what the running
+// statement has given it) under its capability.
+bool within_capability(const QueueInfo& q, const ResourceList& held, const ResourceList& ask);
+
+}  // namespace caldera::sched
