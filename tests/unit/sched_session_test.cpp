@@ -319,10 +319,11 @@ TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
       std::vector<int> before;
       for (const auto& j : s.jobs) before.push_back(j.ready_task_num());
       auto r = run_session(s, {pick(0, 1) ? Scoring::Binpack : Scoring::LeastAllocated});
-      std::map<std::string, ResourceList> held;
+      std::map<std::string, ResourceList> held;  // pods being evicted hold their node still
       for (const auto& j : s.jobs)
         for (const auto& t : j.tasks)
-          if (allocated_status(t.status)) held[t.node].add(t.requests);
+          if (allocated_status(t.status) || t.status == TaskStatus::Releasing)
+            held[t.node].add(t.requests);
       for (const auto& [name, node] : s.nodes) {
         ASSERT_TRUE(node.allocatable.fits(held[name])) << "round " << round << " node " << name;
         for (const auto& [res, v] : node.idle.values) ASSERT_GE(v, 0) << round;
@@ -340,12 +341,28 @@ TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
         ASSERT_LE(queue_held.get("cpu"), q.capability->get("cpu")) << "round " << round << name;
       }
       for (size_t j = 0; j < s.jobs.size(); ++j) {
-        const bool gained = s.jobs[j].ready_task_num() > before[j];
-        ASSERT_TRUE(!gained || job_ready(s.jobs[j])) << "round " << round << " " << s.jobs[j].uid;
+        const auto& job = s.jobs[j];
+        const bool gained = job.ready_task_num() > before[j];
+        ASSERT_TRUE(!gained || job_ready(job)) << "round " << round << " " << job.uid;
+        // Preemption never takes a job below its minAvailable.
+        const bool lost = std::any_of(job.tasks.begin(), job.tasks.end(), [](const TaskInfo& t) {
+          return t.status == TaskStatus::Releasing;
+        });
+        ASSERT_TRUE(!lost || job.ready_task_num() >= job.min_available) << round << job.uid;
       }
-      // Bound pods stay; a few finish and give their nodes back before the next session.
+      // Bound pods stay; evicted ones leave, pipelined ones wait again, and a few others finish,
+      // giving their nodes back before the next session.
+      for (auto& n : s.nodes) n.second.releasing = n.second.pipelined = {};
       for (auto& j : s.jobs)
         for (auto& t : j.tasks) {
+          if (t.status == TaskStatus::Releasing) {
+            s.nodes[t.node].idle.add(t.requests);
+            t.status = TaskStatus::Failed;
+          }
+          if (t.status == TaskStatus::Pipelined) {
+            t.status = TaskStatus::Pending;
+            t.node.clear();
+          }
           if (t.status == TaskStatus::Allocated) t.status = TaskStatus::Running;
           if (t.status == TaskStatus::Running && pick(0, 3) == 0) {
             s.nodes[t.node].idle.add(t.requests);

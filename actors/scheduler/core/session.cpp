@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "actors/scheduler/core/predicates.hpp"
+#include "actors/scheduler/core/preempt.hpp"
 
 namespace caldera::sched {
 
@@ -311,6 +312,9 @@ SessionResult run_session(Snapshot& s, const SessionOptions& options) {
   queue_shares(s);
   enqueue(s, options);
   SessionResult out = allocate(s, options);
+  auto preempted = preempt(s, options);
+  out.operations.insert(out.operations.end(), preempted.operations.begin(),
+                        preempted.operations.end());
   for (auto& job : s.jobs) {
     auto cond = out.conditions.find(job.uid);
     const bool unschedulable = cond != out.conditions.end() && !cond->second.scheduled;

@@ -1,0 +1,101 @@
+#include "actors/scheduler/core/preempt.hpp"
+
+#include <algorithm>
+
+#include "actors/scheduler/core/predicates.hpp"
+
+namespace caldera::sched {
+
+namespace {
+
+struct Victim {
+  size_t job, task;
+};
+
+// Running pods on `node` that `preemptor` may evict, the lowest priority first.
+std::vector<Victim> candidates(const Snapshot& s, const std::string& node, int32_t priority) {
+  std::vector<Victim> out;
+  for (size_t j = 0; j < s.jobs.size(); ++j) {
+    const auto& job = s.jobs[j];
+    if (job.priority >= priority) continue;
+    for (size_t t = 0; t < job.tasks.size(); ++t) {
+      const auto& task = job.tasks[t];
+      if (task.node == node && allocated_status(task.status) &&
+          task.status != TaskStatus::Allocated)
+        out.push_back({j, t});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const Victim& a, const Victim& b) {
+    const auto &ja = s.jobs[a.job], &jb = s.jobs[b.job];
+    if (ja.priority != jb.priority) return ja.priority < jb.priority;
+    return ja.tasks[a.task].priority < jb.tasks[b.task].priority;
+  });
+  return out;
+}
+
+// Pipelines task `t` of job `j` somewhere, evicting what it must; false if no node can take it.
+bool place(Snapshot& s, Statement& stmt, size_t j, size_t t) {
+  const TaskInfo task = s.jobs[j].tasks[t];
+  // A node with room once what is leaving has left: no eviction needed.
+  for (const auto& [name, node] : s.nodes) {
+    if (!refusals(node, task, node.future_idle()).empty()) continue;
+    stmt.pipeline(j, t, name);
+    return true;
+  }
+  for (const auto& [name, node] : s.nodes) {
+    TaskInfo anywhere = task;
+    anywhere.requests = {};  // ready and selected, whatever its room
+    if (!refusals(node, anywhere).empty()) continue;
+    ResourceList room = node.future_idle();
+    std::vector<Victim> chosen;
+    std::map<size_t, int32_t> taken;  // victims per job so far
+    for (const auto& v : candidates(s, name, s.jobs[j].priority)) {
+      if (room.fits(task.requests)) break;
+      const auto& victim_job = s.jobs[v.job];
+      // Gang's preemptable: the victim's job keeps at least minAvailable ready pods.
+      if (victim_job.ready_task_num() - taken[v.job] <= victim_job.min_available) continue;
+      ++taken[v.job];
+      chosen.push_back(v);
+      room.add(victim_job.tasks[v.task].requests);
+    }
+    if (!room.fits(task.requests)) continue;
+    for (const auto& v : chosen) stmt.evict(v.job, v.task, "Preempted");
+    stmt.pipeline(j, t, name);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SessionResult preempt(Snapshot& s, const SessionOptions&) {
+  SessionResult out;
+  std::vector<size_t> order(s.jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return job_before(s.jobs[a], s.jobs[b]); });
+  for (size_t j : order) {
+    auto& job = s.jobs[j];
+    if (job.phase == PodGroupPhase::Pending || !job_starving(job) || job_valid(job)) continue;
+    std::vector<size_t> pending;
+    for (size_t t = 0; t < job.tasks.size(); ++t)
+      if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
+    if (pending.empty()) continue;
+    std::stable_sort(pending.begin(), pending.end(),
+                     [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
+    Statement stmt(s);
+    for (size_t t : pending) {
+      if (job_pipelined(job)) break;
+      place(s, stmt, j, t);
+    }
+    if (job_pipelined(job)) {
+      auto ops = stmt.commit();
+      out.operations.insert(out.operations.end(), ops.begin(), ops.end());
+    } else {
+      stmt.discard();
+    }
+  }
+  return out;
+}
+
+}  // namespace caldera::sched
