@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Jobs per second to Completed on a 3-node cluster of real calderad processes on this machine
 # (node-1 the coordinator), for N single-task simulated jobs, N /bin/true jobs and N gangs of 3
-# simulated pods, sent to the coordinator; with the same runs on a 1-node cluster of the same
+# simulated pods (kind gang; gang8 for gangs of 8), sent to the coordinator; with the same runs on a 1-node cluster of the same
 # binary as the baseline. Also the gang commit latency (prepare on every node involved to all
 # bound), median and p99, from the coordinator's scheduler summary at exit.
 # Prints every run and the medians. A fresh cluster each run.
@@ -61,6 +61,9 @@ start() {
 }
 
 for kind in $kinds; do
+  # gang: gangs of 3 simulated pods; gangN: of N.
+  replicas=1
+  if [[ "$kind" =~ ^gang([0-9]*)$ ]]; then replicas=${BASH_REMATCH[1]:-3}; fi
   declare -A comp=()
   commit50=() commit99=()
   for r in $(seq "$runs"); do
@@ -72,9 +75,9 @@ for kind in $kinds; do
       start "$dir" "$nodes"
       bench_kind=$kind
       extra=()
-      if [ "$kind" = gang ]; then
+      if [[ "$kind" =~ ^gang([0-9]*)$ ]]; then
         bench_kind=sim
-        extra=(--replicas 3)
+        extra=(--replicas "$replicas")
       fi
       out=$(build-release/scripts/bench/caldera-bench-submit --server "127.0.0.1:$(cat "$dir/port")" \
         --jobs "$n" --kind "$bench_kind" --prefix "b$r" "${extra[@]}")
@@ -102,6 +105,7 @@ for kind in $kinds; do
   # shellcheck disable=SC2086 # space-separated numbers
   echo "median kind=$kind jobs=$n runs=$runs single_completed_per_s=$(med ${comp[single]})" \
     "cluster_completed_per_s=$(med ${comp[cluster]})" \
+    "cluster_pods_per_s=$(awk -v c="$(med ${comp[cluster]})" -v r="$replicas" 'BEGIN {printf "%.0f", c * r}')" \
     "cluster_commit_ms_p50=$(med "${commit50[@]:-0}")" \
     "cluster_commit_ms_p99=$(med "${commit99[@]:-0}")"
   unset comp
