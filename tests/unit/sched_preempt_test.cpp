@@ -90,5 +90,15 @@ TEST(Preempt, RoomThatEvictionsAlreadyFreeIsUsedBeforeEvictingMore) {
   EXPECT_EQ(r.operations[0].kind, OpKind::Pipeline);
 }
 
+TEST(Preempt, OnlyRunningPodsOfTheSameQueueAreVictims) {
+  auto other_queue = full_node(4, 1, 2);
+  other_queue.jobs[0].queue = "batch";  // reclaim's business, not preempt's
+  EXPECT_TRUE(preempt(other_queue, {}).operations.empty());
+
+  auto binding = full_node(4, 1, 2);
+  for (auto& t : binding.jobs[0].tasks) t.status = TaskStatus::Binding;
+  EXPECT_TRUE(preempt(binding, {}).operations.empty());
+}
+
 }  // namespace
 }  // namespace caldera::sched

@@ -113,5 +113,50 @@ TEST(Queues, EnqueueAdmitsNoMoreThanTheCapability) {
   EXPECT_EQ(inqueue_or_running, 2);
 }
 
+TEST(Queues, QueuesAskingForDifferentResourcesEachGetAllOfTheirs) {
+  Snapshot s;
+  s.nodes["n1"] = empty_node("n1", ResourceList{{{"cpu", 8000}, {"memory", 8000}}});
+  s.queues = {{"a", queue("a", 1)}, {"b", queue("b", 1)}};
+  for (int i = 0; i < 16; ++i) {
+    for (const char* q : {"a", "b"}) {
+      JobInfo j;
+      j.uid = std::string(q) + "/j" + std::to_string(i);
+      j.queue = q;
+      j.min_available = 1;
+      ResourceList ask{{{std::string(q) == "a" ? "memory" : "cpu", 1000}}};
+      j.tasks.push_back({j.uid + "-0", j.uid + "-0", "w", 0, ask, TaskStatus::Pending, "", {}});
+      s.jobs.push_back(std::move(j));
+    }
+  }
+  queue_shares(s);
+  EXPECT_EQ(s.queues["a"].deserved.get("memory"), 8000);
+  EXPECT_EQ(s.queues["b"].deserved.get("cpu"), 8000);
+}
+
+TEST(Queues, AWeightBelowOneCountsAsOne) {
+  auto s = two_queues(queue("a", 0), queue("b", 1));
+  queue_shares(s);
+  EXPECT_EQ(s.queues["a"].deserved.get("cpu"), 4000);
+  EXPECT_EQ(s.queues["b"].deserved.get("cpu"), 4000);
+}
+
+TEST(Queues, ARunningGangInAnOverusedQueueStaysRunningAndIsNotMarked) {
+  auto s = two_queues(queue("a", 1), queue("b", 3));
+  // a/j0 runs two pods already (its minimum 1): a holds 2 of its 2; its third pod waits.
+  auto& j = s.jobs[0];
+  j.phase = PodGroupPhase::Running;
+  j.tasks[0].status = TaskStatus::Running;
+  j.tasks[0].node = "n1";
+  j.tasks.push_back({"a/j0-1", "a/j0-1", "w", 0, cpu(1000), TaskStatus::Running, "n1", {}});
+  j.tasks.push_back({"a/j0-2", "a/j0-2", "w", 0, cpu(1000), TaskStatus::Pending, "", {}});
+  s.nodes["n1"].idle.subtract(cpu(2000));
+  for (auto& other : s.jobs)
+    if (other.phase == PodGroupPhase::Pending) other.phase = PodGroupPhase::Inqueue;
+  auto r = run_session(s);
+  EXPECT_EQ(r.phases.at("a/j0"), PodGroupPhase::Running);
+  EXPECT_EQ(r.conditions.count("a/j0"), 0u);
+  EXPECT_EQ(s.jobs[0].tasks[2].status, TaskStatus::Pending);
+}
+
 }  // namespace
 }  // namespace caldera::sched

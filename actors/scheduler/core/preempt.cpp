@@ -12,16 +12,18 @@ struct Victim {
   size_t job, task;
 };
 
-// Running pods on `node` that `preemptor` may evict, the lowest priority first.
-std::vector<Victim> candidates(const Snapshot& s, const std::string& node, int32_t priority) {
+// Running pods on `node` that `preemptor` may evict, the lowest priority first: of jobs of its
+// queue (taking from other queues is reclaim's, by their shares) with a lower priority, and only
+// pods that free something.
+std::vector<Victim> candidates(const Snapshot& s, const std::string& node,
+                               const JobInfo& preemptor) {
   std::vector<Victim> out;
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const auto& job = s.jobs[j];
-    if (job.priority >= priority) continue;
+    if (job.priority >= preemptor.priority || job.queue != preemptor.queue) continue;
     for (size_t t = 0; t < job.tasks.size(); ++t) {
       const auto& task = job.tasks[t];
-      if (task.node == node && allocated_status(task.status) &&
-          task.status != TaskStatus::Allocated)
+      if (task.node == node && task.status == TaskStatus::Running && !task.best_effort())
         out.push_back({j, t});
     }
   }
@@ -49,7 +51,7 @@ bool place(Snapshot& s, Statement& stmt, size_t j, size_t t) {
     ResourceList room = node.future_idle();
     std::vector<Victim> chosen;
     std::map<size_t, int32_t> taken;  // victims per job so far
-    for (const auto& v : candidates(s, name, s.jobs[j].priority)) {
+    for (const auto& v : candidates(s, name, s.jobs[j])) {
       if (room.fits(task.requests)) break;
       const auto& victim_job = s.jobs[v.job];
       // Gang's preemptable: the victim's job keeps at least minAvailable ready pods.
@@ -77,12 +79,10 @@ SessionResult preempt(Snapshot& s, const SessionOptions&) {
   for (size_t j : order) {
     auto& job = s.jobs[j];
     if (job.phase == PodGroupPhase::Pending || !job_starving(job) || job_valid(job)) continue;
-    std::vector<size_t> pending;
-    for (size_t t = 0; t < job.tasks.size(); ++t)
-      if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
+    // The pods each task's minimum lacks first, so that no eviction is made for a pod the
+    // gang could do without.
+    const auto pending = pending_in_order(job);
     if (pending.empty()) continue;
-    std::stable_sort(pending.begin(), pending.end(),
-                     [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
     Statement stmt(s);
     for (size_t t : pending) {
       if (job_pipelined(job)) break;

@@ -8,9 +8,10 @@ namespace caldera::sched {
 
 // Each admitted gang that starves (its ready and pipelined pods fewer than minAvailable), highest
 // priority first, gets its waiting pods pipelined onto nodes: where a node's future idle room
-// (idle, plus what evictions free, less what is promised) holds the pod, else by evicting running
-// pods of lower-priority jobs on one node, fewest first, never taking a victim's job below its
-// minAvailable (gang's preemptable). The statement commits (Evict with reason "Preempted", then
+// (idle, plus what evictions free, less what is promised) holds the pod, else on the first node,
+// in name order, where evicting running pods of lower-priority jobs of its queue (the lowest
+// priority first) frees enough, never taking a victim's job below its minAvailable (gang's
+// preemptable). The statement commits (Evict with reason "Preempted", then
 // Pipeline) if the gang is then pipelined, and is discarded, victims untouched, otherwise.
 SessionResult preempt(Snapshot& snapshot, const SessionOptions& options);
 

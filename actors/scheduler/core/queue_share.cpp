@@ -56,18 +56,27 @@ void queue_shares(Snapshot& s) {
   std::set<std::string> met;
   ResourceList remaining = total;
   // Each round deals out what is left by weight among the queues still short; it ends when
-  // every queue is met or a round changes nothing.
-  for (size_t round = 0; round <= s.queues.size(); ++round) {
+  // every queue is met or a round changes nothing (with several resources the shares approach
+  // their limits round after round, and whole milli-units make the steps end).
+  constexpr int kMaxRounds = 256;
+  auto weight = [](const QueueInfo& q) { return static_cast<int64_t>(std::max(1, q.weight)); };
+  for (int round = 0; round < kMaxRounds; ++round) {
     int64_t weights = 0;
     for (const auto& [name, q] : s.queues)
-      if (!met.count(name)) weights += std::max(0, q.weight);
+      if (!met.count(name)) weights += weight(q);
     if (weights == 0) break;
     bool changed = false;
     for (auto& [name, q] : s.queues) {
-      if (met.count(name) || q.weight <= 0) continue;
+      if (met.count(name)) continue;
       ResourceList share = q.deserved;
-      for (const auto& [res, amount] : remaining.values)
-        share.values[res] += amount * q.weight / weights;
+      for (const auto& [res, amount] : remaining.values) {
+        if (amount <= 0) continue;
+        // In 128 bits: a large cluster's memory in milli-units times a weight overflows 64.
+        // Rounded up, so that the last milli-units are dealt out too (a queue is capped by its
+        // limit anyway; the shares may pass the total by a milli-unit per queue).
+        share.values[res] += static_cast<MilliValue>(
+            (static_cast<__int128>(amount) * weight(q) + weights - 1) / weights);
+      }
       share = min_each(share, limit[name]);
       changed = changed || share != q.deserved;
       q.deserved = std::move(share);

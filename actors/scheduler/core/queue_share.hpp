@@ -16,7 +16,7 @@ struct Snapshot;
 
 struct QueueInfo {
   std::string name;
-  int32_t weight = 1;
+  int32_t weight = 1;                      // below 1 counts as 1 (Volcano's least weight)
   std::optional<ResourceList> capability;  // a hard cap on what its pods hold
   bool reclaimable = true;
   // Set by queue_shares(): what its pods hold, that plus what its waiting pods ask, and its

@@ -37,20 +37,6 @@ std::vector<size_t> job_order(const Snapshot& s) {
   return order;
 }
 
-// Per task, the pods its minimum still lacks beyond those holding a node (none when the task
-// check does not apply: minAvailable below the sum of the task minimums).
-std::map<std::string, int32_t> missing_task_pods(const JobInfo& job) {
-  std::map<std::string, int32_t> out;
-  if (job.task_min_available.empty() || job.min_available < job.task_min_available_total())
-    return out;
-  std::map<std::string, int32_t> held;
-  for (const auto& t : job.tasks)
-    if (allocated_status(t.status)) ++held[t.task];
-  for (const auto& [task, min] : job.task_min_available)
-    if (min > held[task]) out[task] = min - held[task];
-  return out;
-}
-
 // What a pod asks of a node, as a key: its requests and its node selector.
 std::string shape_of(const TaskInfo& task) {
   std::string key;
@@ -128,24 +114,21 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
   for (auto& [name, amount] : budget.values)
     amount = static_cast<MilliValue>(static_cast<double>(amount) * options.overcommit_factor);
   budget.subtract(used);
-  // Admitted before and not running yet: what their minimum still lacks is spoken for (what
-  // they hold is in `used` already).
+  // Admitted before and not running yet: what their minimum still lacks is spoken for, in the
+  // cluster and in their queue (what they hold is in `used`, and in their queue's allocated).
+  std::map<std::string, ResourceList> promised;  // per queue: held, or promised to its gangs
+  for (const auto& [name, q] : s.queues) promised[name] = q.allocated;
   for (const auto& job : s.jobs) {
     if (job.phase != PodGroupPhase::Inqueue || job.ready_task_num() >= job.min_available) continue;
     ResourceList held;
     for (const auto& t : job.tasks)
       if (allocated_status(t.status)) held.add(t.requests);
+    ResourceList lacks;
     for (const auto& [name, amount] : job.min_resources.values)
-      budget.values[name] -= std::max<MilliValue>(0, amount - held.get(name));
+      lacks.values[name] = std::max<MilliValue>(0, amount - held.get(name));
+    budget.subtract(lacks);
+    if (s.queues.count(job.queue)) promised[job.queue].add(lacks);
   }
-  // Per queue, what its admitted gangs hold or are promised: a gang is admitted only within its
-  // queue's capability.
-  std::map<std::string, ResourceList> promised;
-  for (const auto& [name, q] : s.queues) promised[name] = q.allocated;
-  for (const auto& job : s.jobs)
-    if (job.phase == PodGroupPhase::Inqueue && s.queues.count(job.queue) &&
-        job.ready_task_num() < job.min_available)
-      promised[job.queue].add(job.min_resources);
   for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
     if (job.phase != PodGroupPhase::Pending) continue;
@@ -158,6 +141,38 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
     budget.subtract(job.min_resources);
     job.phase = PodGroupPhase::Inqueue;
   }
+}
+
+// Per task, the pods its minimum still lacks beyond those holding a node (none when the task
+// check does not apply: minAvailable below the sum of the task minimums).
+std::map<std::string, int32_t> missing_task_pods(const JobInfo& job) {
+  std::map<std::string, int32_t> out;
+  if (job.task_min_available.empty() || job.min_available < job.task_min_available_total())
+    return out;
+  std::map<std::string, int32_t> held;
+  for (const auto& t : job.tasks)
+    if (allocated_status(t.status)) ++held[t.task];
+  for (const auto& [task, min] : job.task_min_available)
+    if (min > held[task]) out[task] = min - held[task];
+  return out;
+}
+
+std::vector<size_t> pending_in_order(const JobInfo& job) {
+  std::vector<size_t> pending;
+  for (size_t t = 0; t < job.tasks.size(); ++t)
+    if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
+  std::stable_sort(pending.begin(), pending.end(),
+                   [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
+  const auto need = missing_task_pods(job);
+  if (need.empty()) return pending;
+  std::map<std::string, int32_t> taken;
+  std::vector<size_t> required, rest;
+  for (size_t t : pending) {
+    auto it = need.find(job.tasks[t].task);
+    (it != need.end() && taken[it->first]++ < it->second ? required : rest).push_back(t);
+  }
+  required.insert(required.end(), rest.begin(), rest.end());
+  return required;
 }
 
 size_t nodes_to_find(size_t nodes, int configured) {
@@ -199,6 +214,9 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
   }
   auto queue = s.queues.find(job.queue);
   QueueInfo* q = queue == s.queues.end() ? nullptr : &queue->second;
+  // A gang that is in (its stragglers wait) is passed over quietly: only one that is not is
+  // told why (Volcano marks Unschedulable only what is not ready).
+  if (q && overused(*q) && job_ready(job)) return;
   if (q && overused(*q)) {
     const auto why = at_capability(*q)
                          ? fmt::format("queue {} is at its capability ({})", q->name,
@@ -212,24 +230,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     return;
   }
   ResourceList queue_held = q ? q->allocated : ResourceList{};
-  std::vector<size_t> pending;
-  for (size_t t = 0; t < job.tasks.size(); ++t)
-    if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
-  std::stable_sort(pending.begin(), pending.end(),
-                   [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
-  // The pods each task's minimum still needs go first, so that the other pods cannot take
-  // their room (and with it the gang's chance, session after session).
-  const auto need = missing_task_pods(job);
-  if (!need.empty()) {
-    std::map<std::string, int32_t> taken;
-    std::vector<size_t> required, rest;
-    for (size_t t : pending) {
-      auto it = need.find(job.tasks[t].task);
-      (it != need.end() && taken[it->first]++ < it->second ? required : rest).push_back(t);
-    }
-    required.insert(required.end(), rest.begin(), rest.end());
-    pending = std::move(required);
-  }
+  const std::vector<size_t> pending = pending_in_order(job);
   Statement stmt(s);
   FitErrors first_failure;  // the nodes' reasons for the first pod that fit nowhere
   std::string queue_full;   // or why its queue could not take it

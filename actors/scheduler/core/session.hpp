@@ -28,6 +28,14 @@ struct SessionOptions {
   size_t search_start = 0;
 };
 
+// Per task, the pods its minimum still lacks beyond those holding a node (none when the task
+// check does not apply: minAvailable below the sum of the task minimums).
+std::map<std::string, int32_t> missing_task_pods(const JobInfo& job);
+
+// The job's pending pods in the order a statement tries them: the pods each task's minimum lacks
+// first, so that the others cannot take their room, then by task order.
+std::vector<size_t> pending_in_order(const JobInfo& job);
+
 // How many fitting nodes a search looks for among `nodes`, by SessionOptions::nodes_to_find.
 size_t nodes_to_find(size_t nodes, int configured);
 
