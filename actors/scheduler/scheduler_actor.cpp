@@ -29,6 +29,12 @@ constexpr int64_t kReservationTtlMs = 30000;
 // A gang whose reservation failed waits this long before the next session tries it again.
 constexpr auto kRetryAfterCancel = 500ms;
 
+// How often a waiting gang's job hears a new reason at most: the reason counts nodes, which
+// change with the pods that come and go, and each new reason is a durable write of the job. The
+// first reason goes at once; a newer one within the interval waits for its end (the latest wins).
+constexpr auto kReasonInterval = 1s;
+using tell_atom = caf::atom_constant<caf::atom("tellwhy")>;
+
 // The scheduler's own wake-up for prepares past kPrepareTimeout: one timer for all of them, as a
 // timeout per request would cost CAF's clock a push for every prepare.
 using expire_atom = caf::atom_constant<caf::atom("prepexpire")>;
@@ -57,15 +63,51 @@ struct SchedulerState {
   std::vector<double> commit_ms;
   uint64_t committed = 0, cancelled = 0;
   std::map<std::string, protocol::job> requesters;  // job key -> the job waiting for bindings
-  // job key -> the unplaced message sent last: a session runs on every release, and the same
-  // message again would only cost the job actor an event.
-  std::map<std::string, std::string> told;
+  // job key -> the unplaced message sent last, and when: a session runs on every release, and
+  // the same message again would only cost the job actor an event.
+  struct Told {
+    std::string why;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, Told> told;
+  std::map<std::string, std::string> held_reasons;  // job key -> a newer one, not yet due
+  bool tell_armed = false;                          // a tell_atom is on its way
   static inline const char* name = "scheduler";
 };
 
 using SchedSelf = caf::stateful_actor<SchedulerState>;
 
 void run_session(SchedSelf* self);
+
+// The job waits again later, or was placed: whatever it hears next is news.
+void forget_reason(SchedSelf* self, const std::string& key) {
+  self->state.told.erase(key);
+  self->state.held_reasons.erase(key);
+}
+
+// Tells the job `key` waits for why, unless it was told so already; a change within
+// kReasonInterval of the last one waits for the interval's end.
+void tell_reason(SchedSelf* self, const std::string& key, std::string why) {
+  auto& st = self->state;
+  auto requester = st.requesters.find(key);
+  if (requester == st.requesters.end()) return;
+  const auto now = std::chrono::steady_clock::now();
+  auto told = st.told.find(key);
+  if (told != st.told.end() && told->second.why == why) {
+    st.held_reasons.erase(key);
+    return;
+  }
+  if (told == st.told.end() || now - told->second.at >= kReasonInterval) {
+    st.told[key] = {why, now};
+    st.held_reasons.erase(key);
+    self->send(requester->second, unsched_atom::value, std::move(why));
+    return;
+  }
+  st.held_reasons[key] = std::move(why);
+  if (st.tell_armed) return;
+  st.tell_armed = true;
+  self->delayed_send(self, told->second.at + kReasonInterval - now, tell_atom::value);
+}
 
 void fill_reservation(cluster::PodReservation::Builder r, const std::string& gang,
                       const std::vector<Binding>& pods) {
@@ -143,7 +185,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   auto asked = st.asked.find(r.job_key());
   if (asked != st.asked.end()) st.placer.request(asked->second);
   self->send(g.requester, unsched_atom::value, r.why());
-  st.told.erase(r.job_key());
+  forget_reason(self, r.job_key());
   st.reserving.erase(it);
   want_retry(self);
 }
@@ -246,20 +288,13 @@ void want_session(SchedSelf* self) {
 void run_session(SchedSelf* self) {
   auto& st = self->state;
   auto session = st.placer.session();
-  for (auto& [key, why] : session.unplaced) {
-    auto it = st.requesters.find(key);
-    if (it == st.requesters.end()) continue;
-    auto& told = st.told[key];
-    if (told == why) continue;
-    told = why;
-    self->send(it->second, unsched_atom::value, std::move(why));
-  }
+  for (auto& [key, why] : session.unplaced) tell_reason(self, key, std::move(why));
   if (session.bindings.empty()) return;
   std::map<std::string, std::vector<uint64_t>> asks;  // node -> the gangs it is asked to reserve
   std::map<std::string, std::vector<Binding>> by_job;
   for (auto& b : session.bindings) by_job[b.job_key].push_back(std::move(b));
   for (auto& [key, list] : by_job) {
-    st.told.erase(key);  // placed: if it waits again later, that is news
+    forget_reason(self, key);  // placed: if it waits again later, that is news
     auto it = self->state.requesters.find(key);
     if (it == self->state.requesters.end()) {
       for (const auto& b : list) self->state.placer.release(b.uid);
@@ -313,6 +348,13 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         want_session(self);
       },
       [=](expire_atom) { expire_prepares(self); },
+      [=](tell_atom) {
+        auto& st = self->state;
+        st.tell_armed = false;
+        auto due = std::move(st.held_reasons);
+        st.held_reasons.clear();
+        for (auto& [key, why] : due) tell_reason(self, key, std::move(why));
+      },
       [=](place_atom, GangRequest& r) {
         auto key = r.job_key;
         bool cancel = r.pods.empty();
@@ -323,7 +365,7 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         self->state.requesters[key] = caf::actor_cast<protocol::job>(self->current_sender());
         self->state.placer.request(std::move(r));
         // A new request may follow a restart that reset the job's reason: say why again.
-        self->state.told.erase(key);
+        forget_reason(self, key);
         if (cancel) self->state.requesters.erase(key);
         want_session(self);
       },
