@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -153,34 +154,42 @@ void for_each_job_after(DirectoryState& st, const std::string& ns, const std::st
 
 using EventType = api::WatchEvent::Type;
 
+// Reads a job's two rows in place: fn(the job row's Job, the spec row's spec, or a default
+// reader when there is no spec row).
+template <class Fn>
+void read_rows(const std::string& record, const std::string& spec, Fn&& fn) {
+  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
+  std::optional<FlatReader> spec_row;
+  if (!spec.empty()) spec_row.emplace(FlatReader::Borrow{}, spec, record_reader_options());
+  fn(job.root<store::JobRecord>().getJob(),
+     spec_row ? spec_row->root<store::JobSpecRecord>().getSpec() : api::JobSpec::Reader());
+}
+
 // A client's Job: the durable job row's Job, copied where `place` puts it (it returns the
 // copy), with the spec from its own row.
 template <class Place>
 void fill_job(const std::string& record, const std::string& spec, Place&& place) {
-  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
-  api::Job::Builder out = place(job.root<store::JobRecord>().getJob());
-  if (spec.empty()) return;
-  FlatReader s(FlatReader::Borrow{}, spec, record_reader_options());
-  out.setSpec(s.root<store::JobSpecRecord>().getSpec());
+  read_rows(record, spec, [&](api::Job::Reader job, api::JobSpec::Reader from) {
+    api::Job::Builder out = place(job);
+    if (!spec.empty()) out.setSpec(from);
+  });
 }
 
 // What a table of jobs shows (ListFilter.summary): no events, and only the spec's identity and
 // scheduling words.
 void fill_summary(const std::string& record, const std::string& spec, api::Job::Builder out) {
-  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
-  auto in = job.root<store::JobRecord>().getJob();
-  out.setUid(in.getUid());
-  out.setCreatedMs(in.getCreatedMs());
-  out.setStatus(in.getStatus());
-  if (spec.empty()) return;
-  FlatReader s(FlatReader::Borrow{}, spec, record_reader_options());
-  auto from = s.root<store::JobSpecRecord>().getSpec();
-  auto to = out.initSpec();
-  to.setName(from.getName());
-  to.setNamespace(from.getNamespace());
-  to.setLabels(from.getLabels());
-  to.setQueue(from.getQueue());
-  to.setMinAvailable(from.getMinAvailable());
+  read_rows(record, spec, [&](api::Job::Reader job, api::JobSpec::Reader from) {
+    out.setUid(job.getUid());
+    out.setCreatedMs(job.getCreatedMs());
+    out.setStatus(job.getStatus());
+    if (spec.empty()) return;
+    auto to = out.initSpec();
+    to.setName(from.getName());
+    to.setNamespace(from.getNamespace());
+    to.setLabels(from.getLabels());
+    to.setQueue(from.getQueue());
+    to.setMinAvailable(from.getMinAvailable());
+  });
 }
 
 // The same as a message of its own, for watch events.

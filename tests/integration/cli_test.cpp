@@ -177,7 +177,8 @@ TEST_F(Cli, UnknownCommandsAndKindsAreNamedWithTheValidOnes) {
   EXPECT_NE(kind.exit_code, 0);
   EXPECT_FALSE(contains(kind.err, "A subcommand is required")) << kind.err;
   EXPECT_TRUE(contains(kind.err, "unknown resource type \"foo\" for caldera get")) << kind.err;
-  EXPECT_TRUE(contains(kind.err, "jobs, pods, podgroups, jobtemplates, jobflows, nodes")) << kind.err;
+  EXPECT_TRUE(contains(kind.err, "jobs, pods, podgroups, jobtemplates, jobflows, nodes"))
+      << kind.err;
   auto command = node.cli({"frob", "job", "x"});
   EXPECT_NE(command.exit_code, 0);
   EXPECT_TRUE(contains(command.err, "unknown command \"frob\"")) << command.err;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "actors/scheduler/core/placer.hpp"
@@ -254,6 +255,34 @@ TEST(Placer, ATasksRequiredPodsGoFirstWhateverTheirUids) {
   ASSERT_EQ(bound.size(), 4u);
   EXPECT_TRUE(
       std::any_of(bound.begin(), bound.end(), [](const Binding& b) { return b.uid == "z-ps"; }));
+}
+
+TEST(Placer, TheConfiguredScoringRanksTheNodes) {
+  for (auto scoring : {sched::Scoring::Binpack, sched::Scoring::LeastAllocated}) {
+    Placer p(scoring);
+    p.upsert_node("a", cpu(4000), true);
+    p.upsert_node("b", cpu(4000), true);
+    p.reserve("other", "o", "a", cpu(1000));
+    p.request(gang("j", 1, 1000, 1));
+    auto bound = p.schedule();
+    ASSERT_EQ(bound.size(), 1u);
+    EXPECT_EQ(bound[0].node, scoring == sched::Scoring::Binpack ? "a" : "b");
+  }
+}
+
+TEST(Placer, EachSessionsNodeSearchStartsWhereTheLastOneStopped) {
+  // 200 nodes: a search stops after 100 that fit (Kubernetes' share), so without carrying on
+  // where it stopped the second pod would be searched for among the same first 100 again.
+  Placer p(sched::Scoring::Binpack);
+  for (int i = 0; i < 200; ++i) p.upsert_node(fmt::format("n{:03}", i), cpu(4000), true);
+  p.request(gang("a", 1, 1000, 1));
+  auto first = p.schedule();
+  p.request(gang("b", 1, 1000, 1));
+  auto second = p.schedule();
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(first[0].node, "n000");
+  EXPECT_EQ(second[0].node, "n100");
 }
 
 }  // namespace

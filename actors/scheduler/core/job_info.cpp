@@ -119,12 +119,12 @@ bool job_starving(const JobInfo& job) {
   return job.is_starving();
 }
 
+JobOrderKey job_order_key(const JobInfo& job) {
+  return {-job.priority, job.is_ready(), job.created_ms, job.uid};
+}
+
 bool job_before(const JobInfo& l, const JobInfo& r) {
-  if (l.priority != r.priority) return l.priority > r.priority;
-  const bool l_ready = l.is_ready(), r_ready = r.is_ready();
-  if (l_ready != r_ready) return !l_ready;
-  if (l.created_ms != r.created_ms) return l.created_ms < r.created_ms;
-  return l.uid < r.uid;
+  return job_order_key(l) < job_order_key(r);
 }
 
 bool task_before(const TaskInfo& l, const TaskInfo& r) {

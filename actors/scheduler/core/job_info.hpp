@@ -66,6 +66,16 @@ bool job_starving(const JobInfo& job);
 // time, so it keeps its place.
 bool job_before(const JobInfo& l, const JobInfo& r);
 
+// job_before as a value: sort by it to count each job's readiness once, not at every comparison.
+struct JobOrderKey {
+  int32_t neg_priority = 0;
+  bool ready = false;
+  int64_t created_ms = 0;
+  std::string_view uid;
+  auto operator<=>(const JobOrderKey&) const = default;
+};
+JobOrderKey job_order_key(const JobInfo& job);
+
 // Task order within a job: higher task priority first, then by name.
 bool task_before(const TaskInfo& l, const TaskInfo& r);
 

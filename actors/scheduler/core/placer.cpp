@@ -63,7 +63,7 @@ void Placer::enqueue(GangRequest r) {
   for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
   if (slot_free) ++slot_free_queued_;
   const auto seq = ++next_seq_;
-  Place place{-r.priority, r.min_count == 0, r.created_ms > 0 ? r.created_ms : 0, seq};
+  Place place{-r.priority, r.min_count == 0, r.created_ms, seq};
   auto key = r.job_key;
   order_[place] = key;
   queue_[key] = {std::move(r), place, slot_free};
@@ -125,9 +125,15 @@ Session Placer::session() {
       for (auto& t : job.tasks) t.status = sched::TaskStatus::Running;
     }
     job.task_min_available = r.task_min;
-    for (const auto& a : r.pods)
+    // Stragglers past the free pod slots cannot bind this session: a job of many replicas costs
+    // a session what can start, not its whole ask. Pods keep the order asked in (no names here).
+    const bool slot_free = queue_.at(key).slot_free;
+    MilliValue slots_left = slots;
+    for (const auto& a : r.pods) {
+      if (r.min_count == 0 && !slot_free && (slots_left -= a.requests.get("pods")) < 0) break;
       job.tasks.push_back(
-          {a.uid, a.uid, a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
+          {a.uid, "", a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
+    }
     snap.jobs.push_back(std::move(job));
     const size_t first_op = result.operations.size();
     allocator.allocate_job(snap.jobs.size() - 1, result);

@@ -28,13 +28,21 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task) {
   return refusals(node, task, node.idle);
 }
 
-bool fits(const NodeState& node, const TaskInfo& task) {
-  if (!node.ready || !node.idle.fits(task.requests)) return false;
+bool may_host(const NodeState& node, const TaskInfo& task) {
+  if (!node.ready) return false;
   for (const auto& [key, value] : task.node_selector) {
     auto it = node.labels.find(key);
     if (it == node.labels.end() || it->second != value) return false;
   }
   return true;
+}
+
+bool fits(const NodeState& node, const TaskInfo& task, const ResourceList& room) {
+  return room.fits(task.requests) && may_host(node, task);
+}
+
+bool fits(const NodeState& node, const TaskInfo& task) {
+  return fits(node, task, node.idle);
 }
 
 void FitErrors::add(const std::vector<std::string>& reasons) {

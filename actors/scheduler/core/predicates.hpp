@@ -22,6 +22,10 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task);
 
 // Whether refusals(node, task) would be empty, without the words.
 bool fits(const NodeState& node, const TaskInfo& task);
+// The same against `room` (a node's future idle resources, for a pipelined pod).
+bool fits(const NodeState& node, const TaskInfo& task, const ResourceList& room);
+// Whatever its room: the node is Ready and matches the pod's node selector.
+bool may_host(const NodeState& node, const TaskInfo& task);
 
 // Reasons counted over nodes, for the Unschedulable condition.
 class FitErrors {

@@ -35,19 +35,17 @@ std::vector<Victim> candidates(const Snapshot& s, const std::string& node,
   return out;
 }
 
-// Pipelines task `t` of job `j` somewhere, evicting what it must; false if no node can take it.
-bool place(Snapshot& s, Statement& stmt, size_t j, size_t t) {
+// Pipelines task `t` of job `j` somewhere, evicting what it must, if some node can take it.
+void place(Snapshot& s, Statement& stmt, size_t j, size_t t) {
   const TaskInfo task = s.jobs[j].tasks[t];
   // A node with room once what is leaving has left: no eviction needed.
   for (const auto& [name, node] : s.nodes) {
-    if (!refusals(node, task, node.future_idle()).empty()) continue;
+    if (!fits(node, task, node.future_idle())) continue;
     stmt.pipeline(j, t, name);
-    return true;
+    return;
   }
   for (const auto& [name, node] : s.nodes) {
-    TaskInfo anywhere = task;
-    anywhere.requests = {};  // ready and selected, whatever its room
-    if (!refusals(node, anywhere).empty()) continue;
+    if (!may_host(node, task)) continue;
     ResourceList room = node.future_idle();
     std::vector<Victim> chosen;
     std::map<size_t, int32_t> taken;  // victims per job so far
@@ -63,20 +61,15 @@ bool place(Snapshot& s, Statement& stmt, size_t j, size_t t) {
     if (!room.fits(task.requests)) continue;
     for (const auto& v : chosen) stmt.evict(v.job, v.task, "Preempted");
     stmt.pipeline(j, t, name);
-    return true;
+    return;
   }
-  return false;
 }
 
 }  // namespace
 
 SessionResult preempt(Snapshot& s, const SessionOptions&) {
   SessionResult out;
-  std::vector<size_t> order(s.jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return job_before(s.jobs[a], s.jobs[b]); });
-  for (size_t j : order) {
+  for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
     if (job.phase == PodGroupPhase::Pending || !job_starving(job) || job_valid(job)) continue;
     // The pods each task's minimum lacks first, so that no eviction is made for a pod the

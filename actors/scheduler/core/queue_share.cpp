@@ -26,12 +26,6 @@ ResourceList cap_each(ResourceList a, const std::optional<ResourceList>& cap) {
   return a;
 }
 
-bool covers(const ResourceList& have, const ResourceList& want) {
-  for (const auto& [name, amount] : want.values)
-    if (amount > have.get(name)) return false;
-  return true;
-}
-
 }  // namespace
 
 void queue_shares(Snapshot& s) {
@@ -80,7 +74,7 @@ void queue_shares(Snapshot& s) {
       share = min_each(share, limit[name]);
       changed = changed || share != q.deserved;
       q.deserved = std::move(share);
-      if (covers(q.deserved, limit[name])) met.insert(name);
+      if (q.deserved.fits(limit[name])) met.insert(name);
     }
     remaining = total;
     for (const auto& [name, q] : s.queues) remaining.subtract(q.deserved);

@@ -13,30 +13,6 @@ namespace caldera::sched {
 
 namespace {
 
-std::vector<size_t> job_order(const Snapshot& s) {
-  // job_before's keys, each job's readiness counted once rather than at every comparison.
-  struct Key {
-    int32_t priority;
-    bool ready;
-    size_t index;
-  };
-  std::vector<Key> keys;
-  keys.reserve(s.jobs.size());
-  for (size_t i = 0; i < s.jobs.size(); ++i)
-    keys.push_back({s.jobs[i].priority, s.jobs[i].is_ready(), i});
-  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.ready != b.ready) return !a.ready;
-    const auto &l = s.jobs[a.index], &r = s.jobs[b.index];
-    if (l.created_ms != r.created_ms) return l.created_ms < r.created_ms;
-    return l.uid < r.uid;
-  });
-  std::vector<size_t> order;
-  order.reserve(keys.size());
-  for (const auto& k : keys) order.push_back(k.index);
-  return order;
-}
-
 // What a pod asks of a node, as a key: its requests and its node selector.
 std::string shape_of(const TaskInfo& task) {
   std::string key;
@@ -175,6 +151,17 @@ std::vector<size_t> pending_in_order(const JobInfo& job) {
   return required;
 }
 
+std::vector<size_t> job_order(const Snapshot& s) {
+  std::vector<std::pair<JobOrderKey, size_t>> keys;
+  keys.reserve(s.jobs.size());
+  for (size_t i = 0; i < s.jobs.size(); ++i) keys.emplace_back(job_order_key(s.jobs[i]), i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order;
+  order.reserve(keys.size());
+  for (const auto& [key, index] : keys) order.push_back(index);
+  return order;
+}
+
 size_t nodes_to_find(size_t nodes, int configured) {
   if (configured > 0) return static_cast<size_t>(configured);
   constexpr size_t kMinNodes = 100;
@@ -240,10 +227,6 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
     if (unfit_tasks.count(task.task)) continue;
-    // Committed statements only fill nodes up, so an ask that fit nowhere while no statement
-    // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
-    // costs one search per kind of ask, not one per gang. (A failure while this statement
-    // holds room is its own: the discard gives that room back.)
     // Over the queue's capability the pod fits no node: said as the queue's reason.
     if (q && !within_capability(*q, queue_held, task.requests)) {
       unfit_tasks.insert(task.task);
@@ -253,6 +236,10 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
       failed = true;
       continue;
     }
+    // Committed statements only fill nodes up, so an ask that fit nowhere while no statement
+    // held anything fits nowhere for the rest of the session: a long queue of gangs that wait
+    // costs one search per kind of ask, not one per gang. (A failure while this statement
+    // holds room is its own: the discard gives that room back.)
     const NodeState* node = nullptr;
     FitErrors errors;
     auto known = unfit_shapes.end();

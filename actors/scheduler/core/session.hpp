@@ -36,6 +36,9 @@ std::map<std::string, int32_t> missing_task_pods(const JobInfo& job);
 // first, so that the others cannot take their room, then by task order.
 std::vector<size_t> pending_in_order(const JobInfo& job);
 
+// The snapshot's job indices in job order (job_before).
+std::vector<size_t> job_order(const Snapshot& s);
+
 // How many fitting nodes a search looks for among `nodes`, by SessionOptions::nodes_to_find.
 size_t nodes_to_find(size_t nodes, int configured);
 
