@@ -305,8 +305,18 @@ class RocksDbStore final : public Store {
     auto s = db_->Resume();
     if (!s.ok()) {
       health_->resume_failed();
+      // Once per distinct reason: the retries go on every interval, and an operator who freed
+      // space and still sees writes refused needs to know what RocksDB says now. Its text names a
+      // new file each time, so the kind of error is what counts as distinct.
+      const auto kind = std::make_pair(int(s.code()), int(s.subcode()));
+      if (kind != last_resume_error_) {
+        spdlog::warn("store: resume failed, retried every {} ms: {}",
+                     options_.resume_interval.count(), s.ToString());
+        last_resume_error_ = kind;
+      }
       return;
     }
+    last_resume_error_ = {};
     auto was = health_->recovered();
     spdlog::info("store: writable again after {} ms and {} failed resume attempts",
                  wall_ms() - was.unwritable_ms, was.resume_attempts);
@@ -385,6 +395,7 @@ class RocksDbStore final : public Store {
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
+  std::pair<int, int> last_resume_error_;  // code and subcode; the writer thread's own
 
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> batches_{0};

@@ -33,8 +33,10 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// 30 MB of output, then one last line: twice the whole data disk.
-const char* kBombYaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+// 30 MB of output, then one last line: twice the whole data disk. With `ended`, it then
+// creates that file (off the small disk): its output has all reached the shim's pipe.
+std::string bomb_yaml(const std::string& ended = "") {
+  return std::string(R"(apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata:
   name: bomb
@@ -48,8 +50,9 @@ spec:
           restartPolicy: Never
           containers:
             - name: main
-              command: ["sh", "-c", "head -c 31457280 /dev/zero | tr '\\000' x; echo; echo done"]
-)";
+              command: ["sh", "-c", "head -c 31457280 /dev/zero | tr '\\000' x; echo; echo done)") +
+         (ended.empty() ? "" : "; touch " + ended) + "\"]\n";
+}
 
 std::string sim_yaml(const std::string& name, const std::string& annotation = "") {
   return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: " + name + "\n" +
@@ -173,7 +176,7 @@ void expect_clean_exit(int status, const std::string& log) {
 // Rotation keeps the flood within 3 x 1 MiB: the disk never fills and the node goes on.
 TEST_F(DiskFull, ALogBombIsRotatedAndTheNodeKeepsWorking) {
   start({"--container-log-max-size", "1Mi", "--container-log-max-files", "3"});
-  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  ASSERT_EQ(submit(bomb_yaml()).exit_code, 0);
   auto done = cli({"wait", "job", "bomb", "--for=phase=Completed", "--timeout=60s"});
   ASSERT_EQ(done.exit_code, 0) << done.err << log();
 
@@ -201,7 +204,8 @@ TEST_F(DiskFull, ALogBombIsRotatedAndTheNodeKeepsWorking) {
 // finishes jobs again without a restart, the delete goes through, and SIGTERM still exits 0.
 TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   start();
-  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  const std::string ended = dir_.path() + "/bomb-ended";
+  ASSERT_EQ(submit(bomb_yaml(ended)).exit_code, 0);
   ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
   auto dir = bomb_dir();
   ASSERT_TRUE(eventually([&] { return fs::exists(dir / "main.log.1"); }, 30s));
@@ -222,10 +226,13 @@ TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   EXPECT_TRUE(fs::exists(dir / "main.log.1"));
   EXPECT_TRUE(fs::exists(dir / "main.log"));
 
+  // A bomb still writing would take the freed space back (a slow machine, CI).
+  ASSERT_TRUE(eventually([&] { return fs::exists(ended); }, 30s));
   fs::remove(dir / "main.log.1");  // the operator frees 10 MiB
   CommandResult accepted;
   ASSERT_TRUE(eventually([&] { return (accepted = submit(sim_yaml("sim"))).exit_code == 0; }, 20s))
-      << accepted.err << log();
+      << accepted.err << "\nfree bytes: " << free_bytes() << "\n"
+      << log();
   auto sim = cli({"wait", "job", "sim", "--for=phase=Completed", "--timeout=30s"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err << log();
   EXPECT_NE(log().find("store: writable again"), std::string::npos) << log();
@@ -262,7 +269,8 @@ spec:
 )")
                 .exit_code,
             0);
-  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  const std::string ended = dir_.path() + "/bomb-ended";
+  ASSERT_EQ(submit(bomb_yaml(ended)).exit_code, 0);
   ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
   EXPECT_NE(submit(sim_yaml("big", std::string(64 << 10, 'p'))).exit_code, 0);
   ASSERT_EQ(phase("late"), "Running") << "the deadline passed before the disk was full";
@@ -273,10 +281,21 @@ spec:
       20s))
       << log();
   EXPECT_EQ(phase("late"), "Running");  // not durable, so not shown
+  // The operator is told why the store cannot resume yet, once for its many attempts.
+  EXPECT_TRUE(eventually([&] {
+    return log().find("store: resume failed, retried every") != std::string::npos;
+  })) << log();
 
+  ASSERT_TRUE(eventually([&] { return fs::exists(ended); }, 30s));
   fs::remove(bomb_dir() / "main.log.1");
   EXPECT_TRUE(eventually([&] { return phase("late") == "Terminated"; }, 20s))
       << phase("late") << log();
+  auto text = log();
+  size_t told = 0;
+  for (auto at = text.find("store: resume failed"); at != std::string::npos;
+       at = text.find("store: resume failed", at + 1))
+    ++told;
+  EXPECT_EQ(told, 1u) << text;
   expect_clean_exit(terminate(), log());
 }
 
@@ -284,7 +303,7 @@ spec:
 // (`sync_without_flush_called_`, exit 134).
 TEST_F(DiskFull, StopsCleanlyWhileTheDiskIsStillFull) {
   start();
-  ASSERT_EQ(submit(kBombYaml).exit_code, 0);
+  ASSERT_EQ(submit(bomb_yaml()).exit_code, 0);
   ASSERT_TRUE(eventually([&] { return free_bytes() == 0; }, 30s)) << free_bytes();
   auto big = submit(sim_yaml("big", std::string(64 << 10, 'p')));
   EXPECT_NE(big.exit_code, 0);
