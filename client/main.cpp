@@ -122,13 +122,16 @@ int main(int argc, char** argv) {
   LogOptions log_options;
 
   auto* submit_cmd = app.add_subcommand(
-      "submit", "submit Job, JobTemplate and JobFlow documents from a YAML file");
+      "submit",
+      "submit Job, JobTemplate, JobFlow, Queue and PriorityClass documents from a YAML file");
   submit_cmd->alias("create");  // kubectl create -f
   submit_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
   choose(submit_cmd, "submit", kNameFormat, [&] { return submit(g, file); });
 
   auto* get = app.add_subcommand(
-      "get", "list or show jobs, pods, podgroups, jobtemplates, jobflows or nodes");
+      "get",
+      "list or show jobs, pods, podgroups, jobtemplates, jobflows, nodes, queues or "
+      "priorityclasses");
   get->require_subcommand(1);
   get->add_flag("-A,--all-namespaces", all_ns, "every namespace");
   bool watching = false;
@@ -164,6 +167,16 @@ int main(int argc, char** argv) {
          [&] { return watching ? watch_flows(g, name, all_ns) : get_flows(g, name, all_ns); });
   choose(add_get("nodes", "node", "cluster nodes", false), "get", kGetFormats,
          [&] { return watching ? fail("get -w watches jobs, pods and jobflows") : get_nodes(g); });
+  choose(add_get("queues", "queue", "Volcano queues: weight, capability, share and use", true)
+             ->alias("q"),
+         "get", kGetFormats, [&] {
+           return watching ? fail("get -w watches jobs, pods and jobflows") : get_queues(g, name);
+         });
+  choose(add_get("priorityclasses", "priorityclass", "priority classes", true)->alias("pc"), "get",
+         kGetFormats, [&] {
+           return watching ? fail("get -w watches jobs, pods and jobflows")
+                           : get_priority_classes(g, name);
+         });
 
   auto* desc =
       app.add_subcommand("describe", "show a job (with its pods), a pod or a jobflow in detail");
@@ -205,7 +218,9 @@ int main(int argc, char** argv) {
   const std::vector<std::tuple<std::string, std::string, Deletable>> deletable{
       {"job", "a Volcano job", Deletable::Job},
       {"jobtemplate", "a Volcano JobTemplate", Deletable::JobTemplate},
-      {"jobflow", "a Volcano JobFlow", Deletable::JobFlow}};
+      {"jobflow", "a Volcano JobFlow", Deletable::JobFlow},
+      {"queue", "a Volcano Queue no job uses", Deletable::Queue},
+      {"priorityclass", "a PriorityClass no job names", Deletable::PriorityClass}};
   for (const auto& [kind_name, help, kind] : deletable) {
     auto* c = del->add_subcommand(kind_name, help);
     c->add_option("name", name)->required();

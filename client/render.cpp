@@ -477,6 +477,40 @@ nlohmann::json job_to_json(const Job& job) {
           {"status", status_to_json(job.status)}};
 }
 
+json queue_to_json(const QueueView& v) {
+  const auto& q = v.queue.spec;
+  json meta{{"name", q.name}};
+  if (!v.queue.uid.empty()) meta["uid"] = v.queue.uid;
+  set_if_time(meta, "creationTimestamp", v.queue.created_ms);
+  if (!q.labels.empty()) meta["labels"] = string_map(q.labels);
+  if (!q.annotations.empty()) meta["annotations"] = string_map(q.annotations);
+  json spec{{"weight", q.weight}, {"reclaimable", q.reclaimable}};
+  if (q.capability) spec["capability"] = resource_map(*q.capability);
+  json status{{"state", "Open"},
+              {"allocated", resource_map(v.status.allocated)},
+              {"deserved", resource_map(v.status.deserved)},
+              {"pending", v.status.pending},
+              {"running", v.status.running}};
+  return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+          {"kind", "Queue"},
+          {"metadata", meta},
+          {"spec", spec},
+          {"status", status}};
+}
+
+json priority_class_to_json(const PriorityClass& c) {
+  json meta{{"name", c.name}, {"uid", c.uid}};
+  set_if_time(meta, "creationTimestamp", c.created_ms);
+  json out{{"apiVersion", "scheduling.k8s.io/v1"},
+           {"kind", "PriorityClass"},
+           {"metadata", meta},
+           {"value", c.value},
+           {"preemptionPolicy", c.preemption_policy}};
+  if (c.global_default) out["globalDefault"] = true;
+  if (!c.description.empty()) out["description"] = c.description;
+  return out;
+}
+
 nlohmann::json template_to_json(const JobTemplate& t) {
   return {{"apiVersion", kFlowApiVersion},
           {"kind", "JobTemplate"},
@@ -662,6 +696,60 @@ std::string templates_table(const std::vector<JobTemplate>& templates, bool wide
     if (wide)
       row.insert(row.end(),
                  {std::to_string(t.spec.tasks.size()), std::to_string(t.spec.total_replicas())});
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+namespace {
+
+// "cpu=2,memory=4Gi" in a table cell; "<none>" when nothing is left to say.
+std::string resources_cell(const ResourceList& r, bool zeros = false) {
+  std::string out;
+  for (const auto& [k, v] : r.values) {
+    // A pod slot is a node's, not a share anyone asked for; a zero says nothing, except in a
+    // capability (a queue capped at nothing).
+    if (k == "pods" || (v == 0 && !zeros)) continue;
+    out += (out.empty() ? "" : ",") + k + "=" + format_quantity(v);
+  }
+  return out.empty() ? "<none>" : out;
+}
+
+}  // namespace
+
+std::string queues_table(const std::vector<QueueView>& queues, bool wide, int64_t now_ms) {
+  if (queues.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "WEIGHT", "CAPABILITY", "ALLOCATED", "DESERVED", "PENDING", "RUNNING", "AGE"};
+  if (wide) header.push_back("RECLAIMABLE");
+  rows.push_back(std::move(header));
+  for (const auto& v : queues) {
+    const auto& q = v.queue.spec;
+    Row row{q.name,
+            std::to_string(q.weight),
+            q.capability ? resources_cell(*q.capability, true) : "<none>",
+            resources_cell(v.status.allocated),
+            resources_cell(v.status.deserved),
+            std::to_string(v.status.pending),
+            std::to_string(v.status.running),
+            age_since(v.queue.created_ms, now_ms)};
+    if (wide) row.push_back(q.reclaimable ? "true" : "false");
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+std::string priority_classes_table(const std::vector<PriorityClass>& classes, bool wide,
+                                   int64_t now_ms) {
+  if (classes.empty()) return "No resources found.";
+  std::vector<Row> rows;
+  Row header{"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"};
+  if (wide) header.push_back("DESCRIPTION");
+  rows.push_back(std::move(header));
+  for (const auto& c : classes) {
+    Row row{c.name, std::to_string(c.value), c.global_default ? "true" : "false",
+            age_since(c.created_ms, now_ms), c.preemption_policy};
+    if (wide) row.push_back(c.description.empty() ? "<none>" : c.description);
     rows.push_back(std::move(row));
   }
   return format_table(rows);

@@ -14,6 +14,8 @@
 #include "messages/job_template.hpp"
 #include "messages/node_info.hpp"
 #include "messages/pod.hpp"
+#include "messages/priority_class.hpp"
+#include "messages/queue.hpp"
 
 namespace caldera {
 
@@ -26,6 +28,16 @@ nlohmann::json node_to_json(const NodeInfo& n);
 // lists only the job lists that are not empty.
 nlohmann::json template_to_json(const JobTemplate& t);
 nlohmann::json flow_to_json(const JobFlow& f);
+
+// A queue as `get queues` shows it: its document and the scheduler's view of it.
+struct QueueView {
+  Queue queue;
+  QueueStatus status;
+};
+// scheduling.volcano.sh/v1beta1 Queue (status: allocated, deserved, pending, running) and
+// scheduling.k8s.io/v1 PriorityClass.
+nlohmann::json queue_to_json(const QueueView& q);
+nlohmann::json priority_class_to_json(const PriorityClass& c);
 
 // Block-style YAML of any JSON value, quoting strings only where YAML would misread them.
 std::string to_yaml(const nlohmann::json& j);
@@ -43,6 +55,11 @@ std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t n
 // NAME AGE (wide: TASKS REPLICAS) and NAME STATUS AGE (wide: FLOWS RETAIN).
 std::string templates_table(const std::vector<JobTemplate>& templates, bool wide, int64_t now_ms);
 std::string flows_table(const std::vector<JobFlow>& flows, bool wide, int64_t now_ms);
+// NAME WEIGHT CAPABILITY ALLOCATED DESERVED PENDING RUNNING AGE (wide: RECLAIMABLE).
+std::string queues_table(const std::vector<QueueView>& queues, bool wide, int64_t now_ms);
+// kubectl's NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY (wide: DESCRIPTION).
+std::string priority_classes_table(const std::vector<PriorityClass>& classes, bool wide,
+                                   int64_t now_ms);
 
 // `kubectl describe`-style text of a job and its pods, and of one pod.
 std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t now_ms);

@@ -270,6 +270,38 @@ struct JobFlow {
   status @3 :JobFlowStatus;
 }
 
+# ---- Queue (Volcano scheduling.volcano.sh/v1beta1) and PriorityClass (scheduling.k8s.io/v1) ----
+
+struct Queue {
+  uid @0 :Text;
+  createdMs @1 :Int64;
+  name @2 :Text;
+  labels @3 :List(KeyValue);
+  annotations @4 :List(KeyValue);
+  weight @5 :Int32 = 1;
+  hasCapability @6 :Bool;        # false: no cap (an empty capability caps nothing either)
+  capability @7 :List(KeyValue);
+  reclaimable @8 :Bool = true;
+  status @9 :QueueStatus;        # in list answers: the scheduler's view; absent in records
+}
+
+struct QueueStatus {
+  allocated @0 :List(KeyValue);  # what its pods hold
+  deserved @1 :List(KeyValue);   # its share at the last scheduling session
+  pending @2 :Int32;             # pod groups waiting for their gang
+  running @3 :Int32;             # pod groups whose gang holds nodes
+}
+
+struct PriorityClass {
+  uid @0 :Text;
+  createdMs @1 :Int64;
+  name @2 :Text;
+  value @3 :Int32;
+  preemptionPolicy @4 :Text;     # "PreemptLowerPriority" | "Never"
+  globalDefault @5 :Bool;
+  description @6 :Text;
+}
+
 # ---- Requests and responses ----
 
 struct ObjectRef {
@@ -351,6 +383,10 @@ struct Request {
     deleteJobFlow @19 :ObjectRef;
     watch @21 :WatchRequest;
     cancelWatch @22 :UInt64;     # the id of the watch request to end
+    listQueues @23 :Void;        # every queue, `default` included, with its status
+    deleteQueue @24 :Text;       # by name; refused for `default` and while jobs use it
+    listPriorityClasses @25 :Void;
+    deletePriorityClass @26 :Text;
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"
@@ -376,7 +412,7 @@ struct Error {
 }
 
 struct Submitted {
-  kind @0 :Text;                 # "Job" | "JobTemplate" | "JobFlow"
+  kind @0 :Text;                 # "Job" | "JobTemplate" | "JobFlow" | "Queue" | "PriorityClass"
   namespace @1 :Text;
   name @2 :Text;
   uid @3 :Text;
@@ -411,6 +447,8 @@ struct Response {
     jobFlow @13 :JobFlow;
     jobFlows @14 :List(JobFlow);
     event @16 :WatchEvent;       # a watch's event; id is the watch request's
+    queues @17 :List(Queue);
+    priorityClasses @18 :List(PriorityClass);
   }
   continue @15 :Text;            # a list was cut at its page limit: pass this to get the next page
 }

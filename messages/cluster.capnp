@@ -43,6 +43,8 @@ struct PodKill {
   uid @0 :Text;
   graceMs @1 :Int64;
   reason @2 :Text;
+  evictReason @3 :Text;          # set: the pod is evicted (e.g. "Preempted"); it ends Failed with
+                                 # this reason and `reason` as its message, whatever its exit
 }
 
 # Coordinator -> node: forget a finished pod and its logs.

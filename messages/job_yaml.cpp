@@ -8,6 +8,7 @@
 #include "messages/yaml_pod.hpp"
 #include "messages/yaml_policy.hpp"
 #include "messages/yaml_reader.hpp"
+#include "messages/yaml_scheduling.hpp"
 
 namespace caldera {
 namespace {
@@ -142,14 +143,29 @@ void read_document(YamlContext& ctx, const YamlNode& doc, const std::string& pre
   root.str("apiVersion", api_version);
   auto kind_node = root.get("kind");
   if (!kind_node) {
-    ctx.error("kind", "kind is required (caldera reads kinds Job, JobTemplate and JobFlow)");
+    ctx.error("kind",
+              "kind is required (caldera reads kinds Job, JobTemplate, JobFlow, Queue and "
+              "PriorityClass)");
     return;
   }
   auto kind = read_string(ctx, *kind_node, "kind");
   if (!kind) return;
+  // The cluster-scoped kinds: one reader each, no namespace.
+  auto read_cluster_object = [&](const char* expected, auto read, auto& list) {
+    check_api_version(ctx, api_version, expected);
+    typename std::remove_reference_t<decltype(list)>::value_type item{{}, prefix, index};
+    read(ctx, root, item.value);
+    root.warn_unknown();
+    list.push_back(std::move(item));
+  };
+  if (*kind == "Queue") return read_cluster_object(kSchedulingApiVersion, read_queue, out.queues);
+  if (*kind == "PriorityClass")
+    return read_cluster_object(kPriorityApiVersion, read_priority_class, out.priority_classes);
   if (*kind != "Job" && *kind != "JobTemplate" && *kind != "JobFlow") {
     ctx.error("kind", "unsupported kind \"" + *kind + "\"; supported kinds: Job (" +
-                          kJobApiVersion + "), JobTemplate and JobFlow (" + kFlowApiVersion + ")");
+                          kJobApiVersion + "), JobTemplate and JobFlow (" + kFlowApiVersion +
+                          "), Queue (" + kSchedulingApiVersion + "), PriorityClass (" +
+                          kPriorityApiVersion + ")");
     return;
   }
   check_api_version(ctx, api_version, *kind == "Job" ? kJobApiVersion : kFlowApiVersion);

@@ -1,4 +1,5 @@
-// Reads Volcano YAML (one or more documents) into Job, JobTemplate and JobFlow specs.
+// Reads Volcano YAML (one or more documents) into Job, JobTemplate, JobFlow, Queue and
+// PriorityClass objects.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include "messages/diagnostic.hpp"
 #include "messages/job_flow.hpp"
 #include "messages/job_spec.hpp"
+#include "messages/priority_class.hpp"
+#include "messages/queue.hpp"
 
 namespace caldera {
 
@@ -25,8 +28,13 @@ struct ParsedDocuments {
   std::vector<Parsed<JobSpec>> jobs;       // `kind: Job`, in file order
   std::vector<Parsed<JobSpec>> templates;  // `kind: JobTemplate`: its metadata and its Job spec
   std::vector<Parsed<JobFlowSpec>> flows;  // `kind: JobFlow`
+  std::vector<Parsed<QueueSpec>> queues;   // `kind: Queue`
+  std::vector<Parsed<PriorityClass>> priority_classes;  // `kind: PriorityClass`
 
-  bool empty() const { return jobs.empty() && templates.empty() && flows.empty(); }
+  bool empty() const {
+    return jobs.empty() && templates.empty() && flows.empty() && queues.empty() &&
+           priority_classes.empty();
+  }
 };
 
 // Mappings and lists nested deeper than this are refused before the text is loaded.

@@ -66,6 +66,9 @@ inline constexpr std::string_view kFailedCreate = "FailedCreate";
 // The reason of a pod whose node was lost (NotReady) while it was live: the pod is evicted, as the
 // Kubernetes node controller marks the pods of an unresponsive node.
 inline constexpr std::string_view kNodeLost = "NodeLost";
+// The reason of a pod the scheduler evicted to make room for a higher-priority gang: as a lost
+// node's pods, its job hears PodEvicted.
+inline constexpr std::string_view kPreempted = "Preempted";
 
 // A pod still holds (or may soon hold) resources on a node.
 inline bool is_live(const Pod& p) {

@@ -28,7 +28,7 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 7> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 8> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<Family, const char*>, 7> kFamilyNames{{
     {Family::Flows, "flows"},
     {Family::Pods, "pods"},
     {Family::Specs, "specs"},
+    {Family::Scheduling, "scheduling"},
 }};
 
 size_t family_index(Family family) {

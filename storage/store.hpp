@@ -14,7 +14,8 @@
 
 namespace caldera {
 
-enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods, Specs };
+// Scheduling: Queues ("queue/<name>") and PriorityClasses ("priorityclass/<name>").
+enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods, Specs, Scheduling };
 
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)

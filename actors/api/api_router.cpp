@@ -36,6 +36,8 @@ bool changes_state(api::Request::Which kind) {
     case api::Request::DELETE_JOB:
     case api::Request::DELETE_JOB_TEMPLATE:
     case api::Request::DELETE_JOB_FLOW:
+    case api::Request::DELETE_QUEUE:
+    case api::Request::DELETE_PRIORITY_CLASS:
       return true;
     default:
       return false;

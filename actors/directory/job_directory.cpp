@@ -13,6 +13,7 @@
 
 #include "actors/api/responses.hpp"
 #include "actors/directory/flow_registry.hpp"
+#include "actors/directory/scheduling_registry.hpp"
 #include "actors/directory/submission.hpp"
 #include "actors/directory/watchers.hpp"
 #include "actors/job/core/job_controller.hpp"
@@ -31,6 +32,7 @@
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/job_yaml.hpp"
+#include "messages/queue_codec.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {
@@ -46,9 +48,11 @@ struct JobEntry {
   bool deleting = false;
   std::string uid;
   int64_t created_ms = 0;
-  std::string owner;          // the key of the JobFlow that created it; empty: a client did
-  std::string owner_uid;      // that flow's uid
-  bool pods_watched = false;  // told to publish its pod changes: a pods watch wants it
+  std::string owner;                // the key of the JobFlow that created it; empty: a client did
+  std::string owner_uid;            // that flow's uid
+  bool pods_watched = false;        // told to publish its pod changes: a pods watch wants it
+  std::string queue = {};           // spec.queue: a queue in use cannot be deleted
+  std::string priority_class = {};  // spec.priorityClassName, likewise
   // Callers of a delete under way: they hear its outcome, not a premature "done".
   std::vector<std::function<void(const std::string&)>> delete_waiters = {};
 };
@@ -64,6 +68,7 @@ struct DirectoryState {
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
   FlowRegistry registry;                                 // JobTemplates and JobFlows
+  SchedulingRegistry scheduling;                         // Queues and PriorityClasses
   std::map<std::string, protocol::jobflow> flow_actors;  // by JobFlow key
   // Flow deletes under way, with the callers waiting for each: a second delete (a client's
   // retry) joins the first instead of racing it.
@@ -371,9 +376,13 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto spec_row = encode_spec_row(model);
+  auto queue = model.job.spec.queue;
+  auto priority_class = model.job.spec.priority_class_name;
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
   st.jobs[key] =
       JobEntry{actor, {}, std::move(spec_row), false, uid, created, owner_key, owner_uid};
+  st.jobs[key].queue = std::move(queue);
+  st.jobs[key].priority_class = std::move(priority_class);
   sync_pod_watch(self, key, st.jobs[key]);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
@@ -440,6 +449,48 @@ void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<
       });
 }
 
+// The scheduler learns every Queue and PriorityClass, whole, after each change.
+void push_scheduling(DirSelf* self) {
+  const auto& reg = self->state.scheduling;
+  self->send(self->state.env.scheduler, queues_atom::value, reg.all_queues(), reg.all_classes());
+}
+
+// Stores a submission's Queues and PriorityClasses in one commit; they count once durable.
+void store_scheduling(DirSelf* self, std::vector<Queue> queues, std::vector<PriorityClass> classes,
+                      const std::shared_ptr<PendingSubmit>& pending) {
+  auto& reg = self->state.scheduling;
+  std::vector<Write> writes;
+  for (const auto& q : queues) {
+    reg.creating_queues.insert(q.spec.name);
+    writes.push_back({Family::Scheduling, queue_key(q.spec.name), queue_record(q)});
+  }
+  for (const auto& c : classes) {
+    reg.creating_classes.insert(c.name);
+    writes.push_back({Family::Scheduling, priority_class_key(c.name), priority_class_record(c)});
+  }
+  commit_then(
+      self, std::move(writes), [self, queues, classes, pending](const std::string& error) mutable {
+        auto& reg = self->state.scheduling;
+        for (auto& q : queues) {
+          reg.creating_queues.erase(q.spec.name);
+          if (!error.empty()) continue;
+          spdlog::info("queue={} accepted weight={}", q.spec.name, q.spec.weight);
+          reg.queues[q.spec.name] = std::move(q);
+        }
+        for (auto& c : classes) {
+          reg.creating_classes.erase(c.name);
+          if (!error.empty()) continue;
+          spdlog::info("priorityclass={} accepted value={}", c.name, c.value);
+          reg.classes[c.name] = std::move(c);
+        }
+        if (error.empty())
+          push_scheduling(self);
+        else
+          pending->failures.push_back("Queues and PriorityClasses were not stored: " + error);
+        pending->finish();
+      });
+}
+
 caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs,
                                 Diagnostics diags) {
   auto& st = self->state;
@@ -447,6 +498,7 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
   admit_submission(
       docs, AdmissionContext{largest_node(st)}, st.registry,
       [&](const std::string& key) { return st.jobs.count(key) > 0; }, diags);
+  admit_scheduling(docs, st.scheduling, diags);
   if (!diags.ok()) return rejection_response(id, diags);
   if (docs.empty())
     return error_response(id, Code::INVALID_ARGUMENT,
@@ -475,9 +527,25 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
         diags.warn(prefixed(j.prefix, ""), *warning);
   }
   pending->warnings = warning_lines(diags);
+  std::vector<Queue> queues;
+  for (auto& q : docs.queues) {
+    queues.push_back(Queue{random_uid(), now, std::move(q.value)});
+    pending->created.push_back(
+        {q.document, "Queue", "/" + queues.back().spec.name, queues.back().uid});
+  }
+  std::vector<PriorityClass> classes;
+  for (auto& c : docs.priority_classes) {
+    classes.push_back(std::move(c.value));
+    classes.back().uid = random_uid();
+    classes.back().created_ms = now;
+    pending->created.push_back(
+        {c.document, "PriorityClass", "/" + classes.back().name, classes.back().uid});
+  }
   const bool stores_flows = !templates.empty() || !flows.empty();
-  pending->left = docs.jobs.size() + (stores_flows ? 1 : 0);
+  const bool stores_scheduling = !queues.empty() || !classes.empty();
+  pending->left = docs.jobs.size() + (stores_flows ? 1 : 0) + (stores_scheduling ? 1 : 0);
   if (stores_flows) store_flows(self, std::move(templates), std::move(flows), pending);
+  if (stores_scheduling) store_scheduling(self, std::move(queues), std::move(classes), pending);
 
   // Jobs are accepted once each job actor says its record is durable.
   for (auto& j : docs.jobs) {
@@ -522,6 +590,93 @@ caf::result<std::string> delete_flow_object(DirSelf* self, uint64_t id, api::Obj
                   return;
                 }
                 if (reg.durable.erase(key)) spdlog::info("{}={} deleted", FlowKind<T>::log, key);
+                rp.deliver(ok_response(id));
+              });
+  return rp;
+}
+
+// ---- Queues and PriorityClasses ----
+
+// Every queue with the scheduler's view of it: what its pods hold, its share, its pod groups.
+caf::result<std::string> list_queues(DirSelf* self, uint64_t id) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.env.scheduler, 10s, queues_atom::value)
+      .then(
+          [self, rp, id](const std::vector<QueueStatus>& statuses) mutable {
+            auto queues = self->state.scheduling.all_queues();
+            SmallMessageBuilder b;
+            auto r = b.initRoot<api::Response>();
+            r.setId(id);
+            auto list = r.initQueues(static_cast<unsigned>(queues.size()));
+            for (unsigned i = 0; i < queues.size(); ++i) {
+              QueueStatus none{queues[i].spec.name, {}, {}, 0, 0};
+              const QueueStatus* status = &none;
+              for (const auto& st : statuses)
+                if (st.name == queues[i].spec.name) status = &st;
+              encode(queues[i], list[i], status);
+            }
+            rp.deliver(to_bytes(b));
+          },
+          [rp, id](caf::error&) mutable {
+            rp.deliver(error_response(id, Code::UNAVAILABLE, "the scheduler did not answer"));
+          });
+  return rp;
+}
+
+std::string list_priority_classes(DirSelf* self, uint64_t id) {
+  auto classes = self->state.scheduling.all_classes();
+  SmallMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  auto list = r.initPriorityClasses(static_cast<unsigned>(classes.size()));
+  for (unsigned i = 0; i < classes.size(); ++i) encode(classes[i], list[i]);
+  return to_bytes(b);
+}
+
+// Up to three of the jobs that name `name` in the field `field` of, for the error that refuses
+// to delete what they use ("" when none does).
+std::string users_of(DirSelf* self, const std::string& name, std::string JobEntry::*field) {
+  std::vector<std::string> users;
+  size_t count = 0;
+  for (const auto& [key, entry] : self->state.jobs) {
+    if (entry.*field != name) continue;
+    if (++count <= 3) users.push_back(key);
+  }
+  if (count == 0) return "";
+  std::string out = std::to_string(count) + (count == 1 ? " job uses it (" : " jobs use it (");
+  for (size_t i = 0; i < users.size(); ++i) out += (i ? ", " : "") + users[i];
+  return out + (count > users.size() ? ", ...)" : ")") + "; delete them first";
+}
+
+// A Queue or PriorityClass is gone once its record's delete is durable; one a job uses is kept.
+caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std::string& name,
+                                           bool queue) {
+  auto& reg = self->state.scheduling;
+  const char* resource =
+      queue ? "queues.scheduling.volcano.sh" : "priorityclasses.scheduling.k8s.io";
+  if (queue && name == kDefaultQueue)
+    return error_response(id, Code::FAILED_PRECONDITION, "the default queue cannot be deleted");
+  const bool exists = queue ? reg.queues.count(name) > 0 : reg.classes.count(name) > 0;
+  if (!exists)
+    return error_response(id, Code::NOT_FOUND,
+                          std::string(resource) + " \"" + name + "\" not found", "name");
+  auto users = users_of(self, name, queue ? &JobEntry::queue : &JobEntry::priority_class);
+  if (!users.empty())
+    return error_response(id, Code::FAILED_PRECONDITION,
+                          std::string(resource) + " \"" + name + "\" is in use: " + users);
+  auto rp = self->make_response_promise<std::string>();
+  auto key = queue ? queue_key(name) : priority_class_key(name);
+  commit_then(self, {Write{Family::Scheduling, key, std::nullopt}},
+              [self, rp, id, name, queue](const std::string& error) mutable {
+                if (!error.empty()) {
+                  rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
+                  return;
+                }
+                auto& reg = self->state.scheduling;
+                if (queue ? reg.queues.erase(name) : reg.classes.erase(name)) {
+                  spdlog::info("{}={} deleted", queue ? "queue" : "priorityclass", name);
+                  push_scheduling(self);
+                }
                 rp.deliver(ok_response(id));
               });
   return rp;
@@ -1112,6 +1267,14 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
         // A watch lives on a client connection: the client bridge holds it (watch_atom).
         return error_response(id, Code::INVALID_ARGUMENT,
                               "a watch needs a client connection to the gateway");
+      case api::Request::LIST_QUEUES:
+        return list_queues(self, id);
+      case api::Request::DELETE_QUEUE:
+        return delete_scheduling(self, id, req.getDeleteQueue(), true);
+      case api::Request::LIST_PRIORITY_CLASSES:
+        return list_priority_classes(self, id);
+      case api::Request::DELETE_PRIORITY_CLASS:
+        return delete_scheduling(self, id, req.getDeletePriorityClass(), false);
       case api::Request::PING:
       case api::Request::LIST_NODES:
         break;  // the router's own
@@ -1214,12 +1377,13 @@ void recover_jobs(DirSelf* self) {
     auto k = model->key();
     // Bound pods hold their resources again before any node registers, so that nothing new is
     // placed into their room (messages from one sender arrive in order).
+    const auto group = pod_group_info(*model);
     for (const auto& [name, p] : std::as_const(model->pods)) {
       if (p.node.empty() || !is_live(p)) continue;
       for (const auto& t : model->job.spec.tasks)
         if (t.name == p.task_name)
           self->send(st.env.scheduler, reserve_atom::value, k, p.uid, p.node,
-                     pod_resource_request(t));
+                     pod_resource_request(t), group);
     }
     auto record = encode_job_row(*model);
     auto [owner_key, owner] = owner_of(st, model->job.spec);
@@ -1228,6 +1392,8 @@ void recover_jobs(DirSelf* self) {
     JobEntry entry{{},        std::move(record), encode_spec_row(*model),
                    false,     model->job.uid,    model->job.created_ms,
                    owner_key, owner_uid};
+    entry.queue = model->job.spec.queue;
+    entry.priority_class = model->job.spec.priority_class_name;
     entry.actor = spawn_job_actor(self->system(), std::move(*model), job_env(self, owner));
     auto actor = entry.actor;
     st.jobs[k] = std::move(entry);
@@ -1252,6 +1418,9 @@ void recover_jobs(DirSelf* self) {
 
 caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
+  // Queues and classes first: the bindings the jobs hand back count in their queue.
+  recover(self->state.scheduling, *self->state.env.store);
+  push_scheduling(self);
   // Flows first: the jobs they created are given their flow's actor as owner.
   recover(self->state.registry, *self->state.env.store);
   std::vector<std::string> terminating;

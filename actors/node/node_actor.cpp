@@ -68,7 +68,17 @@ struct NodePodEntry {
   uint64_t seq_floor = 0;
   bool counted_start = false;  // metrics: each pod counts once as started, once as failed
   bool counted_failure = false;
+  // Set by an evicting kill (preemption): the pod's end is reported as this, not its exit.
+  std::string evict_reason, evict_message;
 };
+
+// An evicted pod ends Failed with the eviction's reason, so that its job hears PodEvicted.
+void apply_eviction(NodePodEntry& e) {
+  if (e.evict_reason.empty() || is_live(e.status)) return;
+  e.status.phase = PodPhase::Failed;
+  e.status.reason = e.evict_reason;
+  e.status.message = e.evict_message;
+}
 
 // Its public interface (protocol::node) and what only its own timers, the store's writer thread
 // and the process runner's thread send it.
@@ -316,6 +326,7 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
                 const std::string& reason) {
   end_simulated(e.status, exit_code, signal, reason, now_ms());
+  apply_eviction(e);
   persist_and_report(self, e);
   if (e.remove_when_done) forget(self, e.status.uid);
 }
@@ -372,6 +383,7 @@ void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
   e.shim_pid = ps.shim_pid ? ps.shim_pid : e.shim_pid;
   e.shim_start_ticks = ps.shim_start_ticks ? ps.shim_start_ticks : e.shim_start_ticks;
   apply_containers(e.status, ps.containers, ps.create_error, now_ms());
+  apply_eviction(e);
   if (is_terminal(e.status.phase) && !ps.create_error.empty())
     spdlog::error("node={} pod={} failed to create: {}", st.env.name, ps.uid, ps.create_error);
   persist_and_report(self, e);
@@ -654,20 +666,28 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error");
       },
       [=](kill_atom, const std::string& bytes) {
-        std::string uid;
+        std::string uid, evict_reason, why;
         int64_t grace = 10000;
         try {
           FlatReader reader(bytes);
           auto k = reader.root<cluster::PodKill>();
           uid = k.getUid();
           grace = k.getGraceMs();
+          evict_reason = k.getEvictReason();
+          why = k.getReason();
         } catch (const kj::Exception& ex) {
           spdlog::error("node={} malformed kill: {}", self->state.env.name,
                         ex.getDescription().cStr());
           return;
         }
         auto it = self->state.pods.find(uid);
-        if (it != self->state.pods.end()) kill_pod(self, it->second, grace);
+        if (it == self->state.pods.end()) return;
+        if (!evict_reason.empty() && is_live(it->second.status) &&
+            it->second.evict_reason.empty()) {
+          it->second.evict_reason = std::move(evict_reason);
+          it->second.evict_message = std::move(why);
+        }
+        kill_pod(self, it->second, grace);
       },
       [=](remove_atom, const std::string& uid) {
         auto it = self->state.pods.find(uid);

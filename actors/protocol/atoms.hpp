@@ -62,6 +62,9 @@ using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
 using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
 // scheduler -> job actor: (unsched_atom, why its gang was not placed), sent when the why changes
 using unsched_atom = caf::atom_constant<caf::atom("unsched")>;
+// job directory -> scheduler: (queues_atom, Queues, PriorityClasses) on start and each change;
+// (queues_atom) asks it for each queue's status
+using queues_atom = caf::atom_constant<caf::atom("queues")>;
 
 // job actor -> its owner (a flow actor): (job_status_atom, job name, uid, created ms, JobStatus)
 // after each durable change of its status; (job_gone_atom, job name, uid) once it is deleted

@@ -19,8 +19,12 @@ using scheduler = caf::typed_actor<
     // a job's pods that wait for nodes (none: its pod group is cancelled); it answers later
     // with (placed_atom, bindings) or (unsched_atom, why) to the sender
     caf::reacts_to<place_atom, GangRequest>,
-    // (job key, uid, node, requests) a binding it adopts after a restart
-    caf::reacts_to<reserve_atom, std::string, std::string, std::string, ResourceList>,
+    // (job key, uid, node, requests, its pod group) a binding it adopts after a restart
+    caf::reacts_to<reserve_atom, std::string, std::string, std::string, ResourceList, PodGroupInfo>,
+    // the Queues and PriorityClasses, whole, on start and after each change
+    caf::reacts_to<queues_atom, std::vector<Queue>, std::vector<PriorityClass>>,
+    // -> each queue's allocated, deserved share and pod groups
+    caf::replies_to<queues_atom>::with<std::vector<QueueStatus>>,
     // uids whose resources are free again
     caf::reacts_to<release_atom, std::vector<std::string>>,
     // (node, capacity, ready, host) a node joined, changed or went away

@@ -28,6 +28,8 @@ constexpr auto kPrepareTimeout = 2s;
 constexpr int64_t kReservationTtlMs = 30000;
 // A gang whose reservation failed waits this long before the next session tries it again.
 constexpr auto kRetryAfterCancel = 500ms;
+// How long a preempted pod has between SIGTERM and SIGKILL (Kubernetes' default grace).
+constexpr int64_t kEvictionGraceMs = 30000;
 
 // How often a waiting gang's job hears a new reason at most: the reason counts nodes, which
 // change with the pods that come and go, and each new reason is a durable write of the job. The
@@ -283,12 +285,30 @@ void want_session(SchedSelf* self) {
   self->send(self, session_atom::value);
 }
 
+// A victim of preemption is killed on its node with the eviction's reason: it ends Failed,
+// reason Preempted, and its job hears PodEvicted. Its room is free once it has ended (its job
+// releases it), and the preemptor is bound then.
+void evict(SchedSelf* self, const Eviction& e) {
+  auto& st = self->state;
+  const auto why = "preempted by job " + e.preemptor + " of higher priority";
+  spdlog::info("job={} pod={} node={} preempted by job={}", e.job_key, e.uid, e.node, e.preemptor);
+  if (!st.membership) return;  // tests without nodes
+  SmallMessageBuilder b;
+  auto k = b.initRoot<cluster::PodKill>();
+  k.setUid(e.uid);
+  k.setGraceMs(kEvictionGraceMs);
+  k.setReason(why);
+  k.setEvictReason(std::string(kPreempted));
+  self->send(st.membership, kill_atom::value, e.node, to_bytes(b));
+}
+
 // One scheduling session: place what fits, reserve each placed gang on its nodes (bound once
 // they all confirm), and tell the job actors whose gangs do not fit why not.
 void run_session(SchedSelf* self) {
   auto& st = self->state;
   auto session = st.placer.session();
   for (auto& [key, why] : session.unplaced) tell_reason(self, key, std::move(why));
+  for (const auto& e : session.evictions) evict(self, e);
   if (session.bindings.empty()) return;
   std::map<std::string, std::vector<uint64_t>> asks;  // node -> the gangs it is asked to reserve
   std::map<std::string, std::vector<Binding>> by_job;
@@ -370,7 +390,15 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         want_session(self);
       },
       [=](reserve_atom, const std::string& key, const std::string& uid, const std::string& node,
-          const ResourceList& requests) { self->state.placer.reserve(key, uid, node, requests); },
+          const ResourceList& requests, const PodGroupInfo& group) {
+        self->state.placer.reserve(key, uid, node, requests, group);
+      },
+      [=](queues_atom, const std::vector<Queue>& queues,
+          const std::vector<PriorityClass>& classes) {
+        self->state.placer.set_queues(queues, classes);
+        want_session(self);
+      },
+      [=](queues_atom) { return self->state.placer.queue_status(); },
       [=](release_atom, const std::vector<std::string>& uids) {
         for (const auto& uid : uids) self->state.placer.release(uid);
         want_session(self);

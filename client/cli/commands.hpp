@@ -18,6 +18,9 @@ int get_pods(const Globals& g, const std::string& name, const std::string& job, 
 int get_templates(const Globals& g, const std::string& name, bool all_ns);
 int get_flows(const Globals& g, const std::string& name, bool all_ns);
 int get_nodes(const Globals& g);
+// Cluster-scoped: every queue (with the scheduler's view of it) or class, or the named one.
+int get_queues(const Globals& g, const std::string& name);
+int get_priority_classes(const Globals& g, const std::string& name);
 int describe_job(const Globals& g, const std::string& name);
 int describe_flow(const Globals& g, const std::string& name);
 int describe_pod(const Globals& g, const std::string& name);
@@ -28,7 +31,7 @@ int version(const Globals& g, bool client_only);
 
 int submit(const Globals& g, const std::string& file);
 // Prints what kubectl prints: job.batch.volcano.sh "NAME" deleted.
-enum class Deletable { Job, JobTemplate, JobFlow };
+enum class Deletable { Job, JobTemplate, JobFlow, Queue, PriorityClass };
 int delete_object(const Globals& g, Deletable kind, const std::string& name);
 // `action`: AbortJob, ResumeJob, RestartJob, TerminateJob or CompleteJob.
 int command(const Globals& g, const std::string& action, const std::string& name);

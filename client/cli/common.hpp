@@ -104,6 +104,8 @@ void print_name(const std::string& resource, const std::string& name);
 // kubectl's resource names, as -o name and the "created"/"deleted" lines print them.
 inline constexpr const char* kJobResource = "job.batch.volcano.sh";
 inline constexpr const char* kPodGroupResource = "podgroup.scheduling.volcano.sh";
+inline constexpr const char* kQueueResource = "queue.scheduling.volcano.sh";
+inline constexpr const char* kPriorityClassResource = "priorityclass.scheduling.k8s.io";
 inline constexpr const char* kTemplateResource = "jobtemplate.flow.volcano.sh";
 inline constexpr const char* kFlowResource = "jobflow.flow.volcano.sh";
 inline constexpr const char* kPodResource = "pod";

@@ -6,6 +6,7 @@
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
 #include "messages/codec.hpp"
+#include "messages/queue_codec.hpp"
 
 #ifndef CALDERA_VERSION
 #define CALDERA_VERSION "unknown"
@@ -238,6 +239,43 @@ int get_templates(const Globals& g, const std::string& name, bool all_ns) {
 
 int get_flows(const Globals& g, const std::string& name, bool all_ns) {
   return get_objects(g, name, all_ns, kFlows);
+}
+
+// Cluster-scoped lists come whole (a cluster has few queues and classes); a name filters.
+int get_queues(const Globals& g, const std::string& name) {
+  int rc = 0;
+  auto r = call(
+      g, [&](api::Request::Builder b) { b.setListQueues(); }, &rc);
+  if (!r) return rc;
+  std::vector<QueueView> queues;
+  for (auto q : r->root<api::Response>().getQueues())
+    if (name.empty() || q.getName() == name) queues.push_back({decode(q), decode_status(q)});
+  if (!name.empty() && queues.empty())
+    return fail("queues.scheduling.volcano.sh \"" + name + "\" not found");
+  print_objects<QueueView>(
+      g, queues, !name.empty(), kQueueResource, queue_to_json,
+      [](const std::vector<QueueView>& v, bool wide) { return queues_table(v, wide, now_ms()); },
+      [](const QueueView& q) { return q.queue.spec.name; });
+  return 0;
+}
+
+int get_priority_classes(const Globals& g, const std::string& name) {
+  int rc = 0;
+  auto r = call(
+      g, [&](api::Request::Builder b) { b.setListPriorityClasses(); }, &rc);
+  if (!r) return rc;
+  std::vector<PriorityClass> classes;
+  for (auto c : r->root<api::Response>().getPriorityClasses())
+    if (name.empty() || c.getName() == name) classes.push_back(decode(c));
+  if (!name.empty() && classes.empty())
+    return fail("priorityclasses.scheduling.k8s.io \"" + name + "\" not found");
+  print_objects<PriorityClass>(
+      g, classes, !name.empty(), kPriorityClassResource, priority_class_to_json,
+      [](const std::vector<PriorityClass>& v, bool wide) {
+        return priority_classes_table(v, wide, now_ms());
+      },
+      [](const PriorityClass& c) { return c.name; });
+  return 0;
 }
 
 int get_nodes(const Globals& g) {

@@ -17,6 +17,8 @@ namespace {
 const char* resource_of(capnp::Text::Reader kind) {
   if (kind == "JobTemplate") return kTemplateResource;
   if (kind == "JobFlow") return kFlowResource;
+  if (kind == "Queue") return kQueueResource;
+  if (kind == "PriorityClass") return kPriorityClassResource;
   return kJobResource;
 }
 
@@ -85,7 +87,9 @@ int submit(const Globals& g, const std::string& file) {
 int delete_object(const Globals& g, Deletable kind, const std::string& name) {
   const char* resource = kind == Deletable::Job           ? kJobResource
                          : kind == Deletable::JobTemplate ? kTemplateResource
-                                                          : kFlowResource;
+                         : kind == Deletable::JobFlow     ? kFlowResource
+                         : kind == Deletable::Queue       ? kQueueResource
+                                                          : kPriorityClassResource;
   // Deleting is idempotent: a second sending cannot delete anything else. After an attempt the
   // coordinator may have carried out (it was lost while it had the request), a retry that finds
   // the object gone most likely finds the work of that attempt: what the user asked for holds,
@@ -98,6 +102,9 @@ int delete_object(const Globals& g, Deletable kind, const std::string& name) {
   Session session(g);
   auto r = session.exchange(
       [&](api::Request::Builder b) {
+        // Queues and classes are cluster-scoped: a name only.
+        if (kind == Deletable::Queue) return b.setDeleteQueue(name);
+        if (kind == Deletable::PriorityClass) return b.setDeletePriorityClass(name);
         auto ref = kind == Deletable::Job           ? b.initDeleteJob()
                    : kind == Deletable::JobTemplate ? b.initDeleteJobTemplate()
                                                     : b.initDeleteJobFlow();

@@ -195,6 +195,8 @@ TEST_F(BigJob, ListsComeInPagesWithAContinueToken) {
 // the spec's tasks nor the events, which a full list still has.
 TEST_F(BigJob, ASummaryListCarriesWhatATableShowsAndNoSpecBody) {
   ASSERT_EQ(node.cli({"submit", "-f", "-"},
+                     "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: "
+                     "research}\n---\n"
                      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: s, "
                      "labels: {team: ml}}\nspec:\n  minAvailable: 2\n  queue: research\n  "
                      "tasks:\n    - name: w\n      replicas: 2\n      template:\n        "

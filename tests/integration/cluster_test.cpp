@@ -227,6 +227,129 @@ TEST_F(Cluster, ANodeSelectorPlacesPodsOnTheLabelledNodeOnly) {
       << job_state(coordinator, "nowhere").dump();
 }
 
+// A quantity of cpu as the CLI writes it ("1", "1500m") in milli-cpus; 0 when absent.
+int64_t milli_cpu(const json& resources) {
+  auto text = resources.value("cpu", std::string());
+  if (text.empty()) return 0;
+  if (text.back() == 'm') return std::stoll(text.substr(0, text.size() - 1));
+  return static_cast<int64_t>(std::stod(text) * 1000);
+}
+
+// Two queues of weights 1 and 3, both with more work than the six cpus hold: while both wait,
+// queue a holds its share of 1.5 cpu at most and b about three times as much.
+TEST_F(Cluster, QueueWeightsOneToThreeSplitASaturatedClusterOneToThree) {
+  auto& coordinator = *nodes_[0];
+  std::string yaml =
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: a}\n"
+      "spec: {weight: 1}\n---\n"
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: b}\n"
+      "spec: {weight: 3}\n";
+  // One-pod jobs of half a cpu that run 2 s: the queues' pods come and go all the time, and
+  // both queues have jobs waiting for about 13 s (b's 60 on 9 slots, a's 30 on 3).
+  for (int i = 0; i < 60; ++i)
+    for (const char* q : {"a", "b"})
+      if (q[0] == 'b' || i < 30)
+        yaml += "---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " +
+                std::string(q) + std::to_string(i) + "}\nspec:\n  queue: " + q +
+                "\n  tasks:\n    - name: w\n      replicas: 1\n      template:\n        spec:\n"
+                "          containers:\n            - name: main\n"
+                "              command: [sh, -c, \"exec sleep 2\"]\n"
+                "              resources: {requests: {cpu: 500m}}\n";
+  auto submit = coordinator.cli({"submit", "-f", "-"}, yaml);
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+
+  // Samples while both queues have gangs waiting, once the first pods have ended: the first
+  // session may have seen only some of the jobs (a queue asking less than its share leaves the
+  // rest to the others), and its pods keep what they got until they end. a0 is among them.
+  ASSERT_EQ(
+      coordinator.cli({"wait", "job", "a0", "--for=phase=Completed", "--timeout=60s"}).exit_code,
+      0);
+  bool first_wave = true;
+  int64_t a_sum = 0, b_sum = 0, a_max = 0, samples = 0;
+  std::string seen;  // what the samples were, for a failure's message
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (samples < 10 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(200ms);
+    auto r = coordinator.cli({"get", "queues", "-o", "json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, json> by_name;
+    const auto list = json::parse(r.out);
+    for (const auto& q : list["items"]) by_name[q["metadata"]["name"]] = q;
+    const auto &a = by_name["a"]["status"], &b = by_name["b"]["status"];
+    if (a["pending"] == 0 || b["pending"] == 0) break;
+    const int64_t a_cpu = milli_cpu(a["allocated"]), b_cpu = milli_cpu(b["allocated"]);
+    seen += " " + std::to_string(a_cpu) + "/" + std::to_string(b_cpu);
+    // The first wave's last pods may still be ending.
+    first_wave = first_wave && a_cpu > 1500;
+    if (first_wave) continue;
+    EXPECT_EQ(milli_cpu(a["deserved"]), 1500) << a.dump();
+    EXPECT_EQ(milli_cpu(b["deserved"]), 4500) << b.dump();
+    a_sum += a_cpu;
+    b_sum += b_cpu;
+    a_max = std::max(a_max, a_cpu);
+    ++samples;
+  }
+  ASSERT_GE(samples, 5) << seen << "\n" << coordinator.cli({"get", "queues"}).out;
+  EXPECT_LE(a_max, 1500) << seen;
+  const double ratio =
+      static_cast<double>(b_sum) / static_cast<double>(std::max<int64_t>(a_sum, 1));
+  EXPECT_GE(ratio, 2.2) << seen;
+  EXPECT_LE(ratio, 3.8) << seen;
+}
+
+// A high-priority gang that does not fit evicts two pods of a lower-priority job: the victims
+// end Failed with reason Preempted, their job's PodEvicted policy (RestartPod) makes them again,
+// and at no time do fewer than the victim's minAvailable of 4 pods run.
+TEST_F(Cluster, AHighPriorityGangPreemptsLowPriorityPodsAndTheirPodEvictedPolicyFires) {
+  auto& coordinator = *nodes_[0];
+  auto low = job("low", 6, "1", "exec sleep 600");
+  low.replace(low.find("minAvailable: 6"), 15, "minAvailable: 4");
+  low.replace(low.find("  tasks:"), 0, "  policies: [{event: PodEvicted, action: RestartPod}]\n");
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, low).exit_code, 0);
+  auto running_low = [&] {
+    auto r = coordinator.cli({"get", "pods", "--job", "low", "-o", "json"});
+    int n = 0;
+    if (r.exit_code != 0) return -1;
+    const auto pods = json::parse(r.out);
+    for (const auto& p : pods["items"]) n += p["status"]["phase"] == "Running";
+    return n;
+  };
+  ASSERT_TRUE(eventually([&] { return running_low() == 6; }, 30s))
+      << coordinator.cli({"get", "pods"}).out;
+
+  auto high =
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+      "value: 100\n---\n" +
+      job("high", 2, "1", "exec sleep 1");
+  high.replace(high.find("  tasks:"), 0, "  priorityClassName: high\n");
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, high).exit_code, 0);
+  int least = 6;
+  ASSERT_TRUE(eventually(
+      [&] {
+        least = std::min(least, running_low());
+        return job_state(coordinator, "high")["phase"] == "Completed";
+      },
+      60s))
+      << coordinator.cli({"describe", "job", "high"}).out << coordinator.log();
+  EXPECT_GE(least, 4);
+
+  auto describe = coordinator.cli({"describe", "job", "low"}).out;
+  EXPECT_NE(describe.find("was evicted: preempted by job default/high of higher priority"),
+            std::string::npos)
+      << describe;
+  EXPECT_NE(describe.find("PodEvicted of pod low-w-"), std::string::npos) << describe;
+  EXPECT_NE(describe.find("-> RestartPod"), std::string::npos) << describe;
+  size_t evictions = 0;
+  const auto log = coordinator.log();
+  for (auto at = log.find("preempted by job=default/high"); at != std::string::npos;
+       at = log.find("preempted by job=default/high", at + 1))
+    ++evictions;
+  EXPECT_EQ(evictions, 2u) << log;
+  // The victims are made again and run once the high job has left.
+  EXPECT_TRUE(eventually([&] { return running_low() == 6; }, 30s))
+      << coordinator.cli({"get", "pods"}).out;
+}
+
 TEST_F(Cluster, AWatchAtAWorkerStreamsTheCoordinatorsEventsAndEndsWhenItIsLost) {
   auto& coordinator = *nodes_[0];
   auto& worker = *nodes_[2];

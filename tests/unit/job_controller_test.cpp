@@ -337,6 +337,19 @@ TEST(JobController, NodeLost_EvictsItsLivePodsSoPodEvictedRestartsTheJob) {
   EXPECT_TRUE(fx.changed);
 }
 
+// A pod its node ended Failed with reason Preempted (the scheduler evicted it for a
+// higher-priority gang) is PodEvicted to its job, whatever its exit code: not PodFailed.
+TEST(JobController, APreemptedPodIsPodEvictedNotPodFailed) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.policies = {policy(Event::PodEvicted, Action::RestartJob),
+                   policy(Event::PodFailed, Action::AbortJob)};
+  auto m = running_on_two_nodes(spec, c);
+  report(m, "job-w-2", PodPhase::Failed, c, 143, "Preempted");
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Restarting);
+  EXPECT_EQ(m.job.status.state.reason, "PodEvicted");
+}
+
 TEST(JobController, NodeLost_FailsOnlyTheLivePodsOfThatNodeWithReasonNodeLost) {
   auto c = test_clock();
   auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);

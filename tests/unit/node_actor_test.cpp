@@ -322,6 +322,32 @@ class NodeOutbox : public SimulatedPods {
   }
 };
 
+// An evicting kill (the scheduler's preemption) ends the pod Failed with the eviction's reason
+// and the kill's text as its message, so that its job hears PodEvicted, not a failure.
+TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto node = spawn_node_actor(sys, env(coordinator));
+  caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
+  auto running = next_report(coordinator, 5s);
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->phase, PodPhase::Running);
+  SmallMessageBuilder b;
+  auto k = b.initRoot<cluster::PodKill>();
+  k.setUid("u1");
+  k.setGraceMs(0);
+  k.setReason("preempted by job default/high of higher priority");
+  k.setEvictReason("Preempted");
+  caf::anon_send(node, kill_atom::value, to_bytes(b));
+  auto ended = next_report(coordinator, 5s);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, "Preempted");
+  EXPECT_EQ(ended->message, "preempted by job default/high of higher priority");
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
 TEST_F(NodeOutbox, AReportIsSentAgainUntilItsJobAcknowledgesThatStatus) {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};

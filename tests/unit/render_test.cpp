@@ -521,5 +521,43 @@ TEST(Render, LastLines) {
   EXPECT_EQ(last_lines("\n\n\n", 1), "\n");
 }
 
+// get queues: the share columns leave out pod slots and zeros, but a capability of zero shows.
+TEST(Render, QueuesTableAndJson) {
+  QueueView research{
+      Queue{"u", 1000,
+            QueueSpec{"research", {}, {}, 3, ResourceList{{{"cpu", 4000}, {"memory", 0}}}}},
+      QueueStatus{"research", ResourceList{{{"cpu", 1500}, {"pods", 3000}}},
+                  ResourceList{{{"cpu", 1500}, {"memory", 0}}}, 17, 3}};
+  QueueView def{Queue{"", 0, QueueSpec{"default"}}, QueueStatus{"default"}};
+  EXPECT_EQ(queues_table({def, research}, false, 61000),
+            "NAME       WEIGHT   CAPABILITY       ALLOCATED   DESERVED    PENDING   RUNNING   AGE\n"
+            "default    1        <none>           <none>      <none>      0         0         "
+            "<unknown>\n"
+            "research   3        cpu=4,memory=0   cpu=1500m   cpu=1500m   17        3         "
+            "60s\n");
+  EXPECT_NE(queues_table({research}, true, 61000).find("RECLAIMABLE"), std::string::npos);
+  auto j = queue_to_json(research);
+  EXPECT_EQ(j["kind"], "Queue");
+  EXPECT_EQ(j["spec"]["weight"], 3);
+  EXPECT_EQ(j["spec"]["capability"]["cpu"], "4");
+  EXPECT_EQ(j["status"]["allocated"]["cpu"], "1500m");
+  EXPECT_EQ(j["status"]["pending"], 17);
+  EXPECT_EQ(queues_table({}, false, 0), "No resources found.");
+}
+
+TEST(Render, PriorityClassesTableLikeKubectl) {
+  PriorityClass high;
+  high.name = "high";
+  high.value = 1000;
+  high.created_ms = 1000;
+  high.global_default = true;
+  EXPECT_EQ(priority_classes_table({high}, false, 61000),
+            "NAME   VALUE   GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY\n"
+            "high   1000    true             60s   PreemptLowerPriority\n");
+  auto j = priority_class_to_json(high);
+  EXPECT_EQ(j["value"], 1000);
+  EXPECT_EQ(j["globalDefault"], true);
+}
+
 }  // namespace
 }  // namespace caldera

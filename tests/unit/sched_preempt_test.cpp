@@ -80,6 +80,13 @@ TEST(Preempt, EqualPriorityDoesNotPreempt) {
   EXPECT_TRUE(preempt(s, {}).operations.empty());
 }
 
+// preemptionPolicy: Never: the gang waits its turn, whatever its priority.
+TEST(Preempt, AGangWhoseClassNeverPreemptsEvictsNothing) {
+  auto s = full_node(4, 1, 2);
+  s.jobs[1].may_preempt = false;
+  EXPECT_TRUE(preempt(s, {}).operations.empty());
+}
+
 TEST(Preempt, RoomThatEvictionsAlreadyFreeIsUsedBeforeEvictingMore) {
   auto s = full_node(4, 1, 1);
   Statement earlier(s);

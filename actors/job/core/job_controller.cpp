@@ -43,7 +43,7 @@ EventRequest event_for(const JobModel& m, const Pod& before, const Pod& now) {
       req.event = Event::PodRunning;
       break;
     case PodPhase::Failed:
-      if (now.reason == "Evicted" || now.reason == kNodeLost) {
+      if (now.reason == "Evicted" || now.reason == kNodeLost || now.reason == kPreempted) {
         req.event = Event::PodEvicted;
       } else {
         req.event = task_retries_used_up(m, now.task_name) ? Event::TaskFailed : Event::PodFailed;

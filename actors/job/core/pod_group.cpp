@@ -10,11 +10,18 @@
 
 namespace caldera {
 
+PodGroupInfo pod_group_info(const JobModel& m) {
+  const auto& spec = m.job.spec;
+  return {spec.queue.empty() ? std::string(kDefaultQueue) : spec.queue, spec.priority_class_name,
+          spec.effective_min_available()};
+}
+
 GangRequest pod_group_request(const JobModel& m) {
   const auto& spec = m.job.spec;
   GangRequest r;
   r.job_key = m.key();
   r.created_ms = m.job.created_ms;
+  r.group = pod_group_info(m);
   int32_t bound = 0, waiting = 0;
   std::map<std::string, int32_t> bound_of, waiting_of;
   std::map<std::string, ResourceList> request_of;

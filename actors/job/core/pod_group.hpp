@@ -20,6 +20,10 @@ inline constexpr int32_t kMaxPodAsks = 1024;
 
 GangRequest pod_group_request(const JobModel& m);
 
+// Its queue, priority class and minMember: what the scheduler keeps of a job while it holds
+// nodes (queue shares, and a preemption never takes it below its minimum).
+PodGroupInfo pod_group_info(const JobModel& m);
+
 // The least, per resource, that the job's first gang (minAvailable pods, leaving out tasks that
 // wait on others) asks in all.
 ResourceList first_gang_minimum(const JobSpec& spec);

@@ -22,7 +22,8 @@ std::string_view to_string(PodGroupPhase p);
 struct JobInfo {
   std::string uid;  // the job's key, namespace/name
   std::string queue = "default";
-  int32_t priority = 0;  // from its PriorityClass
+  int32_t priority = 0;     // from its PriorityClass
+  bool may_preempt = true;  // its class's preemptionPolicy is not Never
   int64_t created_ms = 0;
   PodGroupPhase phase = PodGroupPhase::Pending;
   int32_t min_available = 0;                          // the pod group's minMember

@@ -4,9 +4,68 @@
 #include <set>
 
 #include "actors/scheduler/core/gang_fit.hpp"
+#include "actors/scheduler/core/preempt.hpp"
 #include "actors/scheduler/core/session.hpp"
 
 namespace caldera {
+
+Placer::Placer(sched::Scoring scoring) : scoring_(scoring) {
+  set_queues({}, {});
+}
+
+void Placer::set_queues(const std::vector<Queue>& queues,
+                        const std::vector<PriorityClass>& classes) {
+  queues_.clear();
+  queues_[kDefaultQueue].name = kDefaultQueue;
+  for (const auto& q : queues) {
+    auto& info = queues_[q.spec.name];
+    info.name = q.spec.name;
+    info.weight = q.spec.weight;
+    info.capability = q.spec.capability;
+    info.reclaimable = q.spec.reclaimable;
+  }
+  // One queue without a cap deserves all it asks: its shares decide nothing.
+  queues_bind_ = queues_.size() > 1 || queues_.begin()->second.capability.has_value();
+  classes_.clear();
+  for (const auto& c : classes) classes_[c.name] = c;
+  // A changed class changes the place of the gangs that name it.
+  for (auto& [key, g] : groups_) g.priority = priority_of(g.info);
+  // Each keeps its turn among equals: the order its request came in (its seq).
+  std::vector<std::pair<GangRequest, uint64_t>> again;
+  for (auto& [key, q] : queue_) again.emplace_back(std::move(q.request), q.place.seq);
+  for (const auto& [r, seq] : again) dequeue(queue_.find(r.job_key));
+  for (auto& [r, seq] : again) enqueue(std::move(r), seq);
+}
+
+int32_t Placer::priority_of(const PodGroupInfo& info) const {
+  if (!info.priority_class.empty()) {
+    auto c = classes_.find(info.priority_class);
+    return c == classes_.end() ? 0 : c->second.value;
+  }
+  for (const auto& [name, c] : classes_)
+    if (c.global_default) return c.value;
+  return 0;
+}
+
+bool Placer::may_preempt(const PodGroupInfo& info) const {
+  auto c = classes_.find(info.priority_class);
+  return c == classes_.end() || c->second.preemption_policy != kPreemptNever;
+}
+
+Placer::Group& Placer::group_of(const std::string& job_key, const PodGroupInfo& info) {
+  auto [it, fresh] = groups_.try_emplace(job_key);
+  // A request says what the job is now; an adopted binding only what it was, if nothing did.
+  if (fresh || it->second.info != info) {
+    it->second.info = info;
+    it->second.priority = priority_of(info);
+  }
+  return it->second;
+}
+
+void Placer::drop_group_if_idle(const std::string& job_key) {
+  auto it = groups_.find(job_key);
+  if (it != groups_.end() && it->second.held <= 0 && !it->second.queued) groups_.erase(it);
+}
 
 void Placer::upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
                          const std::string& host_ip,
@@ -31,7 +90,7 @@ void Placer::set_ready(const std::string& name, bool ready) {
 }
 
 void Placer::reserve(const std::string& job_key, const std::string& uid, const std::string& node,
-                     const ResourceList& requests) {
+                     const ResourceList& requests, const PodGroupInfo& group) {
   if (held_.count(uid)) return;
   held_[uid] = {job_key, node, requests};
   auto it = nodes_.find(node);
@@ -39,6 +98,10 @@ void Placer::reserve(const std::string& job_key, const std::string& uid, const s
     it->second.free.subtract(requests);
     ++it->second.pods;
   }
+  auto g = groups_.find(job_key);
+  auto& grp = g != groups_.end() ? g->second : group_of(job_key, group);
+  ++grp.held;
+  queue_allocated_[grp.info.queue].add(requests);
 }
 
 void Placer::release(const std::string& uid) {
@@ -49,21 +112,38 @@ void Placer::release(const std::string& uid) {
     n->second.free.add(it->second.requests);
     --n->second.pods;
   }
+  if (auto r = releasing_.find(uid); r != releasing_.end()) {
+    releasing_by_node_[r->second.node].subtract(it->second.requests);
+    if (queue_.count(r->second.preemptor))
+      promised_[r->second.preemptor][r->second.node].add(it->second.requests);
+    releasing_.erase(r);
+  }
+  if (auto g = groups_.find(it->second.job_key); g != groups_.end()) {
+    --g->second.held;
+    queue_allocated_[g->second.info.queue].subtract(it->second.requests);
+    const auto key = it->second.job_key;
+    held_.erase(it);
+    drop_group_if_idle(key);
+    return;
+  }
   held_.erase(it);
 }
 
 void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
   if (it->second.slot_free) --slot_free_queued_;
   order_.erase(it->second.place);
+  if (auto g = groups_.find(it->first); g != groups_.end()) g->second.queued = false;
   queue_.erase(it);
 }
 
-void Placer::enqueue(GangRequest r) {
+void Placer::enqueue(GangRequest r, uint64_t seq) {
   bool slot_free = false;
   for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
   if (slot_free) ++slot_free_queued_;
-  const auto seq = ++next_seq_;
-  Place place{-r.priority, r.min_count == 0, r.created_ms, seq};
+  if (seq == 0) seq = ++next_seq_;
+  auto& group = group_of(r.job_key, r.group);
+  group.queued = true;
+  Place place{-group.priority, r.min_count == 0, r.created_ms, seq};
   auto key = r.job_key;
   order_[place] = key;
   queue_[key] = {std::move(r), place, slot_free};
@@ -72,8 +152,50 @@ void Placer::enqueue(GangRequest r) {
 void Placer::request(GangRequest r) {
   auto it = queue_.find(r.job_key);
   if (it != queue_.end()) dequeue(it);
-  if (r.pods.empty()) return;
+  if (r.pods.empty()) {
+    promised_.erase(r.job_key);
+    drop_group_if_idle(r.job_key);
+    return;
+  }
   enqueue(std::move(r));
+}
+
+std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
+  auto queues = queues_;
+  for (auto& [name, q] : queues) {
+    auto held = queue_allocated_.find(name);
+    q.allocated = held == queue_allocated_.end() ? ResourceList{} : held->second;
+    q.request = q.allocated;
+  }
+  for (const auto& [key, queued] : queue_) {
+    auto g = groups_.find(key);
+    auto q = queues.find(g == groups_.end() ? kDefaultQueue : g->second.info.queue);
+    if (q == queues.end()) continue;
+    for (const auto& a : queued.request.pods) q->second.request.add(a.requests);
+  }
+  ResourceList total;
+  for (const auto& [name, n] : nodes_)
+    if (n.ready) total.add(n.capacity);
+  sched::deal_shares(queues, total);
+  return queues;
+}
+
+std::vector<QueueStatus> Placer::queue_status() const {
+  std::map<std::string, QueueStatus> out;
+  for (auto& [name, q] : queue_view()) out[name] = {name, q.allocated, q.deserved, 0, 0};
+  for (const auto& [key, g] : groups_) {
+    auto q = out.find(g.info.queue);
+    if (q == out.end()) continue;
+    auto queued = queue_.find(key);
+    // Waiting for its gang: queued with its minimum not in; else in, holding nodes.
+    if (queued != queue_.end() && queued->second.request.min_count > 0)
+      ++q->second.pending;
+    else if (g.held > 0)
+      ++q->second.running;
+  }
+  std::vector<QueueStatus> list;
+  for (auto& [name, s] : out) list.push_back(std::move(s));
+  return list;
 }
 
 Session Placer::session() {
@@ -94,6 +216,12 @@ Session Placer::session() {
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
+  // Room promised to a preemptor is not idle to anyone else.
+  for (const auto& [job, by_node] : promised_)
+    for (const auto& [name, amount] : by_node)
+      if (auto node = snap.nodes.find(name); node != snap.nodes.end())
+        node->second.idle.subtract(amount);
+  if (queues_bind_) snap.queues = queue_view();
   sched::SessionOptions options{scoring_};
   options.search_start = search_start_;
   sched::Allocator allocator(snap, options);
@@ -111,10 +239,19 @@ Session Placer::session() {
       done.push_back(key);
       continue;
     }
+    // A queue not known (yet: its document and the job may arrive in either order) binds
+    // nothing: its gangs wait rather than take what the queues' shares would not give them.
+    if (!queues_.count(r.group.queue)) {
+      if (r.min_count > 0)
+        session.unplaced[key] = "queue " + r.group.queue + " does not exist (yet)";
+      continue;
+    }
     sched::JobInfo job;
     job.uid = key;
     job.created_ms = place.created_ms;
-    job.priority = r.priority;
+    job.priority = -place.neg_priority;
+    job.may_preempt = may_preempt(r.group);
+    job.queue = r.group.queue;
     job.phase = sched::PodGroupPhase::Inqueue;
     // The job actor has counted what is bound and applied Volcano's task rule: what is asked
     // is the rest of the gang. Its bound pods stand in as running ones (their room is taken
@@ -136,7 +273,22 @@ Session Placer::session() {
     }
     snap.jobs.push_back(std::move(job));
     const size_t first_op = result.operations.size();
+    // Its own promised room is idle to it, and only to it.
+    auto promise = promised_.find(key);
+    auto with_promise = [&](bool give) {
+      if (promise == promised_.end()) return;
+      for (const auto& [name, amount] : promise->second) {
+        auto node = snap.nodes.find(name);
+        if (node == snap.nodes.end()) continue;
+        give ? node->second.idle.add(amount) : node->second.idle.subtract(amount);
+      }
+    };
+    with_promise(true);
     allocator.allocate_job(snap.jobs.size() - 1, result);
+    if (result.operations.size() > first_op && promise != promised_.end())
+      promised_.erase(promise);  // bound: what it was promised is its pods' now
+    else
+      with_promise(false);
     std::set<std::string> bound;
     for (size_t i = first_op; i < result.operations.size(); ++i) {
       const auto& op = result.operations[i];
@@ -160,7 +312,11 @@ Session Placer::session() {
     session.unplaced[key] = std::move(why);
   }
   search_start_ = allocator.next_search();
-  for (const auto& key : done) dequeue(queue_.find(key));
+  preempt(snap, session, options);
+  for (const auto& key : done) {
+    promised_.erase(key);
+    dequeue(queue_.find(key));
+  }
   for (const auto& key : in) {
     // The gang is in: its stragglers go as they fit, after the gangs not yet in.
     auto it = queue_.find(key);
@@ -171,6 +327,88 @@ Session Placer::session() {
     enqueue(std::move(r));
   }
   return session;
+}
+
+// The preempt action over what the session left waiting: a gang whose minimum is not in, and
+// whose class may preempt, takes room from running pods of lower-priority jobs of its queue.
+void Placer::preempt(sched::Snapshot& snap, Session& session,
+                     const sched::SessionOptions& options) {
+  // Without a class every job's priority is 0: no one may take from anyone.
+  if (classes_.empty()) return;
+  // Per queue, the highest priority of a gang that could preempt there.
+  std::map<std::string, int32_t> top;
+  for (const auto& job : snap.jobs) {
+    if (job.min_available <= 0 || !job.may_preempt || !sched::job_starving(job)) continue;
+    auto [t, fresh] = top.try_emplace(job.queue, job.priority);
+    if (!fresh) t->second = std::max(t->second, job.priority);
+  }
+  // Jobs it could take from: a walk over the jobs, not their pods, in the common case of none.
+  auto victim_job = [&](const Group& g) {
+    auto t = top.find(g.info.queue);
+    return g.held > 0 && t != top.end() && g.priority < t->second;
+  };
+  bool any = false;
+  for (const auto& [key, g] : groups_) any = any || victim_job(g);
+  if (!any) return;
+
+  // What is leaving, and what has left for a preemptor, is room a pipelined pod may count on.
+  for (auto& [name, node] : snap.nodes) {
+    auto r = releasing_by_node_.find(name);
+    if (r != releasing_by_node_.end()) node.releasing = r->second;
+  }
+  for (const auto& [job, by_node] : promised_)
+    for (const auto& [name, amount] : by_node)
+      if (auto node = snap.nodes.find(name); node != snap.nodes.end())
+        node->second.releasing.add(amount);
+  std::map<std::string, size_t> index;  // job key -> its place in snap.jobs
+  for (size_t i = 0; i < snap.jobs.size(); ++i) index[snap.jobs[i].uid] = i;
+  std::set<size_t> cleared;  // queued jobs whose stand-ins for bound pods were replaced
+  for (const auto& [uid, h] : held_) {
+    auto g = groups_.find(h.job_key);
+    if (g == groups_.end() || !victim_job(g->second)) continue;
+    auto at = index.find(h.job_key);
+    if (at == index.end()) {
+      sched::JobInfo job;
+      job.uid = h.job_key;
+      job.queue = g->second.info.queue;
+      job.priority = g->second.priority;
+      job.phase = sched::PodGroupPhase::Running;
+      snap.jobs.push_back(std::move(job));
+      at = index.emplace(h.job_key, snap.jobs.size() - 1).first;
+    }
+    auto& job = snap.jobs[at->second];
+    if (cleared.insert(at->second).second) {
+      // Its real pods, not the stand-ins of a queued request; and its gang's whole minimum,
+      // which a victim is never taken below.
+      std::erase_if(job.tasks, [](const sched::TaskInfo& t) { return t.uid.empty(); });
+      job.min_available = g->second.info.min_available;
+    }
+    sched::TaskInfo task;
+    task.uid = uid;
+    task.requests = h.requests;
+    task.node = h.node;
+    task.status = releasing_.count(uid) ? sched::TaskStatus::Releasing : sched::TaskStatus::Running;
+    job.tasks.push_back(std::move(task));
+  }
+  auto result = sched::preempt(snap, options);
+  // A gang's statement records its evictions, then its pipelines: the next Pipeline names the
+  // preemptor of the evictions before it.
+  size_t first = session.evictions.size();
+  for (const auto& op : result.operations) {
+    if (op.kind == sched::OpKind::Pipeline) {
+      for (size_t i = first; i < session.evictions.size(); ++i)
+        session.evictions[i].preemptor = op.job;
+      first = session.evictions.size();
+      continue;
+    }
+    if (op.kind != sched::OpKind::Evict) continue;
+    auto h = held_.find(op.task_uid);
+    if (h == held_.end() || releasing_.count(op.task_uid)) continue;
+    releasing_[op.task_uid] = {h->second.node, ""};
+    releasing_by_node_[h->second.node].add(h->second.requests);
+    session.evictions.push_back({h->second.job_key, op.task_uid, h->second.node, ""});
+  }
+  for (const auto& e : session.evictions) releasing_[e.uid].preemptor = e.preemptor;
 }
 
 bool Placer::ready(const std::string& node) const {

@@ -7,8 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "actors/scheduler/core/queue_share.hpp"
 #include "actors/scheduler/core/scoring.hpp"
+#include "actors/scheduler/core/session.hpp"
 #include "messages/node_info.hpp"
+#include "messages/priority_class.hpp"
+#include "messages/queue.hpp"
 #include "messages/resources.hpp"
 
 namespace caldera {
@@ -18,6 +22,15 @@ struct PodAsk {
   ResourceList requests;
   std::string task;
   std::map<std::string, std::string> node_selector = {};  // labels its node must have
+};
+
+// What the scheduler knows of a job's pod group beyond its pods: for queue shares and
+// preemption.
+struct PodGroupInfo {
+  std::string queue = kDefaultQueue;
+  std::string priority_class;  // "": the global default class's, else 0
+  int32_t min_available = 0;   // the gang's minMember: preemption never takes the job below it
+  bool operator==(const PodGroupInfo&) const = default;
 };
 
 // All pods of one job that wait for a node. min_count of them must be placed together (the job
@@ -31,7 +44,7 @@ struct GangRequest {
   int32_t placed = 0;  // the job's pods bound already (for the message when the rest do not fit)
   // The job's place in the queue: a job that asks again keeps it (0: the order of its requests).
   int64_t created_ms = 0;
-  int32_t priority = 0;
+  PodGroupInfo group = {};
 };
 
 struct Binding {
@@ -42,16 +55,25 @@ struct Binding {
   ResourceList requests;
 };
 
-// What one scheduling session did: the new bindings, and for each queued gang it could not place
-// (one whose minimum is not in yet) why not.
+// A running pod the session evicts to make room for a higher-priority gang (preempt).
+struct Eviction {
+  std::string job_key;
+  std::string uid;
+  std::string node;
+  std::string preemptor;  // the job key of the gang it makes room for
+};
+
+// What one scheduling session did: the new bindings, the evictions, and for each queued gang it
+// could not place (one whose minimum is not in yet) why not.
 struct Session {
   std::vector<Binding> bindings;
+  std::vector<Eviction> evictions;
   std::map<std::string, std::string> unplaced;  // job key -> unplaced_message
 };
 
 class Placer {
  public:
-  explicit Placer(sched::Scoring scoring = sched::Scoring::LeastAllocated) : scoring_(scoring) {}
+  explicit Placer(sched::Scoring scoring = sched::Scoring::LeastAllocated);
   // A node joined or changed; its free amount is capacity minus what its bindings hold.
   void upsert_node(const std::string& name, const ResourceList& capacity, bool ready,
                    const std::string& host_ip = {},
@@ -59,7 +81,11 @@ class Placer {
   void set_ready(const std::string& name, bool ready);
   // Takes over a binding made before (after a coordinator restart). Idempotent.
   void reserve(const std::string& job_key, const std::string& uid, const std::string& node,
-               const ResourceList& requests);
+               const ResourceList& requests, const PodGroupInfo& group = {});
+  // The Queues and PriorityClasses as the coordinator stores them (`default` among the queues).
+  void set_queues(const std::vector<Queue>& queues, const std::vector<PriorityClass>& classes);
+  // Per queue: what its pods hold, its deserved share now, and its pod groups waiting and in.
+  std::vector<QueueStatus> queue_status() const;
   // The pod ended or was never started: give its resources back. Unknown uids are ignored.
   void release(const std::string& uid);
   // Replaces the job's earlier request; an empty request cancels it.
@@ -87,8 +113,38 @@ class Placer {
     std::string node;
     ResourceList requests;
   };
+  // A job known by its queued request or its held pods.
+  struct Group {
+    PodGroupInfo info;
+    int32_t priority = 0;  // resolved from info.priority_class
+    int32_t held = 0;      // pods that hold a node
+    bool queued = false;
+  };
   std::map<std::string, Node> nodes_;
-  std::map<std::string, Held> held_;  // by pod uid
+  std::map<std::string, Held> held_;                       // by pod uid
+  std::map<std::string, Group> groups_;                    // by job key
+  std::map<std::string, ResourceList> queue_allocated_;    // what each queue's pods hold
+  std::map<std::string, ResourceList> releasing_by_node_;  // held by pods being evicted
+  struct Releasing {
+    std::string node;
+    std::string preemptor;  // the job key the eviction made room for
+  };
+  std::map<std::string, Releasing> releasing_;  // evicted pods, by uid, until released
+  // What evicted pods have freed, per preemptor and node: kept for the preemptor until it is
+  // bound (or gives up), so that a lower-priority job cannot take it meanwhile (a gang whose
+  // victims end one by one would otherwise lose each freed piece to the next small pod).
+  std::map<std::string, std::map<std::string, ResourceList>> promised_;
+  std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
+  std::map<std::string, PriorityClass> classes_;
+  bool queues_bind_ = false;  // some queue has a weight or capability that matters
+
+  Group& group_of(const std::string& job_key, const PodGroupInfo& info);
+  void drop_group_if_idle(const std::string& job_key);
+  int32_t priority_of(const PodGroupInfo& info) const;
+  bool may_preempt(const PodGroupInfo& info) const;
+  // The queues with their allocated and the request of every waiting ask; shares dealt.
+  std::map<std::string, sched::QueueInfo> queue_view() const;
+  void preempt(sched::Snapshot& snap, Session& session, const sched::SessionOptions& options);
   // A queued gang's place, in sched::job_before's order: higher priority first, a gang not yet
   // in before the stragglers of one that is (unready first), then the older job, then the order
   // of the requests.
@@ -105,7 +161,7 @@ class Placer {
     bool slot_free = false;  // some pod asks for no pod slot (the job controller's all do)
   };
   void dequeue(std::map<std::string, Queued>::iterator it);
-  void enqueue(GangRequest r);
+  void enqueue(GangRequest r, uint64_t seq = 0);  // seq 0: after every request so far
 
   std::map<std::string, Queued> queue_;  // by job key
   std::map<Place, std::string> order_;   // job keys in job order

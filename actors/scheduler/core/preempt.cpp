@@ -71,7 +71,9 @@ SessionResult preempt(Snapshot& s, const SessionOptions&) {
   SessionResult out;
   for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
-    if (job.phase == PodGroupPhase::Pending || !job_starving(job) || job_valid(job)) continue;
+    if (job.phase == PodGroupPhase::Pending || !job.may_preempt || !job_starving(job) ||
+        job_valid(job))
+      continue;
     // The pods each task's minimum lacks first, so that no eviction is made for a pod the
     // gang could do without.
     const auto pending = pending_in_order(job);

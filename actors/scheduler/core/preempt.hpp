@@ -6,7 +6,8 @@
 
 namespace caldera::sched {
 
-// Each admitted gang that starves (its ready and pipelined pods fewer than minAvailable), highest
+// Each admitted gang that starves (its ready and pipelined pods fewer than minAvailable) and may
+// preempt (its class's preemptionPolicy is not Never), highest
 // priority first, gets its waiting pods pipelined onto nodes: where a node's future idle room
 // (idle, plus what evictions free, less what is promised) holds the pod, else on the first node,
 // in name order, where evicting running pods of lower-priority jobs of its queue (the lowest

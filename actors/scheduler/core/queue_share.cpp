@@ -9,6 +9,10 @@ namespace caldera::sched {
 
 namespace {
 
+// A pod slot is a node's limit, not a share of the cluster: Volcano's proportion deals cpu,
+// memory and scalar resources only.
+constexpr std::string_view kPodSlots = "pods";
+
 // Each resource of `a` no more than in `b` (names absent from `b` count as 0).
 ResourceList min_each(const ResourceList& a, const ResourceList& b) {
   ResourceList out;
@@ -44,9 +48,17 @@ void queue_shares(Snapshot& s) {
         q->second.request.add(t.requests);
     }
   }
+  deal_shares(s.queues, total);
+}
+
+void deal_shares(std::map<std::string, QueueInfo>& queues, const ResourceList& total) {
+  for (auto& [name, q] : queues) q.deserved = {};
   // A queue is met once it deserves all it asks for, or all its capability lets it hold.
   std::map<std::string, ResourceList> limit;
-  for (const auto& [name, q] : s.queues) limit[name] = cap_each(q.request, q.capability);
+  for (const auto& [name, q] : queues) {
+    limit[name] = cap_each(q.request, q.capability);
+    limit[name].values.erase(std::string(kPodSlots));
+  }
   std::set<std::string> met;
   ResourceList remaining = total;
   // Each round deals out what is left by weight among the queues still short; it ends when
@@ -56,15 +68,15 @@ void queue_shares(Snapshot& s) {
   auto weight = [](const QueueInfo& q) { return static_cast<int64_t>(std::max(1, q.weight)); };
   for (int round = 0; round < kMaxRounds; ++round) {
     int64_t weights = 0;
-    for (const auto& [name, q] : s.queues)
+    for (const auto& [name, q] : queues)
       if (!met.count(name)) weights += weight(q);
     if (weights == 0) break;
     bool changed = false;
-    for (auto& [name, q] : s.queues) {
+    for (auto& [name, q] : queues) {
       if (met.count(name)) continue;
       ResourceList share = q.deserved;
       for (const auto& [res, amount] : remaining.values) {
-        if (amount <= 0) continue;
+        if (amount <= 0 || res == kPodSlots) continue;
         // In 128 bits: a large cluster's memory in milli-units times a weight overflows 64.
         // Rounded up, so that the last milli-units are dealt out too (a queue is capped by its
         // limit anyway; the shares may pass the total by a milli-unit per queue).
@@ -77,7 +89,7 @@ void queue_shares(Snapshot& s) {
       if (q.deserved.fits(limit[name])) met.insert(name);
     }
     remaining = total;
-    for (const auto& [name, q] : s.queues) remaining.subtract(q.deserved);
+    for (const auto& [name, q] : queues) remaining.subtract(q.deserved);
     if (!changed) break;
   }
 }
@@ -85,7 +97,7 @@ void queue_shares(Snapshot& s) {
 bool overused(const QueueInfo& q) {
   bool deserves_some = false;
   for (const auto& [name, amount] : q.deserved.values) {
-    if (amount <= 0) continue;
+    if (amount <= 0 || name == kPodSlots) continue;
     deserves_some = true;
     if (q.allocated.get(name) < amount) return false;
   }

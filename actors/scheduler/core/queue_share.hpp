@@ -30,6 +30,10 @@ struct QueueInfo {
 // or its capability allows, and what it cannot use goes to the others.
 void queue_shares(Snapshot& s);
 
+// queue_shares' dealing alone, for a caller that keeps each queue's allocated and request
+// itself: sets every queue's deserved share of `total` (the ready nodes' allocatable).
+void deal_shares(std::map<std::string, QueueInfo>& queues, const ResourceList& total);
+
 // A queue that holds at least its share of every resource it deserves some of: allocate passes
 // its gangs over this session (proportion's overused).
 bool overused(const QueueInfo& q);

@@ -36,6 +36,12 @@ std::string resource_text(const ResourceList& r) {
   return out;
 }
 
+// What a queue's share is dealt in: a pod slot is a node's limit, not part of a share.
+std::string share_text(ResourceList r) {
+  r.values.erase("pods");
+  return resource_text(r);
+}
+
 // A session's search for nodes: it looks at the nodes round-robin from where it stopped last,
 // and stops once it has found `wanted` that fit (or has seen them all).
 class NodeSearch {
@@ -209,7 +215,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
                          ? fmt::format("queue {} is at its capability ({})", q->name,
                                        resource_text(*q->capability))
                          : fmt::format("queue {} holds its share ({} of {})", q->name,
-                                       resource_text(q->allocated), resource_text(q->deserved));
+                                       share_text(q->allocated), share_text(q->deserved));
     out.conditions[job.uid] = {
         false, "Overused",
         fmt::format("{}/{} tasks in gang unschedulable: {}",

@@ -1,0 +1,224 @@
+// The placer with queues and priority classes: shares by weight over the cluster, capability as a
+// cap, priority as the queue's order, and the preempt action's evictions.
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "actors/scheduler/core/placer.hpp"
+
+namespace caldera {
+namespace {
+
+// A node's: `m` milli-cpus and 110 pod slots.
+ResourceList cpu(MilliValue m) {
+  return ResourceList{{{"cpu", m}, {"pods", 110 * 1000}}};
+}
+
+ResourceList pod_cpu(MilliValue m) {
+  return ResourceList{{{"cpu", m}, {"pods", 1000}}};
+}
+
+// `n` pods of `each` milli-cpus (one pod slot each), `min` of them at once.
+GangRequest gang(const std::string& job, int n, MilliValue each, int min,
+                 const std::string& queue = kDefaultQueue, const std::string& klass = "",
+                 int64_t created = 0) {
+  GangRequest r;
+  r.job_key = job;
+  for (int i = 0; i < n; ++i)
+    r.pods.push_back({job + "-" + std::to_string(i), pod_cpu(each), "main"});
+  r.min_count = min;
+  r.created_ms = created;
+  r.group = {queue, klass, min};
+  return r;
+}
+
+Queue queue(const std::string& name, int32_t weight,
+            std::optional<ResourceList> capability = std::nullopt) {
+  Queue q;
+  q.spec.name = name;
+  q.spec.weight = weight;
+  q.spec.capability = std::move(capability);
+  return q;
+}
+
+PriorityClass klass(const std::string& name, int32_t value, const std::string& policy = "") {
+  PriorityClass c;
+  c.name = name;
+  c.value = value;
+  if (!policy.empty()) c.preemption_policy = policy;
+  return c;
+}
+
+// Bound pods per queue, by the jobs' names ("a3" is queue a's).
+std::map<char, int> by_queue(const std::vector<Binding>& bindings) {
+  std::map<char, int> out;
+  for (const auto& b : bindings) ++out[b.job_key[0]];
+  return out;
+}
+
+// Three nodes of two cpus (twelve pods of half a cpu), queues a and b of weights 1 and 3, and
+// more one-pod jobs in each than the cluster holds: a takes 1.5 cpu, b 4.5.
+TEST(PlacerQueues, WeightsOneToThreeSplitTheCluster) {
+  Placer p;
+  for (const char* n : {"n1", "n2", "n3"}) p.upsert_node(n, cpu(2000), true);
+  p.set_queues({queue("a", 1), queue("b", 3)}, {});
+  for (int i = 0; i < 20; ++i) {
+    p.request(gang("a" + std::to_string(i), 1, 500, 1, "a", "", 2 * i));
+    p.request(gang("b" + std::to_string(i), 1, 500, 1, "b", "", 2 * i + 1));
+  }
+  auto session = p.session();
+  EXPECT_EQ(by_queue(session.bindings), (std::map<char, int>{{'a', 3}, {'b', 9}}));
+  // The ones passed over say why.
+  EXPECT_EQ(session.unplaced.at("a3"),
+            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 1500m of cpu 1500m)");
+  auto status = p.queue_status();
+  ASSERT_EQ(status.size(), 3u);  // a, b, default
+  EXPECT_EQ(status[0].name, "a");
+  EXPECT_EQ(status[0].allocated.get("cpu"), 1500);
+  EXPECT_EQ(status[0].deserved.get("cpu"), 1500);
+  EXPECT_EQ(status[0].running, 3);
+  EXPECT_EQ(status[0].pending, 17);
+  EXPECT_EQ(status[1].deserved.get("cpu"), 4500);
+
+  // One of a's pods ends: a's room goes to a, not to b, which holds its share.
+  p.release(session.bindings[0].job_key + "-0");
+  auto next = p.session();
+  ASSERT_EQ(next.bindings.size(), 1u);
+  EXPECT_EQ(next.bindings[0].job_key[0], 'a');
+}
+
+// A gang whose queue the scheduler does not know waits, saying so; once the queue is there it
+// runs within the queue's capability.
+TEST(PlacerQueues, AnUnknownQueueWaitsAndACapabilityCaps) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(gang("x", 3, 1000, 1, "capped"));
+  auto before = p.session();
+  EXPECT_TRUE(before.bindings.empty());
+  EXPECT_EQ(before.unplaced.at("x"), "queue capped does not exist (yet)");
+  p.set_queues({queue("capped", 1, ResourceList{{{"cpu", 2000}}})}, {});
+  auto after = p.session();
+  EXPECT_EQ(after.bindings.size(), 2u);  // the third would pass the cap
+  EXPECT_EQ(p.queue_status()[0].allocated.get("cpu"), 2000);
+}
+
+// Two one-cpu jobs, `first` and `second` (created in that order, of the classes named), asking
+// for a node of one cpu: the one a session binds.
+std::string bound_of_two(Placer& p, const std::string& first, const std::string& first_class,
+                         const std::string& second, const std::string& second_class) {
+  p.upsert_node("n1", cpu(1000), true);
+  p.request(gang(first, 1, 1000, 1, kDefaultQueue, first_class, 1));
+  p.request(gang(second, 1, 1000, 1, kDefaultQueue, second_class, 2));
+  auto session = p.session();
+  EXPECT_EQ(session.bindings.size(), 1u);
+  return session.bindings.empty() ? "" : session.bindings[0].job_key;
+}
+
+// Priority comes before age: a later job of a higher class is placed first.
+TEST(PlacerQueues, AHigherPriorityClassGoesFirst) {
+  Placer p;
+  p.set_queues({}, {klass("high", 100)});
+  EXPECT_EQ(bound_of_two(p, "old", "", "new", "high"), "new");
+}
+
+// The global default class gives its value to jobs that name none.
+TEST(PlacerQueues, TheGlobalDefaultClassAppliesToJobsThatNameNone) {
+  Placer p;
+  auto def = klass("normal", 50);
+  def.global_default = true;
+  p.set_queues({}, {klass("low", 10), def});
+  EXPECT_EQ(bound_of_two(p, "named-low", "low", "unnamed", ""), "unnamed");
+}
+
+// New queues or classes keep the waiting gangs' turns among equals: the order they asked in, not
+// their names' (a2 asked before a10, both created in the same millisecond).
+TEST(PlacerQueues, ChangedQueuesKeepTheOrderGangsAskedIn) {
+  Placer p;
+  p.set_queues({queue("a", 1)}, {});
+  p.request(gang("a2", 1, 1000, 1, "a", "", 5));
+  p.request(gang("a10", 1, 1000, 1, "a", "", 5));
+  p.set_queues({queue("a", 1), queue("b", 1)}, {klass("unused", 1)});
+  p.upsert_node("n1", cpu(1000), true);
+  auto session = p.session();
+  ASSERT_EQ(session.bindings.size(), 1u);
+  EXPECT_EQ(session.bindings[0].job_key, "a2");
+}
+
+// A node of two cpus full with the four half-cpu pods of job low (minAvailable 2); then high, a
+// gang of two such pods of class high, asks: the session that follows.
+Session high_asks_on_a_full_node(Placer& p) {
+  p.upsert_node("n1", cpu(2000), true);
+  p.set_queues({}, {klass("high", 100)});
+  p.request(gang("low", 4, 500, 2));
+  EXPECT_EQ(p.session().bindings.size(), 4u);
+  p.request(gang("high", 2, 500, 2, kDefaultQueue, "high"));
+  return p.session();
+}
+
+// A low-priority job of four pods (minAvailable 2) fills the node; a high-priority gang of two
+// evicts two of them, no more, and is bound once they have ended.
+TEST(PlacerQueues, AHighPriorityGangPreemptsDownToTheVictimsMinimumOnly) {
+  Placer p;
+  auto session = high_asks_on_a_full_node(p);
+  EXPECT_TRUE(session.bindings.empty());
+  ASSERT_EQ(session.evictions.size(), 2u);
+  for (const auto& e : session.evictions) {
+    EXPECT_EQ(e.job_key, "low");
+    EXPECT_EQ(e.node, "n1");
+    EXPECT_EQ(e.preemptor, "high");
+  }
+  // While the victims leave, nothing more is evicted.
+  auto waiting = p.session();
+  EXPECT_TRUE(waiting.evictions.empty());
+  EXPECT_TRUE(waiting.bindings.empty());
+  for (const auto& e : session.evictions) p.release(e.uid);
+  auto bound = p.session();
+  EXPECT_EQ(bound.bindings.size(), 2u);
+  for (const auto& b : bound.bindings) EXPECT_EQ(b.job_key, "high");
+}
+
+// The victims end one by one: what each frees is kept for the preemptor, not taken by a
+// lower-priority pod that asks meanwhile (which would be evicted in turn, for ever).
+TEST(PlacerQueues, RoomFreedForAPreemptorIsKeptForItUntilItIsBound) {
+  Placer p;
+  auto evicting = high_asks_on_a_full_node(p);
+  ASSERT_EQ(evicting.evictions.size(), 2u);
+  p.release(evicting.evictions[0].uid);
+  p.request(gang("small", 1, 500, 1));
+  auto between = p.session();
+  EXPECT_TRUE(between.bindings.empty());
+  EXPECT_TRUE(between.evictions.empty());
+  p.release(evicting.evictions[1].uid);
+  auto bound = p.session();
+  ASSERT_EQ(bound.bindings.size(), 2u);
+  for (const auto& b : bound.bindings) EXPECT_EQ(b.job_key, "high");
+  // Once it is bound, nothing is kept any more: the next freed room goes to whoever fits.
+  p.release(bound.bindings[0].uid);
+  auto after = p.session();
+  ASSERT_EQ(after.bindings.size(), 1u);
+  EXPECT_EQ(after.bindings[0].job_key, "small");
+}
+
+// A victim at its minimum, a class that never preempts, an equal priority or another queue:
+// no eviction.
+TEST(PlacerQueues, NothingIsEvictedBelowAMinimumNorForAClassThatNeverPreempts) {
+  for (int scenario = 0; scenario < 4; ++scenario) {
+    Placer p;
+    p.upsert_node("n1", cpu(2000), true);
+    p.set_queues({queue("other", 1)},
+                 {klass("high", 100), klass("polite", 100, kPreemptNever), klass("low", 0)});
+    const bool whole = scenario == 0;
+    p.request(gang("low", 4, 500, whole ? 4 : 2, kDefaultQueue, "low"));
+    ASSERT_EQ(p.session().bindings.size(), 4u);
+    const std::string klass_name = scenario == 1 ? "polite" : scenario == 2 ? "low" : "high";
+    const std::string q = scenario == 3 ? "other" : kDefaultQueue;
+    p.request(gang("high", 2, 500, 2, q, klass_name));
+    auto session = p.session();
+    EXPECT_TRUE(session.evictions.empty()) << scenario;
+    EXPECT_TRUE(session.bindings.empty()) << scenario;
+  }
+}
+
+}  // namespace
+}  // namespace caldera
