@@ -69,6 +69,8 @@ inline constexpr std::string_view kNodeLost = "NodeLost";
 // The reason of a pod the scheduler evicted to make room for a higher-priority gang: as a lost
 // node's pods, its job hears PodEvicted.
 inline constexpr std::string_view kPreempted = "Preempted";
+// Likewise for a pod of a queue over its share evicted for a gang of a queue below its own.
+inline constexpr std::string_view kReclaimed = "Reclaimed";
 
 // A pod still holds (or may soon hold) resources on a node.
 inline bool is_live(const Pod& p) {

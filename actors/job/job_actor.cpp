@@ -118,12 +118,13 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
   return to_bytes(b);
 }
 
-std::string kill_bytes(const std::string& uid, const std::string& reason) {
+std::string kill_bytes(const PodKillEffect& kill) {
   SmallMessageBuilder b;
   auto k = b.initRoot<cluster::PodKill>();
-  k.setUid(uid);
+  k.setUid(kill.uid);
   k.setGraceMs(10000);
-  k.setReason(reason);
+  k.setReason(kill.reason);
+  k.setEvictReason(kill.evict_reason);
   return to_bytes(b);
 }
 
@@ -279,7 +280,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.nodes, launch_atom::value, it->second.node, launch_bytes(m, it->second));
   }
   for (const auto& k : in.fx.kill)
-    self->send(st.env.nodes, kill_atom::value, k.node, kill_bytes(k.uid, k.reason));
+    self->send(st.env.nodes, kill_atom::value, k.node, kill_bytes(k));
   for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (!in.fx.unreserve.empty()) unreserve(self, in.fx.unreserve);
@@ -443,6 +444,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](node_lost_atom, const std::string& node, const std::string& why) {
         if (self->state.deleted) return;
         commit(self, on_node_lost(self->state.model, node, why, make_clock()));
+      },
+      [=](evict_atom, const std::string& uid, const std::string& reason, const std::string& why) {
+        if (self->state.deleted) return;
+        commit(self, on_pod_evicted(self->state.model, uid, reason, why, make_clock()));
       },
       [=](unsched_atom, const std::string& why) {
         if (self->state.deleted) return;

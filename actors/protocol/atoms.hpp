@@ -65,6 +65,8 @@ using unsched_atom = caf::atom_constant<caf::atom("unsched")>;
 // job directory -> scheduler: (queues_atom, Queues, PriorityClasses) on start and each change;
 // (queues_atom) asks it for each queue's status
 using queues_atom = caf::atom_constant<caf::atom("queues")>;
+// scheduler -> job actor: (evict_atom, pod uid, reason, why) preemption or reclaim takes a pod
+using evict_atom = caf::atom_constant<caf::atom("evict")>;
 
 // job actor -> its owner (a flow actor): (job_status_atom, job name, uid, created ms, JobStatus)
 // after each durable change of its status; (job_gone_atom, job name, uid) once it is deleted

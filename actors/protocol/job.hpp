@@ -27,6 +27,8 @@ using job = caf::typed_actor<
     caf::reacts_to<tick_atom, int64_t>,
     // (node, why) the node went NotReady: its pods are evicted
     caf::reacts_to<node_lost_atom, std::string, std::string>,
+    // (uid, reason, why) the scheduler evicts one of its pods (preemption, reclaim)
+    caf::reacts_to<evict_atom, std::string, std::string, std::string>,
     // (node, uids) a node (re)registered with these pods
     caf::reacts_to<node_up_atom, std::string, std::vector<std::string>>,
     // the scheduler: its gang is bound (after every node reserved it), or why it waits

@@ -285,20 +285,31 @@ void want_session(SchedSelf* self) {
   self->send(self, session_atom::value);
 }
 
-// A victim of preemption is killed on its node with the eviction's reason: it ends Failed,
-// reason Preempted, and its job hears PodEvicted. Its room is free once it has ended (its job
-// releases it), and the preemptor is bound then.
+// A victim of preemption or reclaim is killed on its node with the eviction's reason: it ends
+// Failed, reason Preempted or Reclaimed, and its job hears PodEvicted. Its room is free once it
+// has ended (its job releases it), and the gang it made room for is bound then.
 void evict(SchedSelf* self, const Eviction& e) {
   auto& st = self->state;
-  const auto why = "preempted by job " + e.preemptor + " of higher priority";
-  spdlog::info("job={} pod={} node={} preempted by job={}", e.job_key, e.uid, e.node, e.preemptor);
+  const bool reclaimed = e.reason == kReclaimed;
+  const auto why =
+      reclaimed ? "reclaimed for job " + e.preemptor + ", whose queue holds less than its share"
+                : "preempted by job " + e.preemptor + " of higher priority";
+  spdlog::info("job={} pod={} node={} {} by job={}", e.job_key, e.uid, e.node,
+               reclaimed ? "reclaimed" : "preempted", e.preemptor);
+  // Its job ends it, on its node or, not launched yet, at once: the launch and the kill go the
+  // same way, in order. A job that never asked this coordinator (its pods adopted after a
+  // restart) is reached through the node.
+  if (auto job = st.requesters.find(e.job_key); job != st.requesters.end()) {
+    self->send(job->second, evict_atom::value, e.uid, e.reason, why);
+    return;
+  }
   if (!st.membership) return;  // tests without nodes
   SmallMessageBuilder b;
   auto k = b.initRoot<cluster::PodKill>();
   k.setUid(e.uid);
   k.setGraceMs(kEvictionGraceMs);
   k.setReason(why);
-  k.setEvictReason(std::string(kPreempted));
+  k.setEvictReason(e.reason);
   self->send(st.membership, kill_atom::value, e.node, to_bytes(b));
 }
 

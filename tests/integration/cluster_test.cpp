@@ -227,6 +227,13 @@ TEST_F(Cluster, ANodeSelectorPlacesPodsOnTheLabelledNodeOnly) {
       << job_state(coordinator, "nowhere").dump();
 }
 
+// How many times `what` is in `text`: one log line per eviction.
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // A quantity of cpu as the CLI writes it ("1", "1500m") in milli-cpus; 0 when absent.
 int64_t milli_cpu(const json& resources) {
   auto text = resources.value("cpu", std::string());
@@ -339,15 +346,46 @@ TEST_F(Cluster, AHighPriorityGangPreemptsLowPriorityPodsAndTheirPodEvictedPolicy
       << describe;
   EXPECT_NE(describe.find("PodEvicted of pod low-w-"), std::string::npos) << describe;
   EXPECT_NE(describe.find("-> RestartPod"), std::string::npos) << describe;
-  size_t evictions = 0;
   const auto log = coordinator.log();
-  for (auto at = log.find("preempted by job=default/high"); at != std::string::npos;
-       at = log.find("preempted by job=default/high", at + 1))
-    ++evictions;
-  EXPECT_EQ(evictions, 2u) << log;
+  EXPECT_EQ(occurrences(log, "preempted by job=default/high"), 2u) << log;
   // The victims are made again and run once the high job has left.
   EXPECT_TRUE(eventually([&] { return running_low() == 6; }, 30s))
       << coordinator.cli({"get", "pods"}).out;
+}
+
+// Queue a's job holds all six cpus; a gang of queue b (same weight) asks for two: b is below
+// its share, so two of a's pods are reclaimed (reason Reclaimed, PodEvicted to their job) and
+// b's gang runs; a keeps its share of four.
+TEST_F(Cluster, AQueueBelowItsShareReclaimsPodsFromAQueueAboveIt) {
+  auto& coordinator = *nodes_[0];
+  const std::string queues =
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: a}\n---\n"
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: b}\n";
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, queues).exit_code, 0);
+  auto hog = job("hog", 6, "1", "exec sleep 600");
+  hog.replace(hog.find("minAvailable: 6"), 15, "minAvailable: 1");
+  hog.replace(hog.find("  tasks:"), 0,
+              "  queue: a\n  policies: [{event: PodEvicted, action: RestartPod}]\n");
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, hog).exit_code, 0);
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto q = json::parse(coordinator.cli({"get", "queue", "a", "-o", "json"}).out);
+        return milli_cpu(q["status"]["allocated"]) == 6000;
+      },
+      30s));
+  auto gang = job("gang", 2, "1", "exec sleep 1");
+  gang.replace(gang.find("  tasks:"), 0, "  queue: b\n");
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, gang).exit_code, 0);
+  ASSERT_TRUE(
+      eventually([&] { return job_state(coordinator, "gang")["phase"] == "Completed"; }, 60s))
+      << coordinator.cli({"describe", "job", "gang"}).out << coordinator.log();
+  auto describe = coordinator.cli({"describe", "job", "hog"}).out;
+  EXPECT_NE(describe.find("was evicted: reclaimed for job default/gang, whose queue holds less "
+                          "than its share"),
+            std::string::npos)
+      << describe;
+  const auto log = coordinator.log();
+  EXPECT_EQ(occurrences(log, "reclaimed by job=default/gang"), 2u) << log;
 }
 
 TEST_F(Cluster, AWatchAtAWorkerStreamsTheCoordinatorsEventsAndEndsWhenItIsLost) {

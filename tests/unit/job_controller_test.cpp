@@ -350,6 +350,38 @@ TEST(JobController, APreemptedPodIsPodEvictedNotPodFailed) {
   EXPECT_EQ(m.job.status.state.reason, "PodEvicted");
 }
 
+// The scheduler evicts a pod: one running on its node is killed there with the eviction's
+// reason; one placed but not launched yet ends here at once, and its node's reservation goes.
+TEST(JobController, AnEvictedPodIsKilledOnItsNodeOrEndsAtOnceIfNotLaunched) {
+  auto c = test_clock();
+  auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);
+  const auto running = m.pods.at("job-w-2").uid;
+  auto fx = on_pod_evicted(m, running, "Preempted", "preempted by job default/high", c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].uid, running);
+  EXPECT_EQ(fx.kill[0].node, "n2");
+  EXPECT_EQ(fx.kill[0].evict_reason, "Preempted");
+  EXPECT_EQ(m.pods.at("job-w-2").phase, PodPhase::Running);  // until its node says it ended
+
+  auto spec = spec_with({{"w", 2}});
+  auto waiting = new_job(spec, "u2", c);
+  sync_job(waiting, c);
+  place_all(waiting, c);  // slow start sends one pod first: the other waits for its batch
+  const auto name = launched(waiting, waiting.pods.at("job-w-0")) ? "job-w-1" : "job-w-0";
+  const auto uid = waiting.pods.at(name).uid;
+  ASSERT_FALSE(launched(waiting, waiting.pods.at(name)));
+  auto ended = on_pod_evicted(waiting, uid, "Reclaimed", "reclaimed for job default/b", c);
+  EXPECT_TRUE(ended.kill.empty());
+  EXPECT_EQ(waiting.pods.at(name).phase, PodPhase::Failed);
+  EXPECT_EQ(waiting.pods.at(name).reason, "Reclaimed");
+  ASSERT_EQ(ended.unreserve.size(), 1u);
+  EXPECT_EQ(ended.unreserve[0].node, "n1");
+  EXPECT_EQ(ended.release, std::vector<std::string>{uid});
+  // An unknown or ended pod is left alone.
+  EXPECT_TRUE(on_pod_evicted(waiting, uid, "Reclaimed", "again", c).unreserve.empty());
+  EXPECT_TRUE(on_pod_evicted(waiting, "nobody", "Reclaimed", "", c).kill.empty());
+}
+
 TEST(JobController, NodeLost_FailsOnlyTheLivePodsOfThatNodeWithReasonNodeLost) {
   auto c = test_clock();
   auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);

@@ -200,13 +200,15 @@ TEST(PlacerQueues, RoomFreedForAPreemptorIsKeptForItUntilItIsBound) {
   EXPECT_EQ(after.bindings[0].job_key, "small");
 }
 
-// A victim at its minimum, a class that never preempts, an equal priority or another queue:
-// no eviction.
+// A victim at its minimum, a class that never preempts, an equal priority, or another queue
+// when the victim's queue is not reclaimable: no eviction.
 TEST(PlacerQueues, NothingIsEvictedBelowAMinimumNorForAClassThatNeverPreempts) {
   for (int scenario = 0; scenario < 4; ++scenario) {
     Placer p;
     p.upsert_node("n1", cpu(2000), true);
-    p.set_queues({queue("other", 1)},
+    auto kept = queue(kDefaultQueue, 1);
+    kept.spec.reclaimable = false;
+    p.set_queues({queue("other", 1), kept},
                  {klass("high", 100), klass("polite", 100, kPreemptNever), klass("low", 0)});
     const bool whole = scenario == 0;
     p.request(gang("low", 4, 500, whole ? 4 : 2, kDefaultQueue, "low"));
@@ -218,6 +220,30 @@ TEST(PlacerQueues, NothingIsEvictedBelowAMinimumNorForAClassThatNeverPreempts) {
     EXPECT_TRUE(session.evictions.empty()) << scenario;
     EXPECT_TRUE(session.bindings.empty()) << scenario;
   }
+}
+
+// Queue a (weight 1) holds the whole node; queue b (weight 1) has a gang waiting: b is below its
+// share of half, so a's pods are reclaimed down to a's share, and b's gang is bound once they
+// have ended. Whatever the classes (reclaim is about shares, not priority).
+TEST(PlacerQueues, AQueueBelowItsShareReclaimsFromOneAboveIt) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.set_queues({queue("a", 1), queue("b", 1)}, {klass("high", 100)});
+  p.request(gang("a-hog", 4, 500, 1, "a", "high"));
+  ASSERT_EQ(p.session().bindings.size(), 4u);
+  p.request(gang("b-gang", 2, 500, 2, "b"));
+  auto session = p.session();
+  ASSERT_EQ(session.evictions.size(), 2u);
+  for (const auto& e : session.evictions) {
+    EXPECT_EQ(e.job_key, "a-hog");
+    EXPECT_EQ(e.reason, "Reclaimed");
+    EXPECT_EQ(e.preemptor, "b-gang");
+  }
+  EXPECT_TRUE(p.session().evictions.empty());  // a is at its share now, counting what leaves
+  for (const auto& e : session.evictions) p.release(e.uid);
+  auto bound = p.session();
+  ASSERT_EQ(bound.bindings.size(), 2u);
+  EXPECT_EQ(bound.bindings[0].job_key, "b-gang");
 }
 
 }  // namespace

@@ -268,6 +268,7 @@ TEST(FitErrors, CountsNodesPerReasonMostFirst) {
 // session.
 TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
   std::mt19937 rng(20261123);
+  int reclaims = 0;
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int round = 0; round < 2000; ++round) {
     Snapshot s;
@@ -350,6 +351,24 @@ TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
         });
         ASSERT_TRUE(!lost || job.ready_task_num() >= job.min_available) << round << job.uid;
       }
+      // A queue that pods were reclaimed from keeps at least its share of what they free.
+      std::set<std::string> reclaimed_from;
+      for (const auto& op : r.operations) {
+        if (op.kind != OpKind::Evict || op.reason != "Reclaimed") continue;
+        ++reclaims;
+        for (const auto& j : s.jobs)
+          if (j.uid == op.job) reclaimed_from.insert(j.queue);
+      }
+      for (const auto& name : reclaimed_from) {
+        ResourceList kept;
+        for (const auto& j : s.jobs)
+          if (j.queue == name)
+            for (const auto& t : j.tasks)
+              if (allocated_status(t.status)) kept.add(t.requests);
+        const auto& q = s.queues.at(name);
+        for (const auto& res : {"cpu", "memory"})
+          ASSERT_GE(kept.get(res), q.deserved.get(res)) << "round " << round << " " << name;
+      }
       // Bound pods stay; evicted ones leave, pipelined ones wait again, and a few others finish,
       // giving their nodes back before the next session.
       for (auto& n : s.nodes) n.second.releasing = n.second.pipelined = {};
@@ -371,6 +390,7 @@ TEST(Session, RandomClustersNeverOvercommitANodeOrAQueueNorHalfPlaceAGang) {
         }
     }
   }
+  EXPECT_GT(reclaims, 0) << "the rounds never reclaimed: the invariant above was not tried";
 }
 
 }  // namespace

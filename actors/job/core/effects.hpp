@@ -14,6 +14,7 @@ struct PodKillEffect {
   std::string uid;
   std::string node;
   std::string reason;
+  std::string evict_reason = {};  // set: the pod ends Failed with it (PodKill.evictReason)
 };
 
 // A pod on a node, by uid.

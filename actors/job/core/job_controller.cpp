@@ -43,7 +43,8 @@ EventRequest event_for(const JobModel& m, const Pod& before, const Pod& now) {
       req.event = Event::PodRunning;
       break;
     case PodPhase::Failed:
-      if (now.reason == "Evicted" || now.reason == kNodeLost || now.reason == kPreempted) {
+      if (now.reason == "Evicted" || now.reason == kNodeLost || now.reason == kPreempted ||
+          now.reason == kReclaimed) {
         req.event = Event::PodEvicted;
       } else {
         req.event = task_retries_used_up(m, now.task_name) ? Event::TaskFailed : Event::PodFailed;
@@ -280,6 +281,31 @@ Effects on_node_lost(JobModel& m, const std::string& node, const std::string& wh
     fx.merge(handle(m, req, clock));
     fx.changed = true;
   }
+  return fx;
+}
+
+Effects on_pod_evicted(JobModel& m, const std::string& uid, const std::string& reason,
+                       const std::string& why, const Clock& clock) {
+  Effects fx;
+  auto it = std::find_if(m.pods.cbegin(), m.pods.cend(),
+                         [&](const auto& entry) { return entry.second.uid == uid; });
+  if (it == m.pods.cend() || !is_live(it->second) || it->second.out_of_sync) return fx;
+  const Pod& p = it->second;
+  if (launched(m, p)) {
+    // Its node ends it and reports it with the reason (its launch went the same way, first).
+    fx.kill.push_back({p.uid, p.node, why, reason});
+    return fx;
+  }
+  // Never sent to its node: nothing runs, it ends here, and the node lets its reservation go
+  // (kept, it would hold the room the eviction is for until it expires).
+  if (!p.node.empty()) fx.unreserve.push_back({p.uid, p.node});
+  Pod r = p;
+  r.phase = PodPhase::Failed;
+  r.reason = reason;
+  r.message = why;
+  r.finished_ms = clock.now_ms;
+  r.status_seq = 0;  // the controller's own verdict
+  fx.merge(on_pod_report(m, r, clock));
   return fx;
 }
 

@@ -77,6 +77,12 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
                      const Clock& clock);
 
+// The scheduler evicts pod `uid` (preemption or reclaim, `reason` "Preempted" or "Reclaimed"):
+// a pod on its node is killed there and ends with that reason; one not launched yet ends here.
+// Either way its job hears PodEvicted. Unknown or ended pods are left alone.
+Effects on_pod_evicted(JobModel& m, const std::string& uid, const std::string& reason,
+                       const std::string& why, const Clock& clock);
+
 // Recount status from the pod table (pending, running, ..., taskStatusCount, runningDuration).
 void update_counts(JobModel& m, int64_t now_ms);
 

@@ -76,7 +76,9 @@ void kill_pods(JobModel& m, const Target& target, Retain retain, const std::stri
     fx.changed = true;
     if (is_terminal(p.phase)) continue;
     if (!launched(m, p)) {
-      // Never sent to a node (unplaced, or waiting for its batch): nothing runs, it ends here.
+      // Never sent to a node (unplaced, or waiting for its batch): nothing runs, it ends here;
+      // a node it was placed on lets its reservation go.
+      if (!p.node.empty()) fx.unreserve.push_back({p.uid, p.node});
       p.phase = PodPhase::Failed;
       p.reason = "Killed";
       p.message = why;

@@ -5,6 +5,7 @@
 
 #include "actors/scheduler/core/gang_fit.hpp"
 #include "actors/scheduler/core/preempt.hpp"
+#include "actors/scheduler/core/reclaim.hpp"
 #include "actors/scheduler/core/session.hpp"
 
 namespace caldera {
@@ -312,7 +313,7 @@ Session Placer::session() {
     session.unplaced[key] = std::move(why);
   }
   search_start_ = allocator.next_search();
-  preempt(snap, session, options);
+  evict(snap, session, options);
   for (const auto& key : done) {
     promised_.erase(key);
     dequeue(queue_.find(key));
@@ -329,23 +330,36 @@ Session Placer::session() {
   return session;
 }
 
-// The preempt action over what the session left waiting: a gang whose minimum is not in, and
-// whose class may preempt, takes room from running pods of lower-priority jobs of its queue.
-void Placer::preempt(sched::Snapshot& snap, Session& session,
-                     const sched::SessionOptions& options) {
-  // Without a class every job's priority is 0: no one may take from anyone.
-  if (classes_.empty()) return;
-  // Per queue, the highest priority of a gang that could preempt there.
+// The preempt and reclaim actions over what the session left waiting: a gang whose minimum is
+// not in takes room from running pods of lower-priority jobs of its queue (if its class may
+// preempt), or, if its queue is below its share, from queues that hold more than theirs.
+void Placer::evict(sched::Snapshot& snap, Session& session, const sched::SessionOptions& options) {
+  // Without a class every job's priority is 0, and with one queue there are no shares to even
+  // out: no one may take from anyone.
+  const bool preempting = !classes_.empty(), reclaiming = queues_bind_ && snap.queues.size() > 1;
+  if (!preempting && !reclaiming) return;
+  // Per queue, the highest priority of a gang that could preempt there; the queues below their
+  // share that have a gang waiting.
   std::map<std::string, int32_t> top;
+  std::set<std::string> short_queues;
   for (const auto& job : snap.jobs) {
-    if (job.min_available <= 0 || !job.may_preempt || !sched::job_starving(job)) continue;
-    auto [t, fresh] = top.try_emplace(job.queue, job.priority);
-    if (!fresh) t->second = std::max(t->second, job.priority);
+    if (job.min_available <= 0 || !sched::job_starving(job)) continue;
+    if (preempting && job.may_preempt) {
+      auto [t, fresh] = top.try_emplace(job.queue, job.priority);
+      if (!fresh) t->second = std::max(t->second, job.priority);
+    }
+    auto q = snap.queues.find(job.queue);
+    if (reclaiming && q != snap.queues.end() && !sched::overused(q->second))
+      short_queues.insert(job.queue);
   }
-  // Jobs it could take from: a walk over the jobs, not their pods, in the common case of none.
+  // Jobs they could take from: a walk over the jobs, not their pods, in the common case of none.
   auto victim_job = [&](const Group& g) {
+    if (g.held <= 0) return false;
     auto t = top.find(g.info.queue);
-    return g.held > 0 && t != top.end() && g.priority < t->second;
+    if (t != top.end() && g.priority < t->second) return true;
+    if (short_queues.empty() || short_queues.count(g.info.queue)) return false;
+    auto q = snap.queues.find(g.info.queue);
+    return q != snap.queues.end() && q->second.reclaimable && sched::overused(q->second);
   };
   bool any = false;
   for (const auto& [key, g] : groups_) any = any || victim_job(g);
@@ -391,6 +405,11 @@ void Placer::preempt(sched::Snapshot& snap, Session& session,
     job.tasks.push_back(std::move(task));
   }
   auto result = sched::preempt(snap, options);
+  if (reclaiming) {
+    auto reclaimed = sched::reclaim(snap, options);
+    result.operations.insert(result.operations.end(), reclaimed.operations.begin(),
+                             reclaimed.operations.end());
+  }
   // A gang's statement records its evictions, then its pipelines: the next Pipeline names the
   // preemptor of the evictions before it.
   size_t first = session.evictions.size();
@@ -406,7 +425,7 @@ void Placer::preempt(sched::Snapshot& snap, Session& session,
     if (h == held_.end() || releasing_.count(op.task_uid)) continue;
     releasing_[op.task_uid] = {h->second.node, ""};
     releasing_by_node_[h->second.node].add(h->second.requests);
-    session.evictions.push_back({h->second.job_key, op.task_uid, h->second.node, ""});
+    session.evictions.push_back({h->second.job_key, op.task_uid, h->second.node, "", op.reason});
   }
   for (const auto& e : session.evictions) releasing_[e.uid].preemptor = e.preemptor;
 }

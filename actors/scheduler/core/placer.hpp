@@ -55,12 +55,14 @@ struct Binding {
   ResourceList requests;
 };
 
-// A running pod the session evicts to make room for a higher-priority gang (preempt).
+// A running pod the session evicts to make room for a higher-priority gang (preempt), or for a
+// gang of a queue below its share (reclaim).
 struct Eviction {
   std::string job_key;
   std::string uid;
   std::string node;
   std::string preemptor;  // the job key of the gang it makes room for
+  std::string reason;     // "Preempted" or "Reclaimed": the pod's reason once it has ended
 };
 
 // What one scheduling session did: the new bindings, the evictions, and for each queued gang it
@@ -144,7 +146,7 @@ class Placer {
   bool may_preempt(const PodGroupInfo& info) const;
   // The queues with their allocated and the request of every waiting ask; shares dealt.
   std::map<std::string, sched::QueueInfo> queue_view() const;
-  void preempt(sched::Snapshot& snap, Session& session, const sched::SessionOptions& options);
+  void evict(sched::Snapshot& snap, Session& session, const sched::SessionOptions& options);
   // A queued gang's place, in sched::job_before's order: higher priority first, a gang not yet
   // in before the stragglers of one that is (unready first), then the older job, then the order
   // of the requests.

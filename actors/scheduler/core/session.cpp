@@ -8,6 +8,7 @@
 
 #include "actors/scheduler/core/predicates.hpp"
 #include "actors/scheduler/core/preempt.hpp"
+#include "actors/scheduler/core/reclaim.hpp"
 
 namespace caldera::sched {
 
@@ -306,9 +307,11 @@ SessionResult run_session(Snapshot& s, const SessionOptions& options) {
   queue_shares(s);
   enqueue(s, options);
   SessionResult out = allocate(s, options);
-  auto preempted = preempt(s, options);
-  out.operations.insert(out.operations.end(), preempted.operations.begin(),
-                        preempted.operations.end());
+  for (auto* action : {&preempt, &reclaim}) {
+    auto evicted = action(s, options);
+    out.operations.insert(out.operations.end(), evicted.operations.begin(),
+                          evicted.operations.end());
+  }
   for (auto& job : s.jobs) {
     auto cond = out.conditions.find(job.uid);
     const bool unschedulable = cond != out.conditions.end() && !cond->second.scheduled;

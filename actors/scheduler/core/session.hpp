@@ -88,8 +88,8 @@ class Allocator {
 // discarded otherwise.
 SessionResult allocate(Snapshot& snapshot, const SessionOptions& options);
 
-// Enqueue, allocate, then preempt (preempt.hpp), then each pod group's phase (seed 004
-// section 9).
+// Enqueue, allocate, then preempt (preempt.hpp) and reclaim (reclaim.hpp), then each pod
+// group's phase (seed 004 section 9).
 SessionResult run_session(Snapshot& snapshot, const SessionOptions& options = {});
 
 }  // namespace caldera::sched
