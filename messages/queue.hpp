@@ -36,7 +36,7 @@ struct Queue {
 struct QueueStatus {
   std::string name;
   ResourceList allocated = {};  // what its pods hold
-  ResourceList deserved = {};   // its share of the cluster at the last session
+  ResourceList deserved = {};   // its share of the cluster, dealt as a session would now
   int32_t pending = 0;          // pod groups waiting for their gang
   int32_t running = 0;          // pod groups whose gang holds nodes
   bool operator==(const QueueStatus&) const = default;

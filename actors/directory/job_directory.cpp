@@ -633,17 +633,22 @@ std::string list_priority_classes(DirSelf* self, uint64_t id) {
   return to_bytes(b);
 }
 
-// Up to three of the jobs that name `name` in the field `field` of, for the error that refuses
-// to delete what they use ("" when none does).
-std::string users_of(DirSelf* self, const std::string& name, std::string JobEntry::*field) {
+// Up to three of the jobs and JobTemplates that name `name` as their queue (or priority class),
+// for the error that refuses to delete what they use ("" when none does).
+std::string users_of(DirSelf* self, const std::string& name, bool queue) {
   std::vector<std::string> users;
   size_t count = 0;
-  for (const auto& [key, entry] : self->state.jobs) {
-    if (entry.*field != name) continue;
-    if (++count <= 3) users.push_back(key);
-  }
+  auto use = [&](const std::string& what, const std::string& named) {
+    if (named != name) return;
+    if (++count <= 3) users.push_back(what);
+  };
+  for (const auto& [key, entry] : self->state.jobs)
+    use("job " + key, queue ? entry.queue : entry.priority_class);
+  for (const auto& [key, t] : self->state.registry.templates.durable)
+    use("jobtemplate " + key, queue ? t.spec.queue : t.spec.priority_class_name);
   if (count == 0) return "";
-  std::string out = std::to_string(count) + (count == 1 ? " job uses it (" : " jobs use it (");
+  std::string out =
+      std::to_string(count) + (count == 1 ? " object uses it (" : " objects use it (");
   for (size_t i = 0; i < users.size(); ++i) out += (i ? ", " : "") + users[i];
   return out + (count > users.size() ? ", ...)" : ")") + "; delete them first";
 }
@@ -660,19 +665,22 @@ caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std
   if (!exists)
     return error_response(id, Code::NOT_FOUND,
                           std::string(resource) + " \"" + name + "\" not found", "name");
-  auto users = users_of(self, name, queue ? &JobEntry::queue : &JobEntry::priority_class);
+  auto users = users_of(self, name, queue);
   if (!users.empty())
     return error_response(id, Code::FAILED_PRECONDITION,
                           std::string(resource) + " \"" + name + "\" is in use: " + users);
   auto rp = self->make_response_promise<std::string>();
   auto key = queue ? queue_key(name) : priority_class_key(name);
+  // From now on no job may name it (one admitted meanwhile would name what is gone).
+  (queue ? reg.deleting_queues : reg.deleting_classes).insert(name);
   commit_then(self, {Write{Family::Scheduling, key, std::nullopt}},
               [self, rp, id, name, queue](const std::string& error) mutable {
+                auto& reg = self->state.scheduling;
+                (queue ? reg.deleting_queues : reg.deleting_classes).erase(name);
                 if (!error.empty()) {
                   rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
                   return;
                 }
-                auto& reg = self->state.scheduling;
                 if (queue ? reg.queues.erase(name) : reg.classes.erase(name)) {
                   spdlog::info("{}={} deleted", queue ? "queue" : "priorityclass", name);
                   push_scheduling(self);
@@ -1147,6 +1155,10 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
   apply_defaults(spec);
   Diagnostics diags;
   admit(spec, AdmissionContext{largest_node(st)}, diags);
+  // As a client's job: its queue and priority class must exist (deleted since the template).
+  ParsedDocuments one;
+  one.jobs.push_back({spec, "", 0});
+  admit_scheduling(one, st.scheduling, diags);
   if (!diags.ok()) {
     std::string why;
     for (const auto& e : diags.errors)

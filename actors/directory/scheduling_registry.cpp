@@ -12,10 +12,12 @@
 namespace caldera {
 
 bool SchedulingRegistry::queue_exists(const std::string& name) const {
+  if (deleting_queues.count(name)) return false;
   return name == kDefaultQueue || queues.count(name) || creating_queues.count(name);
 }
 
 bool SchedulingRegistry::class_exists(const std::string& name) const {
+  if (deleting_classes.count(name)) return false;
   return classes.count(name) || creating_classes.count(name);
 }
 
@@ -93,12 +95,9 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingRegistry& reg
     const bool taken = registry.queues.count(q.value.name) ||
                        registry.creating_queues.count(q.value.name) ||
                        !queues.insert(q.value.name).second;
-    if (taken) diags.error(path, already("queues.scheduling.volcano.sh", q.value.name));
-    if (q.value.capability)
-      for (const auto& [res, amount] : q.value.capability->values)
-        if (amount < 0)
-          diags.error(prefixed(q.prefix, "spec.capability." + res),
-                      "a capability cannot be negative");
+    if (taken)
+      diags.error(path, already("queues.scheduling.volcano.sh", q.value.name) +
+                            " (to change it, delete it once no job or template uses it)");
   }
   const PriorityClass* stored_default = nullptr;
   for (const auto& [name, c] : registry.classes)
@@ -112,7 +111,8 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingRegistry& reg
     if (c.value.name.starts_with("system-"))
       diags.error(prefixed(c.prefix, "metadata.name"),
                   "names starting with \"system-\" are reserved for Kubernetes' system classes");
-    if (registry.class_exists(c.value.name) || !classes.insert(c.value.name).second)
+    if (registry.classes.count(c.value.name) || registry.creating_classes.count(c.value.name) ||
+        !classes.insert(c.value.name).second)
       diags.error(prefixed(c.prefix, "metadata.name"),
                   already("priorityclasses.scheduling.k8s.io", c.value.name));
     if (!c.value.global_default) continue;

@@ -22,8 +22,10 @@ struct SchedulingRegistry {
   std::map<std::string, Queue> queues;  // durable, by name; `default` only once written
   std::map<std::string, PriorityClass> classes;
   std::set<std::string> creating_queues, creating_classes;  // store write in flight
+  std::set<std::string> deleting_queues, deleting_classes;  // delete in flight: not nameable
 
-  // `default` always exists: Volcano creates it, a document may only change it.
+  // `default` always exists: Volcano creates it; a document written once (before any other of
+  // that name) sets its weight and capability.
   bool queue_exists(const std::string& name) const;
   bool class_exists(const std::string& name) const;
   // Every queue the scheduler knows, `default` included (weight 1 unless written).

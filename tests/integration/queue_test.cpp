@@ -91,8 +91,8 @@ TEST_F(Queues, AreSubmittedShownKeptAcrossARestartAndRefusedWhereTheyWouldBreakA
   // What a job uses stays; `default` always does.
   auto in_use = node.cli({"delete", "queue", "research"});
   EXPECT_NE(in_use.exit_code, 0);
-  EXPECT_NE(in_use.err.find("queues.scheduling.volcano.sh \"research\" is in use: 1 job uses it "
-                            "(default/r); delete them first"),
+  EXPECT_NE(in_use.err.find("queues.scheduling.volcano.sh \"research\" is in use: 1 object uses "
+                            "it (job default/r); delete them first"),
             std::string::npos)
       << in_use.err;
   auto class_in_use = node.cli({"delete", "priorityclass", "urgent"});
@@ -117,6 +117,14 @@ TEST_F(Queues, AreSubmittedShownKeptAcrossARestartAndRefusedWhereTheyWouldBreakA
 
   ASSERT_EQ(node.cli({"delete", "job", "r"}).exit_code, 0);
   ASSERT_TRUE(eventually([&] { return node.cli({"get", "job", "r"}).exit_code != 0; }));
+  // A JobTemplate naming it keeps it too: the JobFlow's jobs would name it later.
+  auto tmpl = job_in("t", "research", "");
+  tmpl.replace(tmpl.find("batch.volcano.sh/v1alpha1\nkind: Job"), 35,
+               "flow.volcano.sh/v1alpha1\nkind: JobTemplate");
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, tmpl).exit_code, 0) << tmpl;
+  EXPECT_NE(node.cli({"delete", "queue", "research"}).err.find("(jobtemplate default/t)"),
+            std::string::npos);
+  ASSERT_EQ(node.cli({"delete", "jobtemplate", "t"}).exit_code, 0);
   EXPECT_EQ(node.cli({"delete", "queue", "research"}).exit_code, 0);
   EXPECT_EQ(node.cli({"delete", "priorityclass", "urgent"}).exit_code, 0);
   EXPECT_EQ(get_json({"get", "queues"})["items"].size(), 1u);

@@ -246,5 +246,70 @@ TEST(PlacerQueues, AQueueBelowItsShareReclaimsFromOneAboveIt) {
   EXPECT_EQ(bound.bindings[0].job_key, "b-gang");
 }
 
+// A straggler of the victim's job bound in the same session counts once: the victim keeps its
+// minAvailable of 3 (counted twice, it would have lost two pods and kept two).
+TEST(PlacerQueues, APodBoundInTheSessionCountsOnceForTheVictimsMinimum) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.set_queues({}, {klass("high", 100)});
+  p.request(gang("low", 4, 500, 3));
+  ASSERT_EQ(p.session().bindings.size(), 4u);
+  p.release("low-0");
+  GangRequest straggler;
+  straggler.job_key = "low";
+  straggler.pods.push_back({"low-4", pod_cpu(500), "main"});
+  straggler.group = {kDefaultQueue, "", 3};
+  p.request(straggler);
+  p.request(gang("high", 2, 500, 2, kDefaultQueue, "high"));
+  auto session = p.session();
+  ASSERT_EQ(session.bindings.size(), 1u);
+  EXPECT_EQ(session.bindings[0].uid, "low-4");
+  // One pod of low may go (4 - 1 = 3), which frees too little for high's two: none goes.
+  EXPECT_TRUE(session.evictions.empty());
+}
+
+// A high-priority gang of a queue over its share takes nothing (allocate would pass it over);
+// the gang of the queue below its share reclaims instead.
+TEST(PlacerQueues, AGangOfAQueueOverItsShareDoesNotPreempt) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.set_queues({queue("a", 1), queue("b", 1)}, {klass("high", 100)});
+  p.request(gang("a-low", 4, 500, 1, "a"));
+  ASSERT_EQ(p.session().bindings.size(), 4u);
+  p.request(gang("a-high", 2, 500, 2, "a", "high"));
+  p.request(gang("b-gang", 2, 500, 2, "b"));
+  auto session = p.session();
+  ASSERT_EQ(session.evictions.size(), 2u);
+  for (const auto& e : session.evictions) {
+    EXPECT_EQ(e.reason, "Reclaimed");
+    EXPECT_EQ(e.preemptor, "b-gang");
+  }
+}
+
+// Room kept for a preemptor that cannot be bound (its queue's capability fell to nothing) is
+// given back a few sessions after its victims have ended.
+TEST(PlacerQueues, RoomKeptForAPreemptorThatCannotBeBoundLapses) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.set_queues({queue("q", 1)}, {klass("high", 100)});
+  p.request(gang("low", 4, 500, 2, "q"));
+  ASSERT_EQ(p.session().bindings.size(), 4u);
+  p.request(gang("high", 2, 500, 2, "q", "high"));
+  auto evicting = p.session();
+  ASSERT_EQ(evicting.evictions.size(), 2u);
+  p.set_queues({queue("q", 1, ResourceList{{{"cpu", 0}}})}, {klass("high", 100)});
+  for (const auto& e : evicting.evictions) p.release(e.uid);
+  p.request(gang("other", 1, 500, 1));
+  int sessions = 0;
+  std::vector<Binding> bound;
+  while (bound.empty() && sessions < 10) {
+    bound = p.session().bindings;
+    ++sessions;
+  }
+  ASSERT_EQ(bound.size(), 1u);
+  EXPECT_EQ(bound[0].job_key, "other");
+  EXPECT_EQ(sessions, 4);  // three sessions kept for high, then given back
+}
+
 }  // namespace
 }  // namespace caldera

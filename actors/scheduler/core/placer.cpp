@@ -49,8 +49,15 @@ int32_t Placer::priority_of(const PodGroupInfo& info) const {
 }
 
 bool Placer::may_preempt(const PodGroupInfo& info) const {
-  auto c = classes_.find(info.priority_class);
-  return c == classes_.end() || c->second.preemption_policy != kPreemptNever;
+  const PriorityClass* klass = nullptr;
+  if (!info.priority_class.empty()) {
+    auto c = classes_.find(info.priority_class);
+    if (c != classes_.end()) klass = &c->second;
+  } else {
+    for (const auto& [name, c] : classes_)
+      if (c.global_default) klass = &c;
+  }
+  return !klass || klass->preemption_policy != kPreemptNever;
 }
 
 Placer::Group& Placer::group_of(const std::string& job_key, const PodGroupInfo& info) {
@@ -102,6 +109,7 @@ void Placer::reserve(const std::string& job_key, const std::string& uid, const s
   auto g = groups_.find(job_key);
   auto& grp = g != groups_.end() ? g->second : group_of(job_key, group);
   ++grp.held;
+  held_[uid].queue = grp.info.queue;
   queue_allocated_[grp.info.queue].add(requests);
 }
 
@@ -114,20 +122,20 @@ void Placer::release(const std::string& uid) {
     --n->second.pods;
   }
   if (auto r = releasing_.find(uid); r != releasing_.end()) {
+    // Its queue let it go when it was evicted.
     releasing_by_node_[r->second.node].subtract(it->second.requests);
     if (queue_.count(r->second.preemptor))
-      promised_[r->second.preemptor][r->second.node].add(it->second.requests);
+      promised_[r->second.preemptor].by_node[r->second.node].add(it->second.requests);
     releasing_.erase(r);
+  } else {
+    queue_allocated_[it->second.queue].subtract(it->second.requests);
   }
-  if (auto g = groups_.find(it->second.job_key); g != groups_.end()) {
-    --g->second.held;
-    queue_allocated_[g->second.info.queue].subtract(it->second.requests);
-    const auto key = it->second.job_key;
-    held_.erase(it);
-    drop_group_if_idle(key);
-    return;
-  }
+  const auto key = it->second.job_key;
   held_.erase(it);
+  if (auto g = groups_.find(key); g != groups_.end()) {
+    --g->second.held;
+    drop_group_if_idle(key);
+  }
 }
 
 void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
@@ -217,9 +225,16 @@ Session Placer::session() {
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
+  // A promise whose victims have all ended lapses if its preemptor is not bound soon after.
+  std::set<std::string> awaited;  // preemptors with victims still leaving
+  for (const auto& [uid, r] : releasing_) awaited.insert(r.preemptor);
+  for (auto it = promised_.begin(); it != promised_.end();) {
+    const bool lapsed = !awaited.count(it->first) && ++it->second.idle_sessions > kPromiseSessions;
+    it = lapsed ? promised_.erase(it) : std::next(it);
+  }
   // Room promised to a preemptor is not idle to anyone else.
-  for (const auto& [job, by_node] : promised_)
-    for (const auto& [name, amount] : by_node)
+  for (const auto& [job, promise] : promised_)
+    for (const auto& [name, amount] : promise.by_node)
       if (auto node = snap.nodes.find(name); node != snap.nodes.end())
         node->second.idle.subtract(amount);
   if (queues_bind_) snap.queues = queue_view();
@@ -278,7 +293,7 @@ Session Placer::session() {
     auto promise = promised_.find(key);
     auto with_promise = [&](bool give) {
       if (promise == promised_.end()) return;
-      for (const auto& [name, amount] : promise->second) {
+      for (const auto& [name, amount] : promise->second.by_node) {
         auto node = snap.nodes.find(name);
         if (node == snap.nodes.end()) continue;
         give ? node->second.idle.add(amount) : node->second.idle.subtract(amount);
@@ -344,11 +359,12 @@ void Placer::evict(sched::Snapshot& snap, Session& session, const sched::Session
   std::set<std::string> short_queues;
   for (const auto& job : snap.jobs) {
     if (job.min_available <= 0 || !sched::job_starving(job)) continue;
-    if (preempting && job.may_preempt) {
+    auto q = snap.queues.find(job.queue);
+    if (preempting && job.may_preempt &&
+        (q == snap.queues.end() || !sched::above_share(q->second))) {
       auto [t, fresh] = top.try_emplace(job.queue, job.priority);
       if (!fresh) t->second = std::max(t->second, job.priority);
     }
-    auto q = snap.queues.find(job.queue);
     if (reclaiming && q != snap.queues.end() && !sched::overused(q->second))
       short_queues.insert(job.queue);
   }
@@ -370,14 +386,22 @@ void Placer::evict(sched::Snapshot& snap, Session& session, const sched::Session
     auto r = releasing_by_node_.find(name);
     if (r != releasing_by_node_.end()) node.releasing = r->second;
   }
-  for (const auto& [job, by_node] : promised_)
-    for (const auto& [name, amount] : by_node)
+  for (const auto& [job, promise] : promised_)
+    for (const auto& [name, amount] : promise.by_node)
       if (auto node = snap.nodes.find(name); node != snap.nodes.end())
         node->second.releasing.add(amount);
   std::map<std::string, size_t> index;  // job key -> its place in snap.jobs
-  for (size_t i = 0; i < snap.jobs.size(); ++i) index[snap.jobs[i].uid] = i;
+  std::set<std::string> in_snapshot;    // pods the session has as tasks already
+  for (size_t i = 0; i < snap.jobs.size(); ++i) {
+    index[snap.jobs[i].uid] = i;
+    for (const auto& t : snap.jobs[i].tasks)
+      if (!t.uid.empty()) in_snapshot.insert(t.uid);
+  }
   std::set<size_t> cleared;  // queued jobs whose stand-ins for bound pods were replaced
   for (const auto& [uid, h] : held_) {
+    // A pod bound this session is its job's task already (Allocated: it counts as ready, and is
+    // not running yet, so no victim).
+    if (in_snapshot.count(uid)) continue;
     auto g = groups_.find(h.job_key);
     if (g == groups_.end() || !victim_job(g->second)) continue;
     auto at = index.find(h.job_key);
@@ -425,6 +449,9 @@ void Placer::evict(sched::Snapshot& snap, Session& session, const sched::Session
     if (h == held_.end() || releasing_.count(op.task_uid)) continue;
     releasing_[op.task_uid] = {h->second.node, ""};
     releasing_by_node_[h->second.node].add(h->second.requests);
+    // As Volcano's proportion deallocates at the eviction: what leaves is no longer its queue's,
+    // so that a gang of the same queue can be bound into it.
+    queue_allocated_[h->second.queue].subtract(h->second.requests);
     session.evictions.push_back({h->second.job_key, op.task_uid, h->second.node, "", op.reason});
   }
   for (const auto& e : session.evictions) releasing_[e.uid].preemptor = e.preemptor;

@@ -114,6 +114,7 @@ class Placer {
     std::string job_key;
     std::string node;
     ResourceList requests;
+    std::string queue = {};  // whose allocated it counts in
   };
   // A job known by its queued request or its held pods.
   struct Group {
@@ -135,7 +136,14 @@ class Placer {
   // What evicted pods have freed, per preemptor and node: kept for the preemptor until it is
   // bound (or gives up), so that a lower-priority job cannot take it meanwhile (a gang whose
   // victims end one by one would otherwise lose each freed piece to the next small pod).
-  std::map<std::string, std::map<std::string, ResourceList>> promised_;
+  struct Promise {
+    std::map<std::string, ResourceList> by_node;
+    int idle_sessions = 0;  // sessions since its last victim ended in which it was not bound
+  };
+  std::map<std::string, Promise> promised_;
+  // A preemptor not bound this many sessions after its last victim has ended gives its room
+  // back (its queue came to hold its share meanwhile, a node went away, ...).
+  static constexpr int kPromiseSessions = 3;
   std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
   std::map<std::string, PriorityClass> classes_;
   bool queues_bind_ = false;  // some queue has a weight or capability that matters

@@ -37,7 +37,11 @@ SessionResult preempt(Snapshot& s, const SessionOptions&) {
   SessionResult out;
   evict_for_starving(
       s, EvictionRule{candidates, {}, "Preempted"},
-      [](const Snapshot&, const JobInfo& job) { return job.may_preempt; }, out.operations);
+      [](const Snapshot& snap, const JobInfo& job) {
+        auto q = snap.queues.find(job.queue);
+        return job.may_preempt && (q == snap.queues.end() || !above_share(q->second));
+      },
+      out.operations);
   return out;
 }
 

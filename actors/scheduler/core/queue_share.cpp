@@ -105,6 +105,12 @@ bool overused(const QueueInfo& q) {
   return deserves_some;
 }
 
+bool above_share(const QueueInfo& q) {
+  for (const auto& [name, amount] : q.allocated.values)
+    if (name != kPodSlots && amount > q.deserved.get(name)) return true;
+  return false;
+}
+
 bool at_capability(const QueueInfo& q) {
   if (!q.capability) return false;
   for (const auto& [name, cap] : q.capability->values)

@@ -38,6 +38,11 @@ void deal_shares(std::map<std::string, QueueInfo>& queues, const ResourceList& t
 // its gangs over this session (proportion's overused).
 bool overused(const QueueInfo& q);
 
+// Whether the queue's pods hold more than its share of some resource (Volcano's proportion
+// Overused): a gang of such a queue takes no room from others' pods, nor from its own (it could
+// not be bound with it).
+bool above_share(const QueueInfo& q);
+
 // Whether the queue's pods hold all its capability of some resource.
 bool at_capability(const QueueInfo& q);
 

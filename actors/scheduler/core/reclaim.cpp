@@ -14,12 +14,12 @@ const QueueInfo* queue_of(const Snapshot& s, const JobInfo& job) {
   return q == s.queues.end() ? nullptr : &q->second;
 }
 
-// Whether `q`, less `freed`, still holds at least its deserved share of every resource `freed`
+// Whether `held`, less `freed`, is still at least `q`'s deserved share of every resource `freed`
 // gives back (a pod slot is no share).
-bool keeps_share(const QueueInfo& q, const ResourceList& freed) {
+bool keeps_share(const QueueInfo& q, const ResourceList& held, const ResourceList& freed) {
   for (const auto& [name, amount] : freed.values) {
     if (amount <= 0 || name == "pods") continue;
-    if (q.allocated.get(name) - amount < q.deserved.get(name)) return false;
+    if (held.get(name) - amount < q.deserved.get(name)) return false;
   }
   return true;
 }
@@ -47,21 +47,23 @@ std::vector<Victim> candidates(const Snapshot& s, const std::string& node,
 }
 
 // A victim may go if its queue keeps its share with it gone, and with it those chosen before it
-// on this node and every pod of the queue already leaving (evicted by this statement, an earlier
-// one, or an earlier session: its queue's allocated still counts them).
+// on this node. What the queue holds is counted from its pods as they are now: those already
+// leaving (evicted by this statement, an earlier one or an earlier session) hold nothing of it.
+// The snapshot has every pod of a queue whose pods may be taken (the scheduler adds them all).
 bool allow(const Snapshot& s, const Victim& v, const std::vector<Victim>& chosen) {
   const auto& job = s.jobs[v.job];
   const QueueInfo* q = queue_of(s, job);
   if (!q) return false;
-  ResourceList freed = job.tasks[v.task].requests;
-  for (const auto& c : chosen)
-    if (s.jobs[c.job].queue == job.queue) freed.add(s.jobs[c.job].tasks[c.task].requests);
+  ResourceList held;
   for (const auto& other : s.jobs) {
     if (other.queue != job.queue) continue;
     for (const auto& t : other.tasks)
-      if (t.status == TaskStatus::Releasing) freed.add(t.requests);
+      if (allocated_status(t.status)) held.add(t.requests);
   }
-  return keeps_share(*q, freed);
+  ResourceList freed = job.tasks[v.task].requests;
+  for (const auto& c : chosen)
+    if (s.jobs[c.job].queue == job.queue) freed.add(s.jobs[c.job].tasks[c.task].requests);
+  return keeps_share(*q, held, freed);
 }
 
 }  // namespace
