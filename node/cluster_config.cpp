@@ -295,8 +295,9 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
     diags.error(path, "must be a mapping with name, host, clusterPort, clientPort, dataDir");
     return;
   }
-  static const std::set<std::string> known{"name",    "host",      "clusterPort", "clientPort",
-                                           "dataDir", "resources", "labels",      "metricsPort"};
+  static const std::set<std::string> known{"name",       "host",        "clusterPort",
+                                           "clientPort", "dataDir",     "resources",
+                                           "labels",     "metricsPort", "count"};
   for (const auto& kv : n.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key) && !kGatewayFields.count(key) && !kContainerLogFields.count(key))
@@ -338,6 +339,12 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
   read_timeout(get(n, "frameTimeout"), path + ".frameTimeout", node.frame_timeout, diags);
   read_labels(get(n, "labels"), path + ".labels", node.labels, diags);
   read_container_log(n, path, node, diags);
+  read_count(get(n, "count"), path + ".count", node.count, diags);
+  if (node.count && *node.count > kMaxHollowNodes) {
+    diags.error(path + ".count", fmt::format("{} hollow nodes in one entry; at most {}",
+                                             *node.count, kMaxHollowNodes));
+    node.count.reset();
+  }
   cfg.nodes.push_back(std::move(node));
   sources.push_back(std::move(source));
 }
@@ -429,6 +436,14 @@ std::optional<std::string> check_container_log_max_files(int64_t files) {
   return std::nullopt;
 }
 
+std::vector<std::string> NodeConfig::node_names() const {
+  if (!count) return {name};
+  std::vector<std::string> out;
+  out.reserve(*count);
+  for (uint32_t i = 0; i < *count; ++i) out.push_back(name + "-" + std::to_string(i));
+  return out;
+}
+
 const NodeConfig* ClusterConfig::find(const std::string& node) const {
   for (const auto& n : nodes)
     if (n.name == node) return &n;
@@ -467,12 +482,27 @@ Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics&
     if (!names.insert(cfg.nodes[i].name).second)
       diags.error(sources[i].path + ".name",
                   fmt::format("node name '{}' is used twice", cfg.nodes[i].name));
+  // Hollow nodes' names must not be another entry's.
+  for (size_t i = 0; i < cfg.nodes.size(); ++i) {
+    if (!cfg.nodes[i].count) continue;
+    for (const auto& hollow : cfg.nodes[i].node_names())
+      if (names.count(hollow)) {
+        diags.error(sources[i].path + ".count",
+                    fmt::format("its hollow node '{}' is also the name of an entry", hollow));
+        break;
+      }
+  }
   check_ports(cfg, sources, diags);
   check_data_dirs(cfg, sources, diags);
   if (cfg.coordinator.empty() && !cfg.nodes.empty()) cfg.coordinator = cfg.nodes.front().name;
   if (!cfg.coordinator.empty() && !names.count(cfg.coordinator))
     diags.error("cluster.coordinator",
                 fmt::format("'{}' is not one of the nodes listed", cfg.coordinator));
+  if (const auto* c = cfg.find(cfg.coordinator); c && c->count)
+    diags.error("cluster.coordinator",
+                fmt::format("'{}' has a count: hollow nodes need an entry of their own, not the "
+                            "coordinator's",
+                            cfg.coordinator));
   if (!diags.ok()) return Failure{"invalid cluster config"};
   return cfg;
 }

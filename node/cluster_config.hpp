@@ -32,7 +32,17 @@ struct NodeConfig {
   // <container>.log is rotated past this many bytes, and this many files are kept in all.
   int64_t container_log_max_size = 10 * 1024 * 1024;
   int32_t container_log_max_files = 5;
+  // Hollow nodes (Kubernetes' kubemark): set, the process started for this entry hosts this many
+  // simulated nodes, <name>-0 ... <name>-(count-1), each with the entry's resources and labels,
+  // whose pods are all simulated. Unset: one node, <name>.
+  std::optional<uint32_t> count;
+
+  // The names of the nodes this entry stands for.
+  std::vector<std::string> node_names() const;
 };
+
+// Hollow nodes per entry at most: a process hosts them all, with a heartbeat each.
+inline constexpr uint32_t kMaxHollowNodes = 5000;
 
 struct ClusterConfig {
   std::string name = "caldera";

@@ -270,6 +270,7 @@ int main(int argc, char** argv) {
   protocol::membership membership;
   protocol::report_port reports;  // all a worker may send the directory: its pod reports
   caf::actor timer, directory, router, link;
+  std::vector<caf::actor> hollow_links;  // one per hollow node beyond the first (link)
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
@@ -279,7 +280,8 @@ int main(int argc, char** argv) {
     MembershipEnv members{scheduler, {}};
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
     members.options.token = cluster.token;
-    for (const auto& n : cluster.nodes) members.options.allowed.insert(n.name);
+    for (const auto& n : cluster.nodes)
+      for (const auto& name : n.node_names()) members.options.allowed.insert(name);
     membership = spawn_membership(sys, std::move(members));
     directory =
         spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics});
@@ -314,14 +316,19 @@ int main(int argc, char** argv) {
       spdlog::info("calderad node={} coordinator of cluster={} listening for nodes on {}:{}",
                    node->name, cluster.name, node->host, *published);
     }
-  } else {
+  }
+  // The nodes this process is: one, or an entry's hollow nodes (each with its own link).
+  const auto names = node->node_names();
+  if (!is_coordinator) {
     CoordinatorLinkEnv link_env;
-    link_env.node_name = node->name;
     link_env.host = coordinator_node->host;
     link_env.port = coordinator_node->cluster_port;
     link_env.heartbeat_interval = cluster.heartbeat_interval;
     link_env.heartbeat_timeout = cluster.heartbeat_timeout;
-    link = spawn_coordinator_link(sys, link_env);
+    for (const auto& name : names) {
+      link_env.node_name = name;
+      (link ? hollow_links.emplace_back() : link) = spawn_coordinator_link(sys, link_env);
+    }
   }
   NodeActorEnv node_env;
   node_env.name = node->name;
@@ -341,7 +348,17 @@ int main(int argc, char** argv) {
   // Containers are not calderad's client connections: they get the limit it was started with.
   node_env.container_open_files_limit = open_files_limit.original;
   node_env.metrics = metrics;
-  auto node_actor = spawn_node_actor(sys, node_env);
+  node_env.hollow = node->count.has_value();
+  std::vector<protocol::node> node_actors;
+  for (size_t i = 0; i < names.size(); ++i) {
+    node_env.name = names[i];
+    if (node_env.hollow)
+      node_env.coordinator = node_env.membership = i == 0 ? link : hollow_links[i - 1];
+    node_actors.push_back(spawn_node_actor(sys, node_env));
+  }
+  if (node_env.hollow)
+    spdlog::info("calderad node={} hosts {} hollow nodes {} ... {}", node->name, names.size(),
+                 names.front(), names.back());
 
   auto sink = std::make_shared<ReplySink>();
   auto bridge = spawn_client_bridge(sys, sink, is_coordinator ? router : link, cluster.token);
@@ -370,7 +387,8 @@ int main(int argc, char** argv) {
     gateway->reset();
   }
   if (member_port) caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(node_actor, caf::exit_reason::user_shutdown);
+  for (auto& a : node_actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  for (auto& l : hollow_links) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
   if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
   if (membership) caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
   if (reports) caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
@@ -380,7 +398,8 @@ int main(int argc, char** argv) {
   for (auto* a : {&bridge, &link, &router, &directory, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
-  node_actor = nullptr;
+  node_actors.clear();
+  hollow_links.clear();
   bridge = link = router = directory = timer = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.

@@ -128,6 +128,18 @@ std::vector<Container> decode_containers(cluster::PodLaunch::Reader l) {
   return out;
 }
 
+// A pod's record key: its uid, or on a hollow node "<node>/<uid>" (the nodes share a store).
+std::string record_key(const NodeActorEnv& env, const std::string& uid) {
+  return env.hollow ? env.name + "/" + uid : uid;
+}
+
+// Whether a record is this node's: a hollow node's carry its name, a real node's none (a uid has
+// no '/').
+bool owns_record(const NodeActorEnv& env, std::string_view key) {
+  if (env.hollow) return key.size() > env.name.size() && key.starts_with(env.name + "/");
+  return key.find('/') == std::string_view::npos;
+}
+
 // Reads a launch (from the coordinator or from disk) into an entry.
 NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node) {
   NodePodEntry e;
@@ -229,7 +241,7 @@ void persist_and_report(NodeSelf* self, NodePodEntry& e) {
   auto me = caf::actor_cast<NodeImpl>(self);
   auto uid = e.status.uid;
   st.outbox.recorded(uid, seq);
-  st.env.store->commit({Write{Family::NodePods, uid, record_bytes(e)}},
+  st.env.store->commit({Write{Family::NodePods, record_key(st.env, uid), record_bytes(e)}},
                        [coordinator, me, uid, seq, report](std::string error) {
                          if (!error.empty()) {
                            caf::anon_send(me, unstored_atom::value, uid, std::move(error));
@@ -297,9 +309,10 @@ void forget(NodeSelf* self, const std::string& uid) {
   it->second.forgetting = true;
   st.outbox.forget(uid);  // removed by the coordinator: its job needs no more of it
   auto me = caf::actor_cast<NodeImpl>(self);
-  st.env.store->commit({Write{Family::NodePods, uid, std::nullopt}}, [me, uid](std::string error) {
-    caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
-  });
+  st.env.store->commit({Write{Family::NodePods, record_key(st.env, uid), std::nullopt}},
+                       [me, uid](std::string error) {
+                         caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
+                       });
 }
 
 void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& error) {
@@ -410,12 +423,14 @@ void recover(NodeSelf* self) {
   auto& st = self->state;
   std::vector<std::string> stale;
   st.env.store->scan(Family::NodePods, [&](std::string_view key, std::string_view value) {
+    if (!owns_record(st.env, key)) return;
     try {
       FlatReader reader(value);
       auto np = reader.root<store::NodePod>();
       SmallMessageBuilder b;
       b.setRoot(np.getLaunch());
       NodePodEntry e = entry_from_launch(to_bytes(b), st.env.name);
+      if (st.env.hollow && e.sim_duration_ms < 0) e.sim_duration_ms = 0;
       e.status = decode(np.getStatus());
       e.status.node = st.env.name;
       e.shim_pid = np.getShimPid();
@@ -497,11 +512,13 @@ NodeImpl::behavior_type node_actor(NodeSelf* self, NodeActorEnv env) {
   std::error_code ec;
   fs::create_directories(st.env.data_dir + "/pods", ec);
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
-  st.runner = ProcessRunner::create(st.env.shim_path, [weak](PodProcessStatus s) {
-    if (auto strong = weak.lock())
-      caf::anon_send(caf::actor_cast<NodeImpl>(strong), process_atom::value, std::move(s));
-  });
-  if (!st.runner) {
+  // A hollow node runs no process (a runner is a thread and a libuv loop each).
+  if (!st.env.hollow)
+    st.runner = ProcessRunner::create(st.env.shim_path, [weak](PodProcessStatus s) {
+      if (auto strong = weak.lock())
+        caf::anon_send(caf::actor_cast<NodeImpl>(strong), process_atom::value, std::move(s));
+    });
+  if (!st.runner && !st.env.hollow) {
     spdlog::error("node={} cannot start its process runner (libuv loop)", st.env.name);
     self->quit(caf::sec::runtime_error);
     return node_behavior(self);  // never runs: the actor has quit
@@ -568,6 +585,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         NodePodEntry e;
         try {
           e = entry_from_launch(bytes, st.env.name);
+          if (st.env.hollow && e.sim_duration_ms < 0) e.sim_duration_ms = 0;
         } catch (const kj::Exception& ex) {
           spdlog::error("node={} malformed launch: {}", st.env.name, ex.getDescription().cStr());
           return;
@@ -600,11 +618,11 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         }
         // Durable before it starts: after a crash the node knows every pod it may have started.
         auto me = caf::actor_cast<NodeImpl>(self);
-        st.env.store->commit({Write{Family::NodePods, uid, record_bytes(pos->second)}},
-                             [me, uid](std::string error) {
-                               notify_committed(caf::actor_cast<caf::actor>(me), uid,
-                                                std::move(error));
-                             });
+        st.env.store->commit(
+            {Write{Family::NodePods, record_key(st.env, uid), record_bytes(pos->second)}},
+            [me, uid](std::string error) {
+              notify_committed(caf::actor_cast<caf::actor>(me), uid, std::move(error));
+            });
       },
       [=](committed_atom, const std::string& uid, const std::string& error) {
         auto it = self->state.pods.find(uid);

@@ -37,6 +37,10 @@ struct NodeActorEnv {
   // A pod report its job has not acknowledged this long after it was sent is sent again.
   std::chrono::milliseconds report_resend_after{2000};
   std::shared_ptr<Metrics> metrics;  // pods started and failed; unset: not counted
+  // A hollow node (cluster config `count`): one of many in one process, sharing its store. Every
+  // pod is simulated (its caldera.io/sim-duration-ms, else it succeeds at once), no process runs,
+  // and its records are keyed "<name>/<uid>" so that each node re-adopts only its own.
+  bool hollow = false;
 };
 
 // Its messages are protocol::node (actors/protocol/node.hpp). Beyond what that says:

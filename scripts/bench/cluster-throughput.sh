@@ -23,9 +23,6 @@ pids=()
 stop_all() { [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null; pids=(); }
 trap 'stop_all; rm -rf "$work"' EXIT
 
-field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
-med() { printf '%s\n' "$@" | median; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # Writes a config of $2 nodes into $1 (node-1 the coordinator; room for any benchmark's pods) and
 # notes node-1's client port in $1/port.

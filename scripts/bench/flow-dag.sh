@@ -25,8 +25,6 @@ work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 
-field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
-med() { printf '%s\n' "$@" | median; }
 
 for shape in chain fan; do
   n=$chain

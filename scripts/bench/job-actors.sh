@@ -19,7 +19,6 @@ setup_variants "$baseline"
 
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 field() { sed -E "s/.*$1=([-0-9.]+).*/\\1/" <<<"$2"; }
 
 declare -A results  # "variant key" -> values, one line per run

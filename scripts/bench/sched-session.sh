@@ -16,7 +16,6 @@ scripts/install-deps.sh
 source scripts/bench/lib.sh
 build_release . build-release caldera-bench-sched
 
-field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
 for scoring in least-allocated binpack; do
   rate=() per_group=()
   for _ in $(seq "$runs"); do

@@ -25,10 +25,8 @@ setup_variants "$baseline"
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
 # utime + stime of a process, in seconds.
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print ($12 + $13) / hz}' "/proc/$1/stat"; }
-med() { printf '%s\n' "$@" | median; }
 
 for kind in $kinds; do
   declare -A acc=() comp=() cpu=() ratio=()

@@ -80,6 +80,42 @@ TEST(ClusterConfig, InvalidYamlAndMissingNodesAreErrors) {
   EXPECT_TRUE(has_error(b, "nodes"));
 }
 
+// An entry with a count stands for that many hollow nodes, named after it; the coordinator's
+// entry cannot have one, nor may a hollow node take another entry's name.
+TEST(ClusterConfig, ACountMakesHollowNodesNamedAfterTheEntry) {
+  Diagnostics d;
+  auto cfg = parse("{coordinator: c}",
+                   {"{name: c, clusterPort: 7170, clientPort: 7070}",
+                    "{name: h, clusterPort: 7171, clientPort: 7071, count: 3, "
+                    "resources: {cpu: 1}, labels: {kind: hollow}}"},
+                   d);
+  ASSERT_TRUE(cfg.ok()) << all_errors(d);
+  EXPECT_EQ(cfg->nodes[0].node_names(), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(cfg->nodes[1].node_names(), (std::vector<std::string>{"h-0", "h-1", "h-2"}));
+  EXPECT_FALSE(cfg->nodes[0].count.has_value());
+
+  Diagnostics bad;
+  EXPECT_FALSE(parse("{coordinator: c}",
+                     {"{name: c, clusterPort: 7170, clientPort: 7070, count: 2}",
+                      "{name: h, clusterPort: 7171, clientPort: 7071, count: 0}",
+                      "{name: g, clusterPort: 7172, clientPort: 7072, count: 5001}",
+                      "{name: h-0, clusterPort: 7173, clientPort: 7073}",
+                      "{name: k, clusterPort: 7174, clientPort: 7074, count: 2}",
+                      "{name: k-1, clusterPort: 7175, clientPort: 7075}"},
+                     bad)
+                   .ok());
+  EXPECT_NE(error_at(bad, "cluster.coordinator").find("hollow nodes need an entry of their own"),
+            std::string::npos)
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "nodes[1].count").find("outside 1..1000000"), std::string::npos)
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "nodes[2].count").find("at most 5000"), std::string::npos)
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "nodes[4].count").find("'k-1' is also the name of an entry"),
+            std::string::npos)
+      << all_errors(bad);
+}
+
 TEST(ClusterConfig, EmbeddedDefaultUsesThisMachine) {
   auto cfg = embedded_cluster_config("/tmp/x", 7070, 7170);
   ASSERT_EQ(cfg.nodes.size(), 1u);
