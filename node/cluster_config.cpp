@@ -482,16 +482,17 @@ Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics&
     if (!names.insert(cfg.nodes[i].name).second)
       diags.error(sources[i].path + ".name",
                   fmt::format("node name '{}' is used twice", cfg.nodes[i].name));
-  // Hollow nodes' names must not be another entry's.
-  for (size_t i = 0; i < cfg.nodes.size(); ++i) {
-    if (!cfg.nodes[i].count) continue;
-    for (const auto& hollow : cfg.nodes[i].node_names())
-      if (names.count(hollow)) {
-        diags.error(sources[i].path + ".count",
-                    fmt::format("its hollow node '{}' is also the name of an entry", hollow));
-        break;
-      }
-  }
+  // The nodes themselves (an entry's, or its hollow ones) must have names of their own.
+  std::map<std::string, size_t> node_entry;  // node name -> the entry it comes from
+  for (size_t i = 0; i < cfg.nodes.size(); ++i)
+    for (const auto& name : cfg.nodes[i].node_names()) {
+      auto [at, fresh] = node_entry.emplace(name, i);
+      if (fresh || at->second == i || !(cfg.nodes[i].count || cfg.nodes[at->second].count))
+        continue;  // an entry's own name twice is said above
+      diags.error(sources[i].path + (cfg.nodes[i].count ? ".count" : ".name"),
+                  fmt::format("node '{}' is also a node of {}", name, sources[at->second].path));
+      break;
+    }
   check_ports(cfg, sources, diags);
   check_data_dirs(cfg, sources, diags);
   if (cfg.coordinator.empty() && !cfg.nodes.empty()) cfg.coordinator = cfg.nodes.front().name;

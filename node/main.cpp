@@ -3,8 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <vector>
 
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
@@ -349,9 +352,40 @@ int main(int argc, char** argv) {
   node_env.container_open_files_limit = open_files_limit.original;
   node_env.metrics = metrics;
   node_env.hollow = node->count.has_value();
+  // A host of hollow nodes reads the records once for all of them (each would scan them all),
+  // and deletes those of nodes it no longer has (the count shrank; simulated, nothing runs).
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> records_of;
+  if (node_env.hollow) {
+    std::set<std::string> mine(names.begin(), names.end());
+    std::vector<Write> gone;
+    size_t real = 0;
+    store->scan(Family::NodePods, [&](std::string_view key, std::string_view value) {
+      auto slash = key.find('/');
+      if (slash == std::string_view::npos) {
+        ++real;  // a real node's, from before the entry had a count: left as it is
+        return;
+      }
+      std::string name(key.substr(0, slash));
+      if (mine.count(name))
+        records_of[name].emplace_back(std::string(key), std::string(value));
+      else
+        gone.push_back({Family::NodePods, std::string(key), std::nullopt});
+    });
+    if (!gone.empty()) {
+      spdlog::warn("calderad node={} deletes {} pod records of hollow nodes it no longer has",
+                   node->name, gone.size());
+      store->commit(std::move(gone), {});
+    }
+    if (real > 0)
+      spdlog::warn("calderad node={} ignores {} pod records of a real node on its data dir",
+                   node->name, real);
+  }
   std::vector<protocol::node> node_actors;
   for (size_t i = 0; i < names.size(); ++i) {
     node_env.name = names[i];
+    if (node_env.hollow)
+      node_env.records = std::make_shared<const std::vector<std::pair<std::string, std::string>>>(
+          std::move(records_of[names[i]]));
     if (node_env.hollow)
       node_env.coordinator = node_env.membership = i == 0 ? link : hollow_links[i - 1];
     node_actors.push_back(spawn_node_actor(sys, node_env));

@@ -422,8 +422,13 @@ void kill_pod(NodeSelf* self, NodePodEntry& e, int64_t grace_ms) {
 void recover(NodeSelf* self) {
   auto& st = self->state;
   std::vector<std::string> stale;
-  st.env.store->scan(Family::NodePods, [&](std::string_view key, std::string_view value) {
-    if (!owns_record(st.env, key)) return;
+  auto read = [&](std::string_view key, std::string_view value) {
+    if (!owns_record(st.env, key)) {
+      // A hollow node's record on a real node's data dir (the entry had a count once): it was
+      // simulated, nothing of it runs.
+      if (!st.env.hollow) stale.emplace_back(key);
+      return;
+    }
     try {
       FlatReader reader(value);
       auto np = reader.root<store::NodePod>();
@@ -448,7 +453,12 @@ void recover(NodeSelf* self) {
                     ex.getDescription().cStr());
       stale.emplace_back(key);
     }
-  });
+  };
+  if (st.env.records) {
+    for (const auto& [key, value] : *st.env.records) read(key, value);
+  } else {
+    st.env.store->scan(Family::NodePods, read);
+  }
   for (const auto& k : stale) st.env.store->commit({Write{Family::NodePods, k, std::nullopt}}, {});
   size_t adopted = 0;
   for (auto& [uid, e] : st.pods) {

@@ -41,6 +41,9 @@ struct NodeActorEnv {
   // pod is simulated (its caldera.io/sim-duration-ms, else it succeeds at once), no process runs,
   // and its records are keyed "<name>/<uid>" so that each node re-adopts only its own.
   bool hollow = false;
+  // Its pod records (key, value), read by whoever hosts it: a host of many hollow nodes scans the
+  // store once for all of them. Unset: the node scans the store itself.
+  std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> records = {};
 };
 
 // Its messages are protocol::node (actors/protocol/node.hpp). Beyond what that says:

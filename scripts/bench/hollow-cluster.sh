@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The gang scheduler at the scale of many nodes on this machine: a coordinator (node-1, which
-# takes no pods) and one calderad hosting NODES hollow nodes (a cluster config entry with a
+# The gang scheduler at the scale of many nodes on this machine: a coordinator (node-1, with one
+# pod slot: it takes next to nothing) and one calderad hosting NODES hollow nodes (a cluster config entry with a
 # count; each has 8 cpus and 110 pod slots, and runs its pods as simulated ones). GANGS gangs of
 # PODS simulated pods are sent to the coordinator; prints pods bound and run to Completed per
 # second, the gang commit latency (prepare on every node to bound) and how long the hollow nodes

@@ -20,20 +20,24 @@ constexpr int kHollow = 24;
 
 class Hollow : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const int c_client = free_port(), c_cluster = free_port(), h_client = free_port(),
-              h_cluster = free_port();
-    const auto config = write_file(
+  // The cluster config with `count` hollow nodes (the same ports and dirs every time).
+  std::string write_config(int count) {
+    return write_file(
         dir_.path(), "cluster.yaml",
         "cluster: {name: hollow-test, coordinator: c, heartbeatInterval: 500ms, "
         "heartbeatTimeout: 2s}\nnodes:\n"
         "  - {name: c, host: 127.0.0.1, clientPort: " +
-            std::to_string(c_client) + ", clusterPort: " + std::to_string(c_cluster) +
+            std::to_string(ports_[0]) + ", clusterPort: " + std::to_string(ports_[1]) +
             ", dataDir: " + dir_.path() + "/c, resources: {cpu: 1, memory: 1Gi, pods: 10}}\n" +
-            "  - {name: h, host: 127.0.0.1, clientPort: " + std::to_string(h_client) +
-            ", clusterPort: " + std::to_string(h_cluster) + ", dataDir: " + dir_.path() +
-            "/h, count: " + std::to_string(kHollow) +
+            "  - {name: h, host: 127.0.0.1, clientPort: " + std::to_string(ports_[2]) +
+            ", clusterPort: " + std::to_string(ports_[3]) + ", dataDir: " + dir_.path() +
+            "/h, count: " + std::to_string(count) +
             ", resources: {cpu: 2, memory: 4Gi, pods: 20}, labels: {kind: hollow}}\n");
+  }
+
+  void SetUp() override {
+    for (auto& p : ports_) p = free_port();
+    const auto config = write_config(kHollow);
     coordinator_ = std::make_unique<Calderad>(
         dir_.path() + "/c", std::vector<std::string>{"--config", config, "--node", "c"});
     hollow_ = std::make_unique<Calderad>(
@@ -76,6 +80,7 @@ class Hollow : public ::testing::Test {
   }
 
   TempDir dir_;
+  int ports_[4] = {};  // the coordinator's client and cluster ports, then the hollow host's
   std::unique_ptr<Calderad> coordinator_, hollow_;
 };
 
@@ -126,13 +131,49 @@ TEST_F(Hollow, AfterAKillEachHollowNodeReadsBackOnlyItsOwnPods) {
   hollow_->start();
   ASSERT_TRUE(eventually([&] { return ready().size() == kHollow + 1; }, 30s)) << hollow_->log();
   const auto log = hollow_->log();
+  int checked = 0;
   for (int i = 0; i < kHollow; ++i) {
     const auto name = "h-" + std::to_string(i);
+    if (per_node[name] == 0) continue;  // a node without records says nothing
+    ++checked;
     EXPECT_NE(log.find("node=" + name + " recovered pods=" + std::to_string(per_node[name]) + " "),
               std::string::npos)
         << name << " ran " << per_node[name] << "\n"
         << log;
   }
+  EXPECT_GE(checked, kHollow / 2);  // spread: least-allocated
+}
+
+// Started again with a smaller count, the host deletes the records of the nodes it no longer has
+// (they were simulated: nothing of them runs), and keeps the others'.
+TEST_F(Hollow, AHostWithFewerNodesDeletesTheRecordsOfThoseGone) {
+  ASSERT_EQ(coordinator_->cli({"submit", "-f", "-"}, gang("long", 2 * kHollow, 60000)).exit_code,
+            0);
+  ASSERT_TRUE(eventually([&] { return phase("long") == "Running"; }, 30s));
+  int gone = 0;  // pods on the nodes about to go: h-12 ... h-23
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto r = coordinator_->cli({"get", "pods", "-o", "json"});
+        if (r.exit_code != 0) return false;
+        const auto pods = json::parse(r.out);
+        int running = 0;
+        gone = 0;
+        for (const auto& p : pods["items"]) {
+          if (p["status"]["phase"] != "Running") continue;
+          ++running;
+          gone += std::stoi(p["spec"]["nodeName"].get<std::string>().substr(2)) >= kHollow / 2;
+        }
+        return running == 2 * kHollow;
+      },
+      30s));
+  ASSERT_GT(gone, 0);
+  hollow_->stop();
+  write_config(kHollow / 2);
+  hollow_->start();
+  EXPECT_NE(hollow_->log().find("deletes " + std::to_string(gone) +
+                                " pod records of hollow nodes it no longer has"),
+            std::string::npos)
+      << hollow_->log();
 }
 
 }  // namespace

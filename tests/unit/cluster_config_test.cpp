@@ -101,7 +101,9 @@ TEST(ClusterConfig, ACountMakesHollowNodesNamedAfterTheEntry) {
                       "{name: g, clusterPort: 7172, clientPort: 7072, count: 5001}",
                       "{name: h-0, clusterPort: 7173, clientPort: 7073}",
                       "{name: k, clusterPort: 7174, clientPort: 7074, count: 2}",
-                      "{name: k-1, clusterPort: 7175, clientPort: 7075}"},
+                      "{name: k-1, clusterPort: 7175, clientPort: 7075}",
+                      "{name: a, clusterPort: 7176, clientPort: 7076, count: 2}",
+                      "{name: a-1, clusterPort: 7177, clientPort: 7077, count: 3}"},
                      bad)
                    .ok());
   EXPECT_NE(error_at(bad, "cluster.coordinator").find("hollow nodes need an entry of their own"),
@@ -111,9 +113,12 @@ TEST(ClusterConfig, ACountMakesHollowNodesNamedAfterTheEntry) {
       << all_errors(bad);
   EXPECT_NE(error_at(bad, "nodes[2].count").find("at most 5000"), std::string::npos)
       << all_errors(bad);
-  EXPECT_NE(error_at(bad, "nodes[4].count").find("'k-1' is also the name of an entry"),
+  EXPECT_NE(error_at(bad, "nodes[5].name").find("node 'k-1' is also a node of nodes[4]"),
             std::string::npos)
       << all_errors(bad);
+  // a-1-0, a-1-1, a-1-2 do not meet a-0 and a-1: no error for those entries.
+  EXPECT_FALSE(has_error(bad, "nodes[6].count"));
+  EXPECT_FALSE(has_error(bad, "nodes[7].count"));
 }
 
 TEST(ClusterConfig, EmbeddedDefaultUsesThisMachine) {
