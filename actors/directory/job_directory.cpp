@@ -32,6 +32,7 @@
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/job_yaml.hpp"
+#include "messages/pod_kill.hpp"
 #include "messages/queue_codec.hpp"
 #include "messages/store.capnp.h"
 
@@ -1320,13 +1321,8 @@ void route_report(DirSelf* self, const std::string& bytes, api::Pod::Reader pod)
   std::string phase = pod.getPhase();
   if (phase != "Succeeded" && phase != "Failed") {
     if (pod.getNode().size() == 0) return;
-    SmallMessageBuilder b;
-    auto k = b.initRoot<cluster::PodKill>();
-    k.setUid(pod.getUid());
-    k.setGraceMs(2000);
-    k.setReason("its job no longer exists");
     self->send(self->state.env.membership, kill_atom::value, std::string(pod.getNode().cStr()),
-               to_bytes(b));
+               pod_kill_bytes(pod.getUid(), 2000, "its job no longer exists"));
     return;
   }
   self->send(self->state.env.scheduler, release_atom::value,

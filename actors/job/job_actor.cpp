@@ -25,6 +25,7 @@
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
+#include "messages/pod_kill.hpp"
 
 namespace caldera {
 namespace {
@@ -115,16 +116,6 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
       l.setSimExitCode(rt->sim_exit_code);
     }
   }
-  return to_bytes(b);
-}
-
-std::string kill_bytes(const PodKillEffect& kill) {
-  SmallMessageBuilder b;
-  auto k = b.initRoot<cluster::PodKill>();
-  k.setUid(kill.uid);
-  k.setGraceMs(10000);
-  k.setReason(kill.reason);
-  k.setEvictReason(kill.evict_reason);
   return to_bytes(b);
 }
 
@@ -227,6 +218,8 @@ void pod_events(const JobModel& m, const PodTable::Changes& changes, bool erase,
 // A write that failed (say, a full disk) is tried again this often; the store itself tries to
 // resume every second.
 constexpr std::chrono::milliseconds kRewriteAfter{1000};
+// How long a pod the job stops has between SIGTERM and SIGKILL.
+constexpr int64_t kKillGraceMs = 10000;
 
 void schedule_rewrite(JobSelf* self) {
   auto& st = self->state;
@@ -280,7 +273,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.nodes, launch_atom::value, it->second.node, launch_bytes(m, it->second));
   }
   for (const auto& k : in.fx.kill)
-    self->send(st.env.nodes, kill_atom::value, k.node, kill_bytes(k));
+    self->send(st.env.nodes, kill_atom::value, k.node,
+               pod_kill_bytes(k.uid, kKillGraceMs, k.reason, k.evict_reason));
   for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (!in.fx.unreserve.empty()) unreserve(self, in.fx.unreserve);

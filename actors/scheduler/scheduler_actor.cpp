@@ -16,6 +16,7 @@
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
+#include "messages/pod_kill.hpp"
 
 namespace caldera {
 namespace {
@@ -305,13 +306,8 @@ void evict(SchedSelf* self, const Eviction& e) {
     return;
   }
   if (!st.membership) return;  // tests without nodes
-  SmallMessageBuilder b;
-  auto k = b.initRoot<cluster::PodKill>();
-  k.setUid(e.uid);
-  k.setGraceMs(kEvictionGraceMs);
-  k.setReason(why);
-  k.setEvictReason(e.reason);
-  self->send(st.membership, kill_atom::value, e.node, to_bytes(b));
+  self->send(st.membership, kill_atom::value, e.node,
+             pod_kill_bytes(e.uid, kEvictionGraceMs, why, e.reason));
 }
 
 // One scheduling session: place what fits, reserve each placed gang on its nodes (bound once

@@ -73,6 +73,11 @@ TEST(JobPhases, Pending_to_Aborting_OnAbortJob) {
   EXPECT_EQ(fx.kill[0].uid, m.pods.at("job-w-0").uid);
   EXPECT_EQ(m.pods.at("job-w-1").phase, PodPhase::Failed);
   EXPECT_EQ(fx.release, std::vector<std::string>{m.pods.at("job-w-1").uid});
+  // Its node reserved it when it was bound: it lets that go now, not when the reservation
+  // expires.
+  ASSERT_EQ(fx.unreserve.size(), 1u);
+  EXPECT_EQ(fx.unreserve[0].uid, m.pods.at("job-w-1").uid);
+  EXPECT_EQ(fx.unreserve[0].node, "n1");
   EXPECT_EQ(m.job.status.terminating, 1);
 }
 

@@ -23,6 +23,7 @@
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
+#include "messages/pod_kill.hpp"
 #include "messages/store.capnp.h"
 #include "temp_store.hpp"
 
@@ -333,18 +334,44 @@ TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
   auto running = next_report(coordinator, 5s);
   ASSERT_TRUE(running);
   ASSERT_EQ(running->phase, PodPhase::Running);
-  SmallMessageBuilder b;
-  auto k = b.initRoot<cluster::PodKill>();
-  k.setUid("u1");
-  k.setGraceMs(0);
-  k.setReason("preempted by job default/high of higher priority");
-  k.setEvictReason("Preempted");
-  caf::anon_send(node, kill_atom::value, to_bytes(b));
+  caf::anon_send(
+      node, kill_atom::value,
+      pod_kill_bytes("u1", 0, "preempted by job default/high of higher priority", "Preempted"));
   auto ended = next_report(coordinator, 5s);
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->phase, PodPhase::Failed);
   EXPECT_EQ(ended->reason, "Preempted");
   EXPECT_EQ(ended->message, "preempted by job default/high of higher priority");
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
+// A hollow node keeps its records under "<node>/<uid>": the same node, real and started on that
+// data dir, deletes them (they were simulated, nothing of them runs) and leaves its own.
+TEST_F(NodeOutbox, ARealNodeDeletesTheHollowRecordsLeftOnItsDataDir) {
+  {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    auto hollow = env(coordinator);
+    hollow.name = "h-0";
+    hollow.hollow = true;
+    auto node = spawn_node_actor(sys, hollow);
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
+    ASSERT_TRUE(next_report(coordinator, 5s));
+    store_->flush();
+    ASSERT_TRUE(store_->get(Family::NodePods, "h-0/u1").has_value());
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  }
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto node = spawn_node_actor(sys, env(coordinator));  // n1, real
+  EXPECT_TRUE(eventually(
+      [&] {
+        store_->flush();
+        return !store_->get(Family::NodePods, "h-0/u1").has_value();
+      },
+      5s));
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
@@ -414,11 +441,7 @@ TEST_F(NodeOutbox, StatusNumbersAreDurableAndJumpPastTheLastRunsAfterARestart) {
   EXPECT_EQ(registered->status_seq, 1u);
   EXPECT_EQ(registered->phase, PodPhase::Running);
   // Its next status is numbered after it.
-  SmallMessageBuilder b;
-  auto k = b.initRoot<cluster::PodKill>();
-  k.setUid("u1");
-  k.setGraceMs(0);
-  caf::anon_send(node, kill_atom::value, to_bytes(b));
+  caf::anon_send(node, kill_atom::value, pod_kill_bytes("u1", 0, ""));
   auto killed = next_report(coordinator, 5s);
   ASSERT_TRUE(killed);
   EXPECT_EQ(killed->phase, PodPhase::Failed);

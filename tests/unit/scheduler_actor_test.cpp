@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 #include <string>
 
 #include <caf/all.hpp>
 
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
+#include "messages/cluster.capnp.h"
+#include "messages/flat.hpp"
 
 namespace caldera {
 namespace {
@@ -73,6 +76,44 @@ TEST(SchedulerActor, AWaitingGangHearsWhyAtOnceAndANewerReasonAtMostOncePerSecon
                [&](unsched_atom, const std::string& w) { ADD_FAILURE() << w; },
                caf::after(seconds(10)) >> [] {});
   EXPECT_TRUE(placed);
+  caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
+}
+
+// A victim whose job never asked this scheduler (its pods adopted after a restart) is evicted
+// through its node: a kill with the eviction's reason, so that it still ends Preempted.
+TEST(SchedulerActor, AnAdoptedVictimIsEvictedThroughItsNode) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto scheduler = spawn_scheduler(sys);
+  caf::scoped_actor nodes{sys}, job{sys};
+  job->send(scheduler, membership_atom::value, caf::actor_cast<caf::actor>(nodes));
+  job->send(scheduler, capacity_atom::value, std::string("n1"), cpu(2000), true,
+            std::string("127.0.0.1"), std::map<std::string, std::string>{});
+  for (int i = 0; i < 4; ++i)
+    job->send(scheduler, reserve_atom::value, std::string("default/low"),
+              "low-" + std::to_string(i), std::string("n1"),
+              ResourceList{{{"cpu", 500}, {"pods", 1000}}}, PodGroupInfo{kDefaultQueue, "", 2});
+  PriorityClass high;
+  high.name = "high";
+  high.value = 100;
+  job->send(scheduler, queues_atom::value, std::vector<Queue>{}, std::vector<PriorityClass>{high});
+  auto preemptor = gang("default/high", 2, 500);
+  preemptor.group = {kDefaultQueue, "high", 2};
+  job->send(scheduler, place_atom::value, preemptor);
+  std::set<std::string> killed;
+  for (int i = 0; i < 2; ++i)
+    nodes->receive(
+        [&](kill_atom, const std::string& node, const std::string& bytes) {
+          EXPECT_EQ(node, "n1");
+          FlatReader reader(bytes);
+          auto k = reader.root<cluster::PodKill>();
+          EXPECT_EQ(std::string(k.getEvictReason().cStr()), "Preempted");
+          EXPECT_EQ(std::string(k.getReason().cStr()),
+                    "preempted by job default/high of higher priority");
+          killed.insert(k.getUid());
+        },
+        caf::after(seconds(10)) >> [] { ADD_FAILURE() << "no kill"; });
+  EXPECT_EQ(killed.size(), 2u);  // low keeps its minAvailable of 2
   caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
 }
 

@@ -160,6 +160,12 @@ TEST(SchedulingRegistry, TheDefaultQueueIsAlwaysThere) {
   EXPECT_FALSE(reg.queue_exists("x"));
   reg.creating_queues.insert("x");
   EXPECT_TRUE(reg.queue_exists("x"));
+  // While its delete is in flight no job may name it (it would name what is gone).
+  reg.deleting_queues.insert("x");
+  EXPECT_FALSE(reg.queue_exists("x"));
+  reg.classes["c"].name = "c";
+  reg.deleting_classes.insert("c");
+  EXPECT_FALSE(reg.class_exists("c"));
 }
 
 class SchedulingRecords : public testing::TempStoreTest {};
