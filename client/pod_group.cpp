@@ -28,8 +28,10 @@ PodGroupView pod_group_of(const Job& job) {
     pg.phase = "Completed";
   else if (st.running + st.succeeded >= pg.min_member)
     pg.phase = "Running";
-  else if (unschedulable)
-    pg.phase = st.running > 0 ? "Unknown" : "Pending";
+  else if (unschedulable && st.running > 0)
+    pg.phase = "Unknown";
+  else if (unschedulable && st.pod_group_phase != "Inqueue")
+    pg.phase = "Pending";  // not admitted ("" : a record from before the scheduler said)
   else
     pg.phase = "Inqueue";
   if (unschedulable) {

@@ -17,7 +17,7 @@ struct PodGroupView {
   int64_t created_ms = 0;
   int32_t min_member = 0;
   std::map<std::string, int32_t> min_task_member;  // only when the job's tasks are known
-  // Pending (the scheduler says it does not fit), Inqueue (admitted, waiting to be placed),
+  // Pending (the enqueue action has not admitted it), Inqueue (admitted, waiting to be placed),
   // Running (minMember of its pods run or have succeeded), Unknown (some run, the gang is not
   // whole and does not fit), Completed (the job has finished).
   std::string phase;

@@ -490,6 +490,7 @@ json queue_to_json(const QueueView& v) {
               {"allocated", resource_map(v.status.allocated)},
               {"deserved", resource_map(v.status.deserved)},
               {"pending", v.status.pending},
+              {"inqueue", v.status.inqueue},
               {"running", v.status.running}};
   return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
           {"kind", "Queue"},
@@ -720,7 +721,8 @@ std::string resources_cell(const ResourceList& r, bool zeros = false) {
 std::string queues_table(const std::vector<QueueView>& queues, bool wide, int64_t now_ms) {
   if (queues.empty()) return "No resources found.";
   std::vector<Row> rows;
-  Row header{"NAME", "WEIGHT", "CAPABILITY", "ALLOCATED", "DESERVED", "PENDING", "RUNNING", "AGE"};
+  Row header{"NAME",    "WEIGHT",  "CAPABILITY", "ALLOCATED", "DESERVED",
+             "PENDING", "INQUEUE", "RUNNING",    "AGE"};
   if (wide) header.push_back("RECLAIMABLE");
   rows.push_back(std::move(header));
   for (const auto& v : queues) {
@@ -731,6 +733,7 @@ std::string queues_table(const std::vector<QueueView>& queues, bool wide, int64_
             resources_cell(v.status.allocated),
             resources_cell(v.status.deserved),
             std::to_string(v.status.pending),
+            std::to_string(v.status.inqueue),
             std::to_string(v.status.running),
             age_since(v.queue.created_ms, now_ms)};
     if (wide) row.push_back(q.reclaimable ? "true" : "false");

@@ -127,6 +127,9 @@ struct JobStatus {
   taskStatusCount @10 :List(TaskStatusCount);
   conditions @11 :List(JobCondition);
   runningDurationMs @12 :Int64;
+  # The scheduler's verdict while the job's gang waits: "Pending" (the enqueue action has not
+  # admitted its pod group) or "Inqueue" (admitted, not placed); "" before one.
+  podGroupPhase @13 :Text;
 }
 
 struct JobEvent {
@@ -288,8 +291,9 @@ struct Queue {
 struct QueueStatus {
   allocated @0 :List(KeyValue);  # what its pods hold
   deserved @1 :List(KeyValue);   # its share at the last scheduling session
-  pending @2 :Int32;             # pod groups waiting for their gang
+  pending @2 :Int32;             # pod groups waiting to be admitted (enqueued)
   running @3 :Int32;             # pod groups whose gang holds nodes
+  inqueue @4 :Int32;             # pod groups admitted, waiting for their gang to be placed
 }
 
 struct PriorityClass {

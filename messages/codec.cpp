@@ -345,6 +345,7 @@ void encode(const JobStatus& in, api::JobStatus::Builder out) {
     conditions[j].setLastTransitionMs(in.conditions[j].last_transition_ms);
   }
   out.setRunningDurationMs(in.running_duration_ms);
+  out.setPodGroupPhase(in.pod_group_phase);
 }
 
 JobStatus decode(api::JobStatus::Reader in) {
@@ -368,6 +369,7 @@ JobStatus decode(api::JobStatus::Reader in) {
     s.conditions.push_back(
         {parse_job_phase(str(c.getStatus())).value_or(JobPhase::Pending), c.getLastTransitionMs()});
   s.running_duration_ms = in.getRunningDurationMs();
+  s.pod_group_phase = str(in.getPodGroupPhase());
   return s;
 }
 

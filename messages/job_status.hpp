@@ -71,6 +71,9 @@ struct JobStatus {
   std::map<std::string, TaskStatusCount> task_status_count;
   std::vector<JobCondition> conditions;
   int64_t running_duration_ms = 0;
+  // The scheduler's verdict while the gang waits: "Pending" (its pod group is not admitted) or
+  // "Inqueue" (admitted, not placed); "" before one.
+  std::string pod_group_phase;
   bool operator==(const JobStatus&) const = default;
 };
 

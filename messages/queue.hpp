@@ -37,7 +37,8 @@ struct QueueStatus {
   std::string name;
   ResourceList allocated = {};  // what its pods hold
   ResourceList deserved = {};   // its share of the cluster, dealt as a session would now
-  int32_t pending = 0;          // pod groups waiting for their gang
+  int32_t pending = 0;          // pod groups waiting to be admitted (enqueued)
+  int32_t inqueue = 0;          // pod groups admitted, waiting for their gang to be placed
   int32_t running = 0;          // pod groups whose gang holds nodes
   bool operator==(const QueueStatus&) const = default;
 };

@@ -23,6 +23,7 @@ void encode(const Queue& in, api::Queue::Builder out, const QueueStatus* status)
          s.initAllocated(static_cast<unsigned>(status->allocated.values.size())));
   encode(status->deserved, s.initDeserved(static_cast<unsigned>(status->deserved.values.size())));
   s.setPending(status->pending);
+  s.setInqueue(status->inqueue);
   s.setRunning(status->running);
 }
 
@@ -57,6 +58,7 @@ QueueStatus decode_status(api::Queue::Reader in) {
   s.allocated = decode_resources(st.getAllocated());
   s.deserved = decode_resources(st.getDeserved());
   s.pending = st.getPending();
+  s.inqueue = st.getInqueue();
   s.running = st.getRunning();
   return s;
 }

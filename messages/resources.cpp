@@ -135,6 +135,16 @@ void ResourceList::subtract(const ResourceList& other) {
   }
 }
 
+std::string resource_text(const ResourceList& r) {
+  std::string out;
+  for (const auto& [name, amount] : r.values) {
+    if (amount <= 0) continue;
+    if (!out.empty()) out += ", ";
+    out += name + ' ' + format_quantity(amount);
+  }
+  return out;
+}
+
 bool ResourceList::fits(const ResourceList& request) const {
   for (const auto& [k, v] : request.values)
     if (v < 0 || v > get(k)) return false;

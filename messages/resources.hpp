@@ -34,4 +34,7 @@ struct ResourceList {
   bool operator==(const ResourceList&) const = default;
 };
 
+// The positive amounts as a message says them: "cpu 500m, memory 1Gi".
+std::string resource_text(const ResourceList& r);
+
 }  // namespace caldera

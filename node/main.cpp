@@ -420,11 +420,13 @@ int main(int argc, char** argv) {
     sink->attach(nullptr);
     gateway->reset();
   }
+  // The membership goes first: a node actor of this process that stops before it would be seen
+  // as a node lost, and its pods, which keep running and are re-adopted, written off as NodeLost.
+  if (membership) caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
   if (member_port) caf::anon_send_exit(member_port, caf::exit_reason::user_shutdown);
   for (auto& a : node_actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   for (auto& l : hollow_links) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
   if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
-  if (membership) caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
   if (reports) caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
   reports = nullptr;
   scheduler = nullptr;

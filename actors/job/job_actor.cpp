@@ -443,9 +443,9 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (self->state.deleted) return;
         commit(self, on_pod_evicted(self->state.model, uid, reason, why, make_clock()));
       },
-      [=](unsched_atom, const std::string& why) {
+      [=](unsched_atom, const std::string& why, bool enqueued) {
         if (self->state.deleted) return;
-        commit(self, on_unschedulable(self->state.model, why, make_clock()));
+        commit(self, on_unschedulable(self->state.model, why, enqueued, make_clock()));
       },
       [=](placed_atom, const std::vector<Binding>& bindings) {
         if (self->state.deleted) {

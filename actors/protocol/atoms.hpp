@@ -60,7 +60,8 @@ using reserve_atom = caf::atom_constant<caf::atom("reserve")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
 using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
-// scheduler -> job actor: (unsched_atom, why its gang was not placed), sent when the why changes
+// scheduler -> job actor: (unsched_atom, why its gang was not placed, whether the enqueue action
+// admitted it), sent when either changes
 using unsched_atom = caf::atom_constant<caf::atom("unsched")>;
 // job directory -> scheduler: (queues_atom, Queues, PriorityClasses) on start and each change;
 // (queues_atom) asks it for each queue's status

@@ -17,7 +17,7 @@ namespace caldera::protocol {
 
 using scheduler = caf::typed_actor<
     // a job's pods that wait for nodes (none: its pod group is cancelled); it answers later
-    // with (placed_atom, bindings) or (unsched_atom, why) to the sender
+    // with (placed_atom, bindings) or (unsched_atom, why, enqueued) to the sender
     caf::reacts_to<place_atom, GangRequest>,
     // (job key, uid, node, requests, its pod group) a binding it adopts after a restart
     caf::reacts_to<reserve_atom, std::string, std::string, std::string, ResourceList, PodGroupInfo>,

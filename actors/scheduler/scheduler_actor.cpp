@@ -71,11 +71,12 @@ struct SchedulerState {
   // the same message again would only cost the job actor an event.
   struct Told {
     std::string why;
-    std::chrono::steady_clock::time_point at;
+    bool enqueued = true;
+    std::chrono::steady_clock::time_point at = {};
   };
   std::map<std::string, Told> told;
-  std::map<std::string, std::string> held_reasons;  // job key -> a newer one, not yet due
-  bool tell_armed = false;                          // a tell_atom is on its way
+  std::map<std::string, Told> held_reasons;  // job key -> a newer one, not yet due
+  bool tell_armed = false;                   // a tell_atom is on its way
   static inline const char* name = "scheduler";
 };
 
@@ -89,25 +90,25 @@ void forget_reason(SchedSelf* self, const std::string& key) {
   self->state.held_reasons.erase(key);
 }
 
-// Tells the job `key` waits for why, unless it was told so already; a change within
-// kReasonInterval of the last one waits for the interval's end.
-void tell_reason(SchedSelf* self, const std::string& key, std::string why) {
+// Tells the job `key` waits for why, and whether its pod group is admitted, unless it was told
+// so already; a change within kReasonInterval of the last one waits for the interval's end.
+void tell_reason(SchedSelf* self, const std::string& key, std::string why, bool enqueued) {
   auto& st = self->state;
   auto requester = st.requesters.find(key);
   if (requester == st.requesters.end()) return;
   const auto now = std::chrono::steady_clock::now();
   auto told = st.told.find(key);
-  if (told != st.told.end() && told->second.why == why) {
+  if (told != st.told.end() && told->second.why == why && told->second.enqueued == enqueued) {
     st.held_reasons.erase(key);
     return;
   }
   if (told == st.told.end() || now - told->second.at >= kReasonInterval) {
-    st.told[key] = {why, now};
+    st.told[key] = {why, enqueued, now};
     st.held_reasons.erase(key);
-    self->send(requester->second, unsched_atom::value, std::move(why));
+    self->send(requester->second, unsched_atom::value, std::move(why), enqueued);
     return;
   }
-  st.held_reasons[key] = std::move(why);
+  st.held_reasons[key] = {std::move(why), enqueued};
   if (st.tell_armed) return;
   st.tell_armed = true;
   self->delayed_send(self, told->second.at + kReasonInterval - now, tell_atom::value);
@@ -188,7 +189,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   spdlog::info("job={} gang not bound: {}", r.job_key(), r.why());
   auto asked = st.asked.find(r.job_key());
   if (asked != st.asked.end()) st.placer.request(asked->second);
-  self->send(g.requester, unsched_atom::value, r.why());
+  self->send(g.requester, unsched_atom::value, r.why(), true);
   forget_reason(self, r.job_key());
   st.reserving.erase(it);
   want_retry(self);
@@ -315,7 +316,8 @@ void evict(SchedSelf* self, const Eviction& e) {
 void run_session(SchedSelf* self) {
   auto& st = self->state;
   auto session = st.placer.session();
-  for (auto& [key, why] : session.unplaced) tell_reason(self, key, std::move(why));
+  for (auto& [key, why] : session.unplaced)
+    tell_reason(self, key, std::move(why), !session.not_enqueued.count(key));
   for (const auto& e : session.evictions) evict(self, e);
   if (session.bindings.empty()) return;
   std::map<std::string, std::vector<uint64_t>> asks;  // node -> the gangs it is asked to reserve
@@ -381,7 +383,7 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         st.tell_armed = false;
         auto due = std::move(st.held_reasons);
         st.held_reasons.clear();
-        for (auto& [key, why] : due) tell_reason(self, key, std::move(why));
+        for (auto& [key, held] : due) tell_reason(self, key, std::move(held.why), held.enqueued);
       },
       [=](place_atom, GangRequest& r) {
         auto key = r.job_key;

@@ -283,7 +283,8 @@ TEST_F(Cluster, QueueWeightsOneToThreeSplitASaturatedClusterOneToThree) {
     const auto list = json::parse(r.out);
     for (const auto& q : list["items"]) by_name[q["metadata"]["name"]] = q;
     const auto &a = by_name["a"]["status"], &b = by_name["b"]["status"];
-    if (a["pending"] == 0 || b["pending"] == 0) break;
+    auto waiting = [](const json& q) { return q.value("pending", 0) + q.value("inqueue", 0); };
+    if (waiting(a) == 0 || waiting(b) == 0) break;
     const int64_t a_cpu = milli_cpu(a["allocated"]), b_cpu = milli_cpu(b["allocated"]);
     seen += " " + std::to_string(a_cpu) + "/" + std::to_string(b_cpu);
     // The first wave's last pods may still be ending.

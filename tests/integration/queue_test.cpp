@@ -112,8 +112,10 @@ TEST_F(Queues, AreSubmittedShownKeptAcrossARestartAndRefusedWhereTheyWouldBreakA
   EXPECT_EQ(get_json({"get", "priorityclass", "urgent"})["value"], 1000);
   // The adopted pods count in their queue again.
   EXPECT_TRUE(eventually([&] {
-    return get_json({"get", "queue", "research"})["status"]["allocated"].value("cpu", "") == "1";
-  }));
+    research = get_json({"get", "queue", "research"});
+    return research["status"]["allocated"].value("cpu", "") == "1";
+  })) << research.dump()
+      << node.cli({"get", "pods", "-o", "wide"}).out << node.cli({"describe", "job", "r"}).out;
 
   ASSERT_EQ(node.cli({"delete", "job", "r"}).exit_code, 0);
   ASSERT_TRUE(eventually([&] { return node.cli({"get", "job", "r"}).exit_code != 0; }));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/client.hpp"
+#include "messages/resources.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {
@@ -108,6 +109,44 @@ TEST_F(Unschedulable, AGangThatWaitsForRoomSaysSoUntilItIsPlaced) {
   pg = nlohmann::json::parse(node.cli({"get", "podgroup", "later", "-o", "json"}).out);
   EXPECT_EQ(pg["status"]["phase"], "Running");
   EXPECT_EQ(pg["status"]["conditions"][0]["type"], "Scheduled");
+}
+
+// The enqueue action (Volcano's overcommit, 1.2 times the cluster): a gang it admits is Inqueue
+// while it does not fit, and what its minimum asks is kept from later gangs, which stay Pending
+// until there is budget for them, though they would fit the node.
+TEST_F(Unschedulable, APodGroupStaysPendingUntilTheEnqueueActionAdmitsItThenIsInqueue) {
+  const int64_t milli = 1000 * cores();
+  const auto part = [](int64_t m) { return std::to_string(m) + "m"; };
+  // Two pods of 0.6 of the node: 1.2 of it in all, just within the budget, never on the node.
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, gang_yaml("wide", 2, part(milli * 6 / 10))).exit_code,
+            0);
+  auto phase_of = [&](const std::string& name) {
+    auto r = node.cli({"get", "podgroup", name, "-o", "json"});
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["status"].value("phase", "") : "";
+  };
+  ASSERT_TRUE(eventually([&] { return state_of("wide")["reason"] == "Unschedulable"; }, 10s))
+      << state_of("wide").dump();
+  EXPECT_EQ(phase_of("wide"), "Inqueue");
+  EXPECT_EQ(state_of("wide")["message"].get<std::string>().rfind(
+                "1/2 tasks in gang unschedulable: 1 node: insufficient cpu", 0),
+            0u)
+      << state_of("wide").dump();
+
+  ASSERT_EQ(
+      node.cli({"submit", "-f", "-"}, gang_yaml("next", 1, part(milli / 2), "true")).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return state_of("next")["reason"] == "Unschedulable"; }, 10s))
+      << state_of("next").dump();
+  EXPECT_EQ(phase_of("next"), "Pending");
+  EXPECT_EQ(state_of("next")["message"],
+            "1/1 tasks in gang unschedulable: not enqueued: its minimum (cpu " +
+                format_quantity(milli / 2) + ") is more than the cluster has left to admit (none)")
+      << state_of("next").dump();
+  auto queues = get_json({"get", "queues", "default", "-o", "json"});
+  EXPECT_EQ(queues["status"]["pending"], 1) << queues.dump();
+  EXPECT_EQ(queues["status"]["inqueue"], 1) << queues.dump();
+
+  ASSERT_EQ(node.cli({"delete", "job", "wide"}).exit_code, 0);
+  ASSERT_TRUE(reaches("next", "Completed"));
 }
 
 TEST_F(Unschedulable, ACommandOnAFinishedJobIsAnErrorButARetryOfOneThatActedIsNot) {

@@ -99,6 +99,7 @@ JobStatus rich_status() {
                    {JobPhase::Running, 1700000000050},
                    {JobPhase::Restarting, 1700000000123}};
   st.running_duration_ms = 12500;
+  st.pod_group_phase = "Inqueue";
   return st;
 }
 

@@ -267,15 +267,19 @@ TEST(JobController, AnUnschedulableGangShowsWhyWhilePendingAndWritesOnlyChanges)
   const std::string why =
       "0/2 pods placed: minAvailable 2 needs cpu 2, the ready nodes have 1 "
       "free (1 in all)";
-  auto fx = on_unschedulable(m, why, c);
+  auto fx = on_unschedulable(m, why, true, c);
   EXPECT_TRUE(fx.changed);
   EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
   EXPECT_EQ(m.job.status.state.reason, "Unschedulable");
   EXPECT_EQ(m.job.status.state.message, why);
   EXPECT_EQ(m.job.status.conditions.size(), 1u);  // not a phase change
+  EXPECT_EQ(m.job.status.pod_group_phase, "Inqueue");
   auto events = m.job.events.size();
-  EXPECT_FALSE(on_unschedulable(m, why, c).changed);
-  EXPECT_TRUE(on_unschedulable(m, why + ".", c).changed);
+  EXPECT_FALSE(on_unschedulable(m, why, true, c).changed);
+  EXPECT_TRUE(on_unschedulable(m, why + ".", true, c).changed);
+  // The enqueue action takes its admission back: the same words, its pod group Pending.
+  EXPECT_TRUE(on_unschedulable(m, why + ".", false, c).changed);
+  EXPECT_EQ(m.job.status.pod_group_phase, "Pending");
   EXPECT_EQ(m.job.events.size(), events);  // one event when it became unschedulable
 
   // Placed later: the shortfall is gone, and running pods move the job on as usual.
@@ -286,7 +290,7 @@ TEST(JobController, AnUnschedulableGangShowsWhyWhilePendingAndWritesOnlyChanges)
   EXPECT_EQ(m.job.status.state.phase, JobPhase::Running);
   EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
   // A late report does not touch a job that is not Pending.
-  EXPECT_FALSE(on_unschedulable(m, why, c).changed);
+  EXPECT_FALSE(on_unschedulable(m, why, true, c).changed);
   EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
 }
 

@@ -6,49 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "actors/scheduler/core/placer.hpp"
+#include "tests/unit/placer_test_support.hpp"
 
 namespace caldera {
 namespace {
 
-// A node's: `m` milli-cpus and 110 pod slots.
-ResourceList cpu(MilliValue m) {
-  return ResourceList{{{"cpu", m}, {"pods", 110 * 1000}}};
-}
-
-ResourceList pod_cpu(MilliValue m) {
-  return ResourceList{{{"cpu", m}, {"pods", 1000}}};
-}
-
-// `n` pods of `each` milli-cpus (one pod slot each), `min` of them at once.
-GangRequest gang(const std::string& job, int n, MilliValue each, int min,
-                 const std::string& queue = kDefaultQueue, const std::string& klass = "",
-                 int64_t created = 0) {
-  GangRequest r;
-  r.job_key = job;
-  for (int i = 0; i < n; ++i)
-    r.pods.push_back({job + "-" + std::to_string(i), pod_cpu(each), "main"});
-  r.min_count = min;
-  r.created_ms = created;
-  r.group = {queue, klass, min};
-  return r;
-}
-
-Queue queue(const std::string& name, int32_t weight,
-            std::optional<ResourceList> capability = std::nullopt) {
-  Queue q;
-  q.spec.name = name;
-  q.spec.weight = weight;
-  q.spec.capability = std::move(capability);
-  return q;
-}
-
-PriorityClass klass(const std::string& name, int32_t value, const std::string& policy = "") {
-  PriorityClass c;
-  c.name = name;
-  c.value = value;
-  if (!policy.empty()) c.preemption_policy = policy;
-  return c;
-}
+using namespace caldera::testing;
 
 // Bound pods per queue, by the jobs' names ("a3" is queue a's).
 std::map<char, int> by_queue(const std::vector<Binding>& bindings) {

@@ -125,9 +125,10 @@ TEST(Render, JobJsonUsesVolcanoNamesAndRoundTrips) {
   EXPECT_FALSE(container.contains("image"));
 }
 
-// A pod group's phase as read off its job: Inqueue while admitted and waiting, Pending while the
-// scheduler says it does not fit, Running once minMember run or have succeeded, Unknown when
-// some run and the rest do not fit, Completed once the job has finished.
+// A pod group's phase as read off its job: Pending while the scheduler has not admitted it (or,
+// in a record from before the scheduler said so, while it does not fit), Inqueue while admitted
+// and waiting, Running once minMember run or have succeeded, Unknown when some run and the rest
+// do not fit, Completed once the job has finished.
 TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   Job job;
   job.spec.name = "g";
@@ -149,6 +150,11 @@ TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   EXPECT_EQ(pg.phase, "Pending");
   EXPECT_EQ(pg.condition, "Unschedulable");
   EXPECT_EQ(pg.message, job.status.state.message);
+  job.status.pod_group_phase = "Pending";
+  EXPECT_EQ(pod_group_of(job).phase, "Pending");
+  job.status.pod_group_phase = "Inqueue";  // admitted, and does not fit
+  EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
+  EXPECT_EQ(pod_group_of(job).condition, "Unschedulable");
   job.status.running = 2;
   EXPECT_EQ(pod_group_of(job).phase, "Unknown");
   job.status.state.reason = "MinAvailableReached";
@@ -527,14 +533,15 @@ TEST(Render, QueuesTableAndJson) {
       Queue{"u", 1000,
             QueueSpec{"research", {}, {}, 3, ResourceList{{{"cpu", 4000}, {"memory", 0}}}}},
       QueueStatus{"research", ResourceList{{{"cpu", 1500}, {"pods", 3000}}},
-                  ResourceList{{{"cpu", 1500}, {"memory", 0}}}, 17, 3}};
+                  ResourceList{{{"cpu", 1500}, {"memory", 0}}}, 17, 2, 3}};
   QueueView def{Queue{"", 0, QueueSpec{"default"}}, QueueStatus{"default"}};
   EXPECT_EQ(queues_table({def, research}, false, 61000),
-            "NAME       WEIGHT   CAPABILITY       ALLOCATED   DESERVED    PENDING   RUNNING   AGE\n"
+            "NAME       WEIGHT   CAPABILITY       ALLOCATED   DESERVED    PENDING   INQUEUE   "
+            "RUNNING   AGE\n"
             "default    1        <none>           <none>      <none>      0         0         "
-            "<unknown>\n"
-            "research   3        cpu=4,memory=0   cpu=1500m   cpu=1500m   17        3         "
-            "60s\n");
+            "0         <unknown>\n"
+            "research   3        cpu=4,memory=0   cpu=1500m   cpu=1500m   17        2         "
+            "3         60s\n");
   EXPECT_NE(queues_table({research}, true, 61000).find("RECLAIMABLE"), std::string::npos);
   auto j = queue_to_json(research);
   EXPECT_EQ(j["kind"], "Queue");
@@ -542,6 +549,8 @@ TEST(Render, QueuesTableAndJson) {
   EXPECT_EQ(j["spec"]["capability"]["cpu"], "4");
   EXPECT_EQ(j["status"]["allocated"]["cpu"], "1500m");
   EXPECT_EQ(j["status"]["pending"], 17);
+  EXPECT_EQ(j["status"]["inqueue"], 2);
+  EXPECT_EQ(j["status"]["running"], 3);
   EXPECT_EQ(queues_table({}, false, 0), "No resources found.");
 }
 

@@ -47,7 +47,7 @@ TEST(SchedulerActor, AWaitingGangHearsWhyAtOnceAndANewerReasonAtMostOncePerSecon
   job->send(scheduler, place_atom::value, gang("default/g", 2, 1000));
   auto next_reason = [&](std::string& why) {
     bool got = false;
-    job->receive([&](unsched_atom, const std::string& w) { why = w, got = true; },
+    job->receive([&](unsched_atom, const std::string& w, bool) { why = w, got = true; },
                  caf::after(seconds(10)) >> [] {});
     return got;
   };
@@ -73,7 +73,7 @@ TEST(SchedulerActor, AWaitingGangHearsWhyAtOnceAndANewerReasonAtMostOncePerSecon
             std::string("127.0.0.2"), no_labels);
   bool placed = false;
   job->receive([&](placed_atom, const std::vector<Binding>& b) { placed = b.size() == 2; },
-               [&](unsched_atom, const std::string& w) { ADD_FAILURE() << w; },
+               [&](unsched_atom, const std::string& w, bool) { ADD_FAILURE() << w; },
                caf::after(seconds(10)) >> [] {});
   EXPECT_TRUE(placed);
   caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);

@@ -340,15 +340,20 @@ Effects on_command(JobModel& m, Action action, const std::string& command_id, co
   return fx;
 }
 
-Effects on_unschedulable(JobModel& m, const std::string& message, const Clock& clock) {
+Effects on_unschedulable(JobModel& m, const std::string& message, bool enqueued,
+                         const Clock& clock) {
   Effects fx;
   auto& state = m.job.status.state;
   if (state.phase != JobPhase::Pending) return fx;  // a late report: the gang is in
-  if (state.reason == kUnschedulable && state.message == message) return fx;
+  const std::string group_phase = enqueued ? "Inqueue" : "Pending";
+  if (state.reason == kUnschedulable && state.message == message &&
+      m.job.status.pod_group_phase == group_phase)
+    return fx;
   // One event when the job becomes unschedulable; the message alone follows the free amounts.
   if (state.reason != kUnschedulable) add_event(m, clock, "Warning", kUnschedulable, message);
   state.reason = kUnschedulable;
   state.message = message;
+  m.job.status.pod_group_phase = group_phase;
   fx.changed = true;
   return fx;
 }
@@ -464,6 +469,7 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     state.reason = "Scheduled";
     state.message = fmt::format("{}/{} pods placed, waiting for them to run", bound,
                                 m.job.spec.total_replicas());
+    m.job.status.pod_group_phase = "Inqueue";
   }
   fx.merge(sync_job(m, clock));
   return fx;

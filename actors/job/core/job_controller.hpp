@@ -42,8 +42,10 @@ Effects on_command(JobModel& m, Action action, const std::string& command_id, co
 inline constexpr const char* kUnschedulable = "Unschedulable";
 
 // The scheduler could not place the job's gang, for the reason `message`: a Pending job shows it
-// as its status reason Unschedulable. Repeats (and reports in other phases) change nothing.
-Effects on_unschedulable(JobModel& m, const std::string& message, const Clock& clock);
+// as its status reason Unschedulable, and its pod group as Inqueue if the enqueue action admitted
+// it (`enqueued`), else Pending. Repeats (and reports in other phases) change nothing.
+Effects on_unschedulable(JobModel& m, const std::string& message, bool enqueued,
+                         const Clock& clock);
 
 // Time passed: fires the delayed actions that are due, enforces activeDeadlineSeconds, and
 // marks the job expired once ttlSecondsAfterFinished has passed.

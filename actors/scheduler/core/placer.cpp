@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "actors/scheduler/core/enqueue.hpp"
 #include "actors/scheduler/core/gang_fit.hpp"
 #include "actors/scheduler/core/preempt.hpp"
 #include "actors/scheduler/core/reclaim.hpp"
@@ -31,11 +34,16 @@ void Placer::set_queues(const std::vector<Queue>& queues,
   for (const auto& c : classes) classes_[c.name] = c;
   // A changed class changes the place of the gangs that name it.
   for (auto& [key, g] : groups_) g.priority = priority_of(g.info);
-  // Each keeps its turn among equals: the order its request came in (its seq).
-  std::vector<std::pair<GangRequest, uint64_t>> again;
-  for (auto& [key, q] : queue_) again.emplace_back(std::move(q.request), q.place.seq);
-  for (const auto& [r, seq] : again) dequeue(queue_.find(r.job_key));
-  for (auto& [r, seq] : again) enqueue(std::move(r), seq);
+  // Each keeps its turn among equals (the order its request came in, its seq), and its admission.
+  struct Again {
+    GangRequest request;
+    uint64_t seq;
+    bool admitted;
+  };
+  std::vector<Again> again;
+  for (auto& [key, q] : queue_) again.push_back({std::move(q.request), q.place.seq, q.admitted});
+  for (const auto& a : again) dequeue(queue_.find(a.request.job_key));
+  for (auto& a : again) enqueue(std::move(a.request), a.seq, a.admitted);
 }
 
 int32_t Placer::priority_of(const PodGroupInfo& info) const {
@@ -138,14 +146,28 @@ void Placer::release(const std::string& uid) {
   }
 }
 
+void Placer::admit(Queued& q, bool in) {
+  if (q.admitted == in) return;
+  q.admitted = in;
+  auto& queue = admitted_by_queue_[q.request.group.queue];
+  if (in) {
+    admitted_lacks_.add(q.minimum);
+    queue.add(q.minimum);
+  } else {
+    admitted_lacks_.subtract(q.minimum);
+    queue.subtract(q.minimum);
+  }
+}
+
 void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
+  admit(it->second, false);
   if (it->second.slot_free) --slot_free_queued_;
   order_.erase(it->second.place);
   if (auto g = groups_.find(it->first); g != groups_.end()) g->second.queued = false;
   queue_.erase(it);
 }
 
-void Placer::enqueue(GangRequest r, uint64_t seq) {
+void Placer::enqueue(GangRequest r, uint64_t seq, bool admitted) {
   bool slot_free = false;
   for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
   if (slot_free) ++slot_free_queued_;
@@ -155,18 +177,25 @@ void Placer::enqueue(GangRequest r, uint64_t seq) {
   Place place{-group.priority, r.min_count == 0, r.created_ms, seq};
   auto key = r.job_key;
   order_[place] = key;
-  queue_[key] = {std::move(r), place, slot_free};
+  ResourceList minimum = r.min_count > 0 ? gang_minimum(r) : ResourceList{};
+  auto& queued = queue_[key] = {std::move(r), place, slot_free, false, std::move(minimum)};
+  if (admitted && queued.request.min_count > 0) admit(queued, true);
 }
 
 void Placer::request(GangRequest r) {
   auto it = queue_.find(r.job_key);
-  if (it != queue_.end()) dequeue(it);
+  // A gang admitted stays so when it asks anew (Volcano's pod group stays Inqueue).
+  bool admitted = false;
+  if (it != queue_.end()) {
+    admitted = it->second.admitted;
+    dequeue(it);
+  }
   if (r.pods.empty()) {
     promised_.erase(r.job_key);
     drop_group_if_idle(r.job_key);
     return;
   }
-  enqueue(std::move(r));
+  enqueue(std::move(r), 0, admitted);
 }
 
 std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
@@ -189,6 +218,57 @@ std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
   return queues;
 }
 
+std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched::Snapshot& snap,
+                                                    ResourceList& budget) {
+  const auto& queue = queued.request.group.queue;
+  if (auto q = snap.queues.find(queue); q != snap.queues.end()) {
+    ResourceList inqueue = admitted_by_queue_[queue];
+    if (queued.admitted) inqueue.subtract(queued.minimum);
+    // A queue that has come to hold its share (another queue asks now) lets its waiting gangs go
+    // back to Pending: admitted, they would keep from the others the budget they cannot use. A
+    // gang that may preempt in its queue (not above its share) takes its room from the queue.
+    auto why = sched::capability_refusal(q->second, inqueue, queued.minimum);
+    if (!why) {
+      why = sched::share_refusal(q->second, inqueue);
+      if (why && !sched::above_share(q->second) && may_preempt_in_queue(queued)) why.reset();
+    }
+    if (why) {
+      if (queued.admitted) budget.add(queued.minimum);  // later gangs may have its budget
+      admit(queued, false);
+      return Refusal{std::move(*why), false};
+    }
+  }
+  if (queued.admitted) return std::nullopt;
+  auto why = sched::budget_refusal(budget, queued.minimum);
+  if (why && !may_preempt_in_queue(queued) && !may_reclaim(queued, snap))
+    return Refusal{std::move(*why), true};
+  admit(queued, true);
+  budget.subtract(queued.minimum);
+  return std::nullopt;
+}
+
+bool Placer::may_reclaim(const Queued& queued, const sched::Snapshot& snap) const {
+  if (snap.queues.size() <= 1) return false;
+  for (const auto& [name, q] : snap.queues)
+    if (name != queued.request.group.queue && q.reclaimable && sched::above_share(q)) return true;
+  return false;
+}
+
+bool Placer::may_preempt_in_queue(const Queued& queued) {
+  const auto& group = queued.request.group;
+  if (classes_.empty() || !may_preempt(group)) return false;
+  if (!lowest_held_) {
+    lowest_held_.emplace();
+    for (const auto& [key, g] : groups_) {
+      if (g.held <= 0) continue;
+      auto [low, fresh] = lowest_held_->try_emplace(g.info.queue, g.priority);
+      if (!fresh) low->second = std::min(low->second, g.priority);
+    }
+  }
+  auto low = lowest_held_->find(group.queue);
+  return low != lowest_held_->end() && low->second < -queued.place.neg_priority;
+}
+
 std::vector<QueueStatus> Placer::queue_status() const {
   std::map<std::string, QueueStatus> out;
   for (auto& [name, q] : queue_view()) out[name] = {name, q.allocated, q.deserved, 0, 0};
@@ -196,9 +276,9 @@ std::vector<QueueStatus> Placer::queue_status() const {
     auto q = out.find(g.info.queue);
     if (q == out.end()) continue;
     auto queued = queue_.find(key);
-    // Waiting for its gang: queued with its minimum not in; else in, holding nodes.
+    // Waiting for its gang, admitted or not; else in, holding nodes.
     if (queued != queue_.end() && queued->second.request.min_count > 0)
-      ++q->second.pending;
+      ++(queued->second.admitted ? q->second.inqueue : q->second.pending);
     else if (g.held > 0)
       ++q->second.running;
   }
@@ -225,6 +305,11 @@ Session Placer::session() {
     node.allocatable = n.capacity;
     node.idle = n.free;
   }
+  // The enqueue action's budget, before room promised to a preemptor is taken from the idle: the
+  // preemptor is admitted, its minimum counted among the admitted.
+  ResourceList budget = sched::overcommit_budget(snap, sched::SessionOptions{}.overcommit_factor);
+  budget.subtract(admitted_lacks_);
+  lowest_held_.reset();
   // A promise whose victims have all ended lapses if its preemptor is not bound soon after.
   std::set<std::string> awaited;  // preemptors with victims still leaving
   for (const auto& [uid, r] : releasing_) awaited.insert(r.preemptor);
@@ -262,6 +347,17 @@ Session Placer::session() {
         session.unplaced[key] = "queue " + r.group.queue + " does not exist (yet)";
       continue;
     }
+    // Enqueue: a gang whose minimum is not in goes on only once admitted.
+    auto& queued = queue_.at(key);
+    std::optional<Refusal> refused;
+    if (r.min_count > 0) refused = enqueue_gang(queued, snap, budget);
+    if (refused && !refused->by_budget) {
+      session.unplaced[key] =
+          fmt::format("{}/{} tasks in gang unschedulable: {}", r.min_count,
+                      r.placed + static_cast<int32_t>(r.pods.size()), refused->why);
+      session.not_enqueued.insert(key);
+      continue;
+    }
     sched::JobInfo job;
     job.uid = key;
     job.created_ms = place.created_ms;
@@ -280,7 +376,7 @@ Session Placer::session() {
     job.task_min_available = r.task_min;
     // Stragglers past the free pod slots cannot bind this session: a job of many replicas costs
     // a session what can start, not its whole ask. Pods keep the order asked in (no names here).
-    const bool slot_free = queue_.at(key).slot_free;
+    const bool slot_free = queued.slot_free;
     MilliValue slots_left = slots;
     for (const auto& a : r.pods) {
       if (r.min_count == 0 && !slot_free && (slots_left -= a.requests.get("pods")) < 0) break;
@@ -288,6 +384,24 @@ Session Placer::session() {
           {a.uid, "", a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
     }
     snap.jobs.push_back(std::move(job));
+    if (refused) {
+      // Not admitted for want of budget: a dry run says whether it would fit, and why not per
+      // node. It stays out of the snapshot: a Pending pod group neither preempts nor reclaims.
+      allocator.allocate_job(snap.jobs.size() - 1, result, false);
+      auto cond = result.conditions.find(key);
+      std::string why;
+      if (cond != result.conditions.end() && !cond->second.scheduled) {
+        why = cond->second.message;
+        if (auto hint = capacity_hint(r, capacity_sum); !hint.empty()) why += "; " + hint;
+      } else {
+        why = fmt::format("{}/{} tasks in gang unschedulable: {}", r.min_count,
+                          snap.jobs.back().tasks.size(), refused->why);
+      }
+      snap.jobs.pop_back();
+      session.unplaced[key] = std::move(why);
+      session.not_enqueued.insert(key);
+      continue;
+    }
     const size_t first_op = result.operations.size();
     // Its own promised room is idle to it, and only to it.
     auto promise = promised_.find(key);
@@ -315,6 +429,8 @@ Session Placer::session() {
       bound.insert(op.task_uid);
     }
     if (!bound.empty()) {
+      // Its minimum is in: what it holds counts in its queue's allocated now, not as admitted.
+      admit(queued, false);
       std::erase_if(r.pods, [&](const PodAsk& a) { return bound.count(a.uid) > 0; });
       (r.pods.empty() ? done : in).push_back(key);
       continue;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,9 @@ struct Session {
   std::vector<Binding> bindings;
   std::vector<Eviction> evictions;
   std::map<std::string, std::string> unplaced;  // job key -> unplaced_message
+  // Those of them the enqueue action has not admitted: their pod groups are Pending, the
+  // others' Inqueue.
+  std::set<std::string> not_enqueued;
 };
 
 class Placer {
@@ -169,9 +174,31 @@ class Placer {
     GangRequest request;
     Place place;             // its key in order_
     bool slot_free = false;  // some pod asks for no pod slot (the job controller's all do)
+    // The enqueue action let its gang in (its pod group is Inqueue): what its minimum asks is
+    // counted against the cluster's budget and its queue's share until it is in or asks anew.
+    bool admitted = false;
+    ResourceList minimum;  // gang_minimum of the request, while its minimum is not in
   };
   void dequeue(std::map<std::string, Queued>::iterator it);
-  void enqueue(GangRequest r, uint64_t seq = 0);  // seq 0: after every request so far
+  // seq 0: after every request so far; `admitted`: it was admitted before and asks anew.
+  void enqueue(GangRequest r, uint64_t seq = 0, bool admitted = false);
+  void admit(Queued& q, bool in);  // counts its minimum as admitted, or no longer
+  // The enqueue action for a gang whose minimum is not in: nullopt when it is admitted (or was),
+  // else why not. `budget` is what the cluster has left to admit, and shrinks by what it admits.
+  struct Refusal {
+    std::string why;
+    bool by_budget = false;  // the cluster's budget, not the queue, kept it out
+  };
+  std::optional<Refusal> enqueue_gang(Queued& q, const sched::Snapshot& snap, ResourceList& budget);
+  // Whether evicting pods could make room for the gang, which the enqueue action then admits
+  // beyond the overcommit budget (and, for preemption, its queue's share: the room comes from
+  // its own queue): its class may preempt a lower-priority job holding nodes in its queue, or
+  // another queue that may be reclaimed from holds more than its share.
+  bool may_preempt_in_queue(const Queued& q);
+  bool may_reclaim(const Queued& q, const sched::Snapshot& snap) const;
+  ResourceList admitted_lacks_;                                // all admitted gangs' minimums
+  std::map<std::string, ResourceList> admitted_by_queue_;      // the same per queue
+  std::optional<std::map<std::string, int32_t>> lowest_held_;  // per queue; a session's cache
 
   std::map<std::string, Queued> queue_;  // by job key
   std::map<Place, std::string> order_;   // job keys in job order

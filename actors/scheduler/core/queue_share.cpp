@@ -129,4 +129,9 @@ bool within_capability(const QueueInfo& q, const ResourceList& held, const Resou
   return true;
 }
 
+std::string share_text(ResourceList r) {
+  r.values.erase(std::string(kPodSlots));
+  return resource_text(r);
+}
+
 }  // namespace caldera::sched

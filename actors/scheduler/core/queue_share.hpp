@@ -50,4 +50,8 @@ bool at_capability(const QueueInfo& q);
 // statement has given it) under its capability.
 bool within_capability(const QueueInfo& q, const ResourceList& held, const ResourceList& ask);
 
+// What a queue's share is dealt in, as a message says it: a pod slot is a node's limit, not part
+// of a share.
+std::string share_text(ResourceList r);
+
 }  // namespace caldera::sched

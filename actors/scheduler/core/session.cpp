@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "actors/scheduler/core/enqueue.hpp"
 #include "actors/scheduler/core/predicates.hpp"
 #include "actors/scheduler/core/preempt.hpp"
 #include "actors/scheduler/core/reclaim.hpp"
@@ -27,20 +28,6 @@ std::string shape_of(const TaskInfo& task) {
 bool has_pending(const JobInfo& job) {
   return std::any_of(job.tasks.begin(), job.tasks.end(),
                      [](const TaskInfo& t) { return t.status == TaskStatus::Pending; });
-}
-
-std::string resource_text(const ResourceList& r) {
-  std::string out;
-  for (const auto& [name, amount] : r.values)
-    if (amount > 0)
-      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, format_quantity(amount));
-  return out;
-}
-
-// What a queue's share is dealt in: a pod slot is a node's limit, not part of a share.
-std::string share_text(ResourceList r) {
-  r.values.erase("pods");
-  return resource_text(r);
 }
 
 // A session's search for nodes: it looks at the nodes round-robin from where it stopped last,
@@ -86,21 +73,10 @@ class NodeSearch {
 }  // namespace
 
 void enqueue(Snapshot& s, const SessionOptions& options) {
-  ResourceList budget, idle;
-  for (const auto& [name, node] : s.nodes) {
-    if (!node.ready) continue;
-    budget.add(node.allocatable);
-    idle.add(node.idle);
-  }
-  ResourceList used = budget;
-  used.subtract(idle);
-  for (auto& [name, amount] : budget.values)
-    amount = static_cast<MilliValue>(static_cast<double>(amount) * options.overcommit_factor);
-  budget.subtract(used);
+  ResourceList budget = overcommit_budget(s, options.overcommit_factor);
   // Admitted before and not running yet: what their minimum still lacks is spoken for, in the
-  // cluster and in their queue (what they hold is in `used`, and in their queue's allocated).
-  std::map<std::string, ResourceList> promised;  // per queue: held, or promised to its gangs
-  for (const auto& [name, q] : s.queues) promised[name] = q.allocated;
+  // cluster and in their queue (what they hold is used already, and in their queue's allocated).
+  std::map<std::string, ResourceList> inqueue;  // per queue
   for (const auto& job : s.jobs) {
     if (job.phase != PodGroupPhase::Inqueue || job.ready_task_num() >= job.min_available) continue;
     ResourceList held;
@@ -110,18 +86,17 @@ void enqueue(Snapshot& s, const SessionOptions& options) {
     for (const auto& [name, amount] : job.min_resources.values)
       lacks.values[name] = std::max<MilliValue>(0, amount - held.get(name));
     budget.subtract(lacks);
-    if (s.queues.count(job.queue)) promised[job.queue].add(lacks);
+    inqueue[job.queue].add(lacks);
   }
   for (size_t j : job_order(s)) {
     auto& job = s.jobs[j];
     if (job.phase != PodGroupPhase::Pending) continue;
-    if (!budget.fits(job.min_resources)) continue;
     auto q = s.queues.find(job.queue);
-    if (q != s.queues.end()) {
-      if (!within_capability(q->second, promised[job.queue], job.min_resources)) continue;
-      promised[job.queue].add(job.min_resources);
-    }
+    if (q != s.queues.end() && queue_refusal(q->second, inqueue[job.queue], job.min_resources))
+      continue;
+    if (budget_refusal(budget, job.min_resources)) continue;
     budget.subtract(job.min_resources);
+    inqueue[job.queue].add(job.min_resources);
     job.phase = PodGroupPhase::Inqueue;
   }
 }
@@ -195,7 +170,7 @@ size_t Allocator::next_search() const {
 
 Allocator::~Allocator() = default;
 
-void Allocator::allocate_job(size_t j, SessionResult& out) {
+void Allocator::allocate_job(size_t j, SessionResult& out, bool commit) {
   Snapshot& s = s_;
   const SessionOptions& options = options_;
   auto& search = search_->nodes;
@@ -267,6 +242,11 @@ void Allocator::allocate_job(size_t j, SessionResult& out) {
     queue_held.add(task.requests);
   }
   if (job_ready(job)) {
+    if (!commit) {
+      stmt.discard();
+      out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};
+      return;
+    }
     if (q) q->allocated = std::move(queue_held);
     auto ops = stmt.commit();
     out.operations.insert(out.operations.end(), std::make_move_iterator(ops.begin()),

@@ -71,8 +71,9 @@ class Allocator {
   // Gives the pending pods of snapshot.jobs[job] nodes through a statement, committed (its
   // operations appended to out.operations) if the gang is then ready and discarded otherwise;
   // sets the gang's condition in out.conditions. Nothing for a job with no pod pending, nor for
-  // one still Pending (not admitted).
-  void allocate_job(size_t job, SessionResult& out);
+  // one still Pending (not admitted). Without `commit` it is a dry run that always discards:
+  // the condition says whether the gang would fit now, and why not.
+  void allocate_job(size_t job, SessionResult& out, bool commit = true);
   // Where the next search would begin (for SessionOptions::search_start).
   size_t next_search() const;
 

@@ -1,0 +1,64 @@
+#include "actors/scheduler/core/enqueue.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "actors/scheduler/core/statement.hpp"
+
+namespace caldera::sched {
+
+ResourceList overcommit_budget(const Snapshot& s, double factor) {
+  ResourceList budget;
+  for (const auto& [name, node] : s.nodes) {
+    if (!node.ready) continue;
+    for (const auto& [res, amount] : node.allocatable.values)
+      budget.values[res] += std::llround(static_cast<double>(amount) * factor);
+    budget.subtract(node.allocatable);
+    budget.add(node.idle);
+  }
+  return budget;
+}
+
+std::optional<std::string> budget_refusal(const ResourceList& budget, const ResourceList& minimum) {
+  ResourceList asks, left;  // the resources it is short of
+  for (const auto& [name, amount] : minimum.values) {
+    if (amount <= budget.get(name)) continue;
+    asks.values[name] = amount;
+    left.values[name] = std::max<MilliValue>(0, budget.get(name));
+  }
+  if (asks.values.empty()) return std::nullopt;
+  const auto has = resource_text(left);
+  return fmt::format(
+      "not enqueued: its minimum ({}) is more than the cluster has left to admit ({})",
+      resource_text(asks), has.empty() ? "none" : has);
+}
+
+std::optional<std::string> capability_refusal(const QueueInfo& q, const ResourceList& inqueue,
+                                              const ResourceList& minimum) {
+  ResourceList held = q.allocated;
+  held.add(inqueue);
+  if (within_capability(q, held, minimum)) return std::nullopt;
+  return fmt::format("queue {} is at its capability ({})", q.name, resource_text(*q.capability));
+}
+
+std::optional<std::string> queue_refusal(const QueueInfo& q, const ResourceList& inqueue,
+                                         const ResourceList& minimum) {
+  if (auto why = capability_refusal(q, inqueue, minimum)) return why;
+  return share_refusal(q, inqueue);
+}
+
+std::optional<std::string> share_refusal(const QueueInfo& q, const ResourceList& inqueue) {
+  QueueInfo with = q;
+  with.allocated.add(inqueue);
+  if (!overused(with)) return std::nullopt;
+  const auto admitted = share_text(inqueue);
+  if (admitted.empty())
+    return fmt::format("queue {} holds its share ({} of {})", q.name, share_text(q.allocated),
+                       share_text(q.deserved));
+  return fmt::format("queue {} holds its share ({} held and {} admitted, of {})", q.name,
+                     share_text(q.allocated), admitted, share_text(q.deserved));
+}
+
+}  // namespace caldera::sched

@@ -1,0 +1,111 @@
+// The placer's enqueue action: a gang whose minimum is not in is admitted (its pod group Inqueue)
+// within the cluster's overcommit budget and its queue's share, and until then waits Pending.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "actors/scheduler/core/placer.hpp"
+#include "tests/unit/placer_test_support.hpp"
+
+namespace caldera {
+namespace {
+
+using namespace caldera::testing;
+
+QueueStatus status_of(const Placer& p, const std::string& name) {
+  for (const auto& s : p.queue_status())
+    if (s.name == name) return s;
+  ADD_FAILURE() << "no queue " << name;
+  return {};
+}
+
+// A full node of two cpus leaves 0.4 cpu of budget (1.2 times the node, less what is held): a
+// gang of two cpus is not admitted, and says why it would not fit the node either.
+TEST(PlacerEnqueue, AGangBeyondTheOvercommitBudgetStaysPendingAndSaysWhyPerNode) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  p.request(gang("first", 4, 500, 4));
+  auto first = p.session();
+  ASSERT_EQ(first.bindings.size(), 4u);
+  EXPECT_TRUE(first.not_enqueued.empty());
+  p.request(gang("second", 4, 500, 4));
+  auto waits = p.session();
+  EXPECT_TRUE(waits.bindings.empty());
+  EXPECT_TRUE(waits.evictions.empty());
+  EXPECT_EQ(waits.unplaced.at("second"),
+            "4/4 tasks in gang unschedulable: 1 node: insufficient cpu");
+  EXPECT_TRUE(waits.not_enqueued.count("second"));
+  auto status = status_of(p, kDefaultQueue);
+  EXPECT_EQ(status.pending, 1);
+  EXPECT_EQ(status.inqueue, 0);
+  EXPECT_EQ(status.running, 1);
+
+  for (const auto& b : first.bindings) p.release(b.uid);
+  EXPECT_EQ(p.session().bindings.size(), 4u);
+  EXPECT_EQ(status_of(p, kDefaultQueue).pending, 0);
+}
+
+// A gang admitted that fits no node (1.5 cpu on nodes of one) keeps its minimum from the budget:
+// a later gang that would fit a node waits Pending until the first gives up. An admitted gang
+// stays admitted when it asks again.
+TEST(PlacerEnqueue, WhatAnAdmittedGangLacksIsKeptFromLaterGangs) {
+  Placer p;
+  p.upsert_node("n1", cpu(1000), true);
+  p.upsert_node("n2", cpu(1000), true);
+  p.request(gang("wide", 1, 1500, 1));
+  auto in = p.session();
+  EXPECT_TRUE(in.bindings.empty());
+  EXPECT_EQ(in.unplaced.at("wide"), "1/1 tasks in gang unschedulable: 2 nodes: insufficient cpu");
+  EXPECT_FALSE(in.not_enqueued.count("wide"));
+  EXPECT_EQ(status_of(p, kDefaultQueue).inqueue, 1);
+
+  p.request(gang("wide", 1, 1500, 1));  // again: still admitted
+  p.request(gang("small", 1, 1000, 1));
+  auto kept = p.session();
+  EXPECT_TRUE(kept.bindings.empty());
+  EXPECT_FALSE(kept.not_enqueued.count("wide"));
+  EXPECT_TRUE(kept.not_enqueued.count("small"));
+  EXPECT_EQ(kept.unplaced.at("small"),
+            "1/1 tasks in gang unschedulable: not enqueued: its minimum (cpu 1) is more than the "
+            "cluster has left to admit (cpu 900m)");
+  auto status = status_of(p, kDefaultQueue);
+  EXPECT_EQ(status.inqueue, 1);
+  EXPECT_EQ(status.pending, 1);
+
+  GangRequest give_up;
+  give_up.job_key = "wide";
+  p.request(give_up);
+  auto after = p.session();
+  ASSERT_EQ(after.bindings.size(), 1u);
+  EXPECT_EQ(after.bindings[0].job_key, "small");
+}
+
+// Queue a, alone, has a gang admitted that does not fit yet; then queue b asks, and a's share
+// falls to what a holds: a's waiting gang goes back to Pending and gives its budget to b's.
+TEST(PlacerEnqueue, AQueueThatComesToHoldItsShareLetsItsWaitingGangGoBackToPending) {
+  Placer p;
+  p.upsert_node("n1", cpu(1000), true);
+  p.upsert_node("n2", cpu(1000), true);
+  p.set_queues({queue("a"), queue("b")}, {});
+  p.request(gang("a-run", 1, 1000, 1, "a", "", 1));
+  ASSERT_EQ(p.session().bindings.size(), 1u);
+  p.request(gang("a-two", 2, 600, 2, "a", "", 2));
+  auto admitted = p.session();
+  EXPECT_TRUE(admitted.bindings.empty());
+  EXPECT_FALSE(admitted.not_enqueued.count("a-two"));
+  EXPECT_EQ(status_of(p, "a").inqueue, 1);
+
+  p.request(gang("b-one", 1, 1000, 1, "b", "", 3));
+  auto session = p.session();
+  ASSERT_EQ(session.bindings.size(), 1u);
+  EXPECT_EQ(session.bindings[0].job_key, "b-one");
+  EXPECT_TRUE(session.not_enqueued.count("a-two"));
+  EXPECT_EQ(session.unplaced.at("a-two"),
+            "2/2 tasks in gang unschedulable: queue a holds its share (cpu 1 of cpu 1)");
+  auto a = status_of(p, "a");
+  EXPECT_EQ(a.inqueue, 0);
+  EXPECT_EQ(a.pending, 1);
+}
+
+}  // namespace
+}  // namespace caldera
