@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "messages/gang_minimum.hpp"
+
 namespace caldera {
 
 PodGroupView pod_group_of(const Job& job) {
@@ -11,6 +13,8 @@ PodGroupView pod_group_of(const Job& job) {
   pg.name = spec.name;
   pg.namespace_ = spec.namespace_;
   pg.queue = spec.queue.empty() ? "default" : spec.queue;
+  pg.priority_class = spec.priority_class_name;
+  if (!spec.tasks.empty()) pg.min_resources = first_gang_minimum(spec);
   pg.created_ms = job.created_ms;
   // The job controller keeps minAvailable in the status; a summary's spec has no tasks.
   pg.min_member = st.min_available > 0 ? st.min_available : spec.effective_min_available();
@@ -47,6 +51,12 @@ PodGroupView pod_group_of(const Job& job) {
 nlohmann::json pod_group_to_json(const PodGroupView& pg) {
   nlohmann::json spec{{"minMember", pg.min_member}, {"queue", pg.queue}};
   if (!pg.min_task_member.empty()) spec["minTaskMember"] = pg.min_task_member;
+  if (!pg.priority_class.empty()) spec["priorityClassName"] = pg.priority_class;
+  if (pg.min_resources) {
+    nlohmann::json min = nlohmann::json::object();
+    for (const auto& [name, amount] : pg.min_resources->values) min[name] = format_quantity(amount);
+    spec["minResources"] = std::move(min);
+  }
   nlohmann::json status{{"phase", pg.phase},
                         {"running", pg.running},
                         {"succeeded", pg.succeeded},

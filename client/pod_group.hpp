@@ -4,16 +4,22 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "messages/job.hpp"
+#include "messages/resources.hpp"
 
 namespace caldera {
 
 struct PodGroupView {
   std::string name, namespace_, queue;
+  std::string priority_class;  // the job's priorityClassName
+  // What the enqueue action admits against: the least the first gang asks (only when the job's
+  // tasks are known: a list's summaries have none).
+  std::optional<ResourceList> min_resources;
   int64_t created_ms = 0;
   int32_t min_member = 0;
   std::map<std::string, int32_t> min_task_member;  // only when the job's tasks are known

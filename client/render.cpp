@@ -985,7 +985,12 @@ std::string describe_job(const Job& job, const std::vector<Pod>& pods, int64_t n
   Fields group{{"Phase", pg.phase},
                {"Min Member", std::to_string(pg.min_member)},
                {"Min Task Member", task_min.empty() ? "<none>" : task_min},
-               {"Queue", pg.queue}};
+               {"Queue", pg.queue},
+               {"Priority Class", pg.priority_class.empty() ? "<none>" : pg.priority_class}};
+  if (pg.min_resources) {
+    const auto min = resource_text(*pg.min_resources);
+    group.emplace_back("Min Resources", min.empty() ? "<none>" : min);
+  }
   if (!pg.condition.empty())
     group.emplace_back("Condition", pg.condition + (pg.message.empty() ? "" : ": " + pg.message));
   out += format_fields(group, 2);

@@ -371,4 +371,10 @@ ResourceList pod_requests(const TaskSpec& task) {
   return total;
 }
 
+ResourceList pod_resource_request(const TaskSpec& task) {
+  ResourceList r = pod_requests(task);
+  r.add(ResourceList{{{"pods", 1000}}});
+  return r;
+}
+
 }  // namespace caldera

@@ -29,6 +29,9 @@ void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags)
 // A pod's total requests: the sum over its containers.
 ResourceList pod_requests(const TaskSpec& task);
 
+// What a pod asks of its node: its requests and one pod slot.
+ResourceList pod_resource_request(const TaskSpec& task);
+
 // Shared with other kinds' admission (JobFlow):
 // an error at `path` unless `value` is a non-empty DNS-1123 label; `what` names it ("job name").
 void check_dns_label(Diagnostics& d, const std::string& path, const std::string& what,

@@ -163,7 +163,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
     if (wanted) {
       spdlog::info("job={} gang not bound: node {} is not Ready", r.job_key(), gone_node);
       auto asked = st.asked.find(r.job_key());
-      if (asked != st.asked.end()) st.placer.request(asked->second);
+      if (asked != st.asked.end()) st.placer.request(asked->second, true);  // it was admitted
       want_retry(self);
     }
     return;
@@ -188,7 +188,7 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   ++st.cancelled;
   spdlog::info("job={} gang not bound: {}", r.job_key(), r.why());
   auto asked = st.asked.find(r.job_key());
-  if (asked != st.asked.end()) st.placer.request(asked->second);
+  if (asked != st.asked.end()) st.placer.request(asked->second, true);  // it was admitted
   self->send(g.requester, unsched_atom::value, r.why(), true);
   forget_reason(self, r.job_key());
   st.reserving.erase(it);

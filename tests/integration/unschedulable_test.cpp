@@ -139,7 +139,7 @@ TEST_F(Unschedulable, APodGroupStaysPendingUntilTheEnqueueActionAdmitsItThenIsIn
   EXPECT_EQ(phase_of("next"), "Pending");
   EXPECT_EQ(state_of("next")["message"],
             "1/1 tasks in gang unschedulable: not enqueued: its minimum (cpu " +
-                format_quantity(milli / 2) + ") is more than the cluster has left to admit (none)")
+                format_quantity(milli / 2) + ") is more than the cluster has left to admit")
       << state_of("next").dump();
   auto queues = get_json({"get", "queues", "default", "-o", "json"});
   EXPECT_EQ(queues["status"]["pending"], 1) << queues.dump();

@@ -59,7 +59,6 @@ TEST(PlacerEnqueue, WhatAnAdmittedGangLacksIsKeptFromLaterGangs) {
   EXPECT_FALSE(in.not_enqueued.count("wide"));
   EXPECT_EQ(status_of(p, kDefaultQueue).inqueue, 1);
 
-  p.request(gang("wide", 1, 1500, 1));  // again: still admitted
   p.request(gang("small", 1, 1000, 1));
   auto kept = p.session();
   EXPECT_TRUE(kept.bindings.empty());
@@ -67,10 +66,16 @@ TEST(PlacerEnqueue, WhatAnAdmittedGangLacksIsKeptFromLaterGangs) {
   EXPECT_TRUE(kept.not_enqueued.count("small"));
   EXPECT_EQ(kept.unplaced.at("small"),
             "1/1 tasks in gang unschedulable: not enqueued: its minimum (cpu 1) is more than the "
-            "cluster has left to admit (cpu 900m)");
+            "cluster has left to admit");
   auto status = status_of(p, kDefaultQueue);
   EXPECT_EQ(status.inqueue, 1);
   EXPECT_EQ(status.pending, 1);
+  // Asking again (now after small, in the order of requests), it keeps its admission: small,
+  // ahead of it now, would otherwise be admitted and bound.
+  p.request(gang("wide", 1, 1500, 1));
+  auto again = p.session();
+  EXPECT_TRUE(again.bindings.empty());
+  EXPECT_TRUE(again.not_enqueued.count("small"));
 
   GangRequest give_up;
   give_up.job_key = "wide";
@@ -94,6 +99,10 @@ TEST(PlacerEnqueue, AQueueThatComesToHoldItsShareLetsItsWaitingGangGoBackToPendi
   EXPECT_TRUE(admitted.bindings.empty());
   EXPECT_FALSE(admitted.not_enqueued.count("a-two"));
   EXPECT_EQ(status_of(p, "a").inqueue, 1);
+  // The same queues again (a Queue document changed elsewhere): nothing changes.
+  p.set_queues({queue("a"), queue("b")}, {});
+  EXPECT_FALSE(p.session().not_enqueued.count("a-two"));
+  EXPECT_EQ(status_of(p, "a").inqueue, 1);
 
   p.request(gang("b-one", 1, 1000, 1, "b", "", 3));
   auto session = p.session();
@@ -104,6 +113,35 @@ TEST(PlacerEnqueue, AQueueThatComesToHoldItsShareLetsItsWaitingGangGoBackToPendi
             "2/2 tasks in gang unschedulable: queue a holds its share (cpu 1 of cpu 1)");
   auto a = status_of(p, "a");
   EXPECT_EQ(a.inqueue, 0);
+  EXPECT_EQ(a.pending, 1);
+}
+
+// When a queue's share falls, its gangs are counted in job order: the older gang keeps its
+// admission and the newer one goes back to Pending, not the other way round.
+TEST(PlacerEnqueue, AShareThatFallsSendsBackTheNewerGangNotTheOlder) {
+  Placer p;
+  for (const char* n : {"n1", "n2", "n3", "n4"}) p.upsert_node(n, cpu(2000), true);
+  p.set_queues({queue("a", 1), queue("b", 3)}, {});
+  p.request(gang("a-run", 1, 1000, 1, "a", "", 1));
+  ASSERT_EQ(p.session().bindings.size(), 1u);
+  // Pods of 2.5 cpu fit no node: admitted, they wait.
+  p.request(gang("a-old", 1, 2500, 1, "a", "", 2));
+  p.request(gang("a-new", 1, 2500, 1, "a", "", 3));
+  auto both = p.session();
+  EXPECT_TRUE(both.not_enqueued.empty());
+  EXPECT_EQ(status_of(p, "a").inqueue, 2);
+
+  // b asks for five cpus: a deserves three now, a-run's one and a-old's 2.5 pass it.
+  p.request(gang("b-five", 5, 1000, 5, "b", "", 4));
+  auto session = p.session();
+  EXPECT_FALSE(session.not_enqueued.count("a-old"));
+  EXPECT_TRUE(session.not_enqueued.count("a-new"));
+  EXPECT_EQ(session.unplaced.at("a-new"),
+            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 1 held and cpu 2500m "
+            "admitted, of cpu 3)");
+  EXPECT_EQ(session.bindings.size(), 5u);  // b-five, with the budget a-new gave back
+  auto a = status_of(p, "a");
+  EXPECT_EQ(a.inqueue, 1);
   EXPECT_EQ(a.pending, 1);
 }
 

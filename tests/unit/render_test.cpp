@@ -138,9 +138,18 @@ TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   ps.replicas = 1;
   worker.name = "worker";
   worker.replicas = 3;
+  worker.template_.containers.resize(1);
+  worker.template_.containers[0].requests = ResourceList{{{"cpu", 500}}};
   job.spec.tasks = {ps, worker};
+  job.spec.min_available = 4;
+  job.spec.priority_class_name = "high";
   job.status.min_available = 4;
   EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
+  // Its spec as Volcano's job controller would fill it: the first gang's least ask, each pod
+  // with its pod slot.
+  auto spec = pod_group_to_json(pod_group_of(job))["spec"];
+  EXPECT_EQ(spec["minResources"], (nlohmann::json{{"cpu", "1500m"}, {"pods", "4"}}));
+  EXPECT_EQ(spec["priorityClassName"], "high");
   EXPECT_EQ(pod_group_of(job).condition, "");
   EXPECT_EQ(pod_group_of(job).min_task_member,
             (std::map<std::string, int32_t>{{"ps", 1}, {"worker", 3}}));
@@ -435,7 +444,8 @@ TEST(Render, DescribeJob) {
         "Conditions:\n  PHASE     TIME\n  Pending   2023-11-14T22:13:20Z\n"
         "  Running   2023-11-14T22:13:21Z\n",
         "Pod Group:\n  Phase:           Running\n  Min Member:      3\n"
-        "  Min Task Member: worker=3\n  Queue:           gpu\n"
+        "  Min Task Member: worker=3\n  Queue:           gpu\n  Priority Class:  <none>\n"
+        "  Min Resources:   <none>\n"  // its one task waits for another: not in the first gang
         "  Condition:       Scheduled: tasks in gang are ready to be scheduled\n",
         "Policies:\n  PodFailed -> RestartJob\n  exitCode=137 -> AbortJob (timeout 300s)\n"
         "  PodEvicted,TaskFailed -> AbortJob\n  task worker: TaskCompleted -> CompleteJob\n",

@@ -25,11 +25,10 @@ TEST(Enqueue, ABudgetRefusalNamesWhatIsShort) {
   ResourceList budget{{{"cpu", 900}, {"memory", 5000}}};
   EXPECT_FALSE(budget_refusal(budget, ResourceList{{{"cpu", 900}, {"memory", 10}}}));
   EXPECT_EQ(budget_refusal(budget, ResourceList{{{"cpu", 1000}, {"memory", 10}}}),
-            "not enqueued: its minimum (cpu 1) is more than the cluster has left to admit (cpu "
-            "900m)");
-  EXPECT_EQ(budget_refusal(ResourceList{{{"cpu", -200}}}, cpu(1)),
-            "not enqueued: its minimum (cpu 1m) is more than the cluster has left to admit "
-            "(none)");
+            "not enqueued: its minimum (cpu 1) is more than the cluster has left to admit");
+  EXPECT_EQ(budget_refusal(ResourceList{{{"cpu", -200}}}, ResourceList{{{"cpu", 1}, {"gpu", 1}}}),
+            "not enqueued: its minimum (cpu 1m, gpu 1m) is more than the cluster has left to "
+            "admit");
 }
 
 TEST(Enqueue, AQueueRefusesPastItsCapabilityOrOnceItHoldsItsShareWithWhatItAdmitted) {

@@ -80,25 +80,6 @@ GangRequest pod_group_request(const JobModel& m) {
   return r;
 }
 
-ResourceList first_gang_minimum(const JobSpec& spec) {
-  // A task that depends on others starts after them, so it is not in the first gang.
-  std::vector<const TaskSpec*> first;
-  int32_t replicas = 0, task_min_total = 0;
-  for (const auto& t : spec.tasks) {
-    task_min_total += t.min_available.value_or(t.replicas);
-    if (t.depends_on && !t.depends_on->names.empty()) continue;
-    first.push_back(&t);
-    replicas += t.replicas;
-  }
-  // As pod_group_request: the task minimums count only when minAvailable covers their sum.
-  const bool task_mins = spec.effective_min_available() >= task_min_total;
-  std::vector<AskGroup> groups;
-  for (const auto* t : first)
-    groups.push_back({pod_resource_request(*t), t->replicas,
-                      task_mins ? t->min_available.value_or(t->replicas) : 0});
-  return gang_minimum(groups, std::min(spec.effective_min_available(), replicas));
-}
-
 std::optional<std::string> cluster_fit_warning(const JobSpec& spec, const ResourceList& cluster) {
   const auto need = first_gang_minimum(spec);
   std::string needs, has;

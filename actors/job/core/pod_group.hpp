@@ -8,6 +8,7 @@
 
 #include "actors/job/core/job_model.hpp"
 #include "actors/scheduler/core/placer.hpp"
+#include "messages/gang_minimum.hpp"
 
 namespace caldera {
 
@@ -23,10 +24,6 @@ GangRequest pod_group_request(const JobModel& m);
 // Its queue, priority class and minMember: what the scheduler keeps of a job while it holds
 // nodes (queue shares, and a preemption never takes it below its minimum).
 PodGroupInfo pod_group_info(const JobModel& m);
-
-// The least, per resource, that the job's first gang (minAvailable pods, leaving out tasks that
-// wait on others) asks in all.
-ResourceList first_gang_minimum(const JobSpec& spec);
 
 // A warning for a job whose first gang needs more than `cluster` (the ready nodes' capacity in
 // all) has, e.g. "job big needs 3 cpu for its minAvailable 3 pods; the cluster has 2 cpu in all".

@@ -26,12 +26,6 @@ void set_env(std::vector<EnvVar>& env, const std::string& name, const std::strin
 
 }  // namespace
 
-ResourceList pod_resource_request(const TaskSpec& task) {
-  ResourceList r = pod_requests(task);
-  r.add(ResourceList{{{"pods", 1000}}});
-  return r;
-}
-
 std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
   for (const auto& task : spec.tasks) {
     if (task.name != pod.task_name) continue;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/job/core/pod_table.hpp"
+#include "messages/admission.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/pod.hpp"
 
@@ -25,8 +26,5 @@ struct PodRuntime {
 // gives the plugins their peers' hosts.
 std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod,
                                       const PodTable& pods = {});
-
-// What the scheduler must find on a node for one pod of `task`.
-ResourceList pod_resource_request(const TaskSpec& task);
 
 }  // namespace caldera

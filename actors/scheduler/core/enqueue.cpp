@@ -1,6 +1,5 @@
 #include "actors/scheduler/core/enqueue.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,11 +9,17 @@
 namespace caldera::sched {
 
 ResourceList overcommit_budget(const Snapshot& s, double factor) {
+  // Saturating, as ResourceList's own sums: a huge capacity is not an overflow.
+  constexpr double kMax = 9.0e18;
   ResourceList budget;
   for (const auto& [name, node] : s.nodes) {
     if (!node.ready) continue;
-    for (const auto& [res, amount] : node.allocatable.values)
-      budget.values[res] += std::llround(static_cast<double>(amount) * factor);
+    for (const auto& [res, amount] : node.allocatable.values) {
+      const double scaled = static_cast<double>(amount) * factor;
+      const MilliValue add = scaled >= kMax ? static_cast<MilliValue>(kMax) : std::llround(scaled);
+      auto& sum = budget.values[res];
+      if (__builtin_add_overflow(sum, add, &sum)) sum = static_cast<MilliValue>(kMax);
+    }
     budget.subtract(node.allocatable);
     budget.add(node.idle);
   }
@@ -22,17 +27,13 @@ ResourceList overcommit_budget(const Snapshot& s, double factor) {
 }
 
 std::optional<std::string> budget_refusal(const ResourceList& budget, const ResourceList& minimum) {
-  ResourceList asks, left;  // the resources it is short of
-  for (const auto& [name, amount] : minimum.values) {
-    if (amount <= budget.get(name)) continue;
-    asks.values[name] = amount;
-    left.values[name] = std::max<MilliValue>(0, budget.get(name));
-  }
+  ResourceList asks;  // the resources it is short of
+  for (const auto& [name, amount] : minimum.values)
+    if (amount > budget.get(name)) asks.values[name] = amount;
   if (asks.values.empty()) return std::nullopt;
-  const auto has = resource_text(left);
-  return fmt::format(
-      "not enqueued: its minimum ({}) is more than the cluster has left to admit ({})",
-      resource_text(asks), has.empty() ? "none" : has);
+  // Not what is left: that changes with every pod, and each change would be a write of the job.
+  return fmt::format("not enqueued: its minimum ({}) is more than the cluster has left to admit",
+                     resource_text(asks));
 }
 
 std::optional<std::string> capability_refusal(const QueueInfo& q, const ResourceList& inqueue,

@@ -16,8 +16,8 @@ struct Snapshot;
 // idle): what the enqueue action may admit before the pod groups admitted already are counted.
 ResourceList overcommit_budget(const Snapshot& s, double factor);
 
-// Why the cluster admits no pod group whose minimum is `minimum` out of `budget`; nullopt when it
-// does.
+// Why the cluster admits no pod group whose minimum is `minimum` out of `budget` (the resources
+// it is short of, not the budget left, which changes with every pod); nullopt when it does.
 std::optional<std::string> budget_refusal(const ResourceList& budget, const ResourceList& minimum);
 
 // Why `q` admits no pod group whose minimum is `minimum` while the pod groups it has admitted and

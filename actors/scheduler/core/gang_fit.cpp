@@ -8,36 +8,6 @@
 
 namespace caldera {
 
-ResourceList gang_minimum(const std::vector<AskGroup>& groups, int32_t min_count) {
-  std::set<std::string> names;
-  int32_t required = 0;
-  for (const auto& g : groups) {
-    required += std::clamp(g.required, 0, g.count);
-    for (const auto& [k, v] : g.requests.values) names.insert(k);
-  }
-  ResourceList out;
-  for (const auto& name : names) {
-    // Each resource on its own, cheapest pods first: a bound that holds whichever pods are chosen.
-    std::vector<std::pair<MilliValue, int32_t>> optional;  // (amount, pods)
-    MilliValue sum = 0;
-    for (const auto& g : groups) {
-      const auto must = std::clamp(g.required, 0, g.count);
-      sum += g.requests.get(name) * must;
-      if (g.count > must) optional.emplace_back(g.requests.get(name), g.count - must);
-    }
-    std::sort(optional.begin(), optional.end());
-    int32_t left = std::max(0, min_count - required);
-    for (const auto& [amount, pods] : optional) {
-      if (left == 0) break;
-      const auto take = std::min(left, pods);
-      sum += amount * take;
-      left -= take;
-    }
-    if (sum > 0) out.values[name] = sum;
-  }
-  return out;
-}
-
 ResourceList gang_minimum(const GangRequest& r) {
   std::map<std::string, int32_t> required_left = r.task_min;
   std::vector<AskGroup> groups;

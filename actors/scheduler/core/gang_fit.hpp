@@ -6,21 +6,10 @@
 #include <vector>
 
 #include "actors/scheduler/core/placer.hpp"
+#include "messages/gang_minimum.hpp"
 #include "messages/resources.hpp"
 
 namespace caldera {
-
-// `count` pods asking `requests` each, `required` of which every placement of the gang holds (a
-// task's minimum).
-struct AskGroup {
-  ResourceList requests;
-  int32_t count = 0;
-  int32_t required = 0;
-};
-
-// Per resource, the least any `min_count` of the pods (the required ones among them) ask in all:
-// a cluster with less of some resource can never hold the gang, however its pods are spread.
-ResourceList gang_minimum(const std::vector<AskGroup>& groups, int32_t min_count);
 
 // The same for a queued request: its min_count pods, task_min of each task among them.
 ResourceList gang_minimum(const GangRequest& r);

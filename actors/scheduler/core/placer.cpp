@@ -149,14 +149,10 @@ void Placer::release(const std::string& uid) {
 void Placer::admit(Queued& q, bool in) {
   if (q.admitted == in) return;
   q.admitted = in;
-  auto& queue = admitted_by_queue_[q.request.group.queue];
-  if (in) {
+  if (in)
     admitted_lacks_.add(q.minimum);
-    queue.add(q.minimum);
-  } else {
+  else
     admitted_lacks_.subtract(q.minimum);
-    queue.subtract(q.minimum);
-  }
 }
 
 void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
@@ -182,12 +178,11 @@ void Placer::enqueue(GangRequest r, uint64_t seq, bool admitted) {
   if (admitted && queued.request.min_count > 0) admit(queued, true);
 }
 
-void Placer::request(GangRequest r) {
+void Placer::request(GangRequest r, bool admitted) {
   auto it = queue_.find(r.job_key);
   // A gang admitted stays so when it asks anew (Volcano's pod group stays Inqueue).
-  bool admitted = false;
   if (it != queue_.end()) {
-    admitted = it->second.admitted;
+    admitted = admitted || it->second.admitted;
     dequeue(it);
   }
   if (r.pods.empty()) {
@@ -219,31 +214,38 @@ std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
 }
 
 std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched::Snapshot& snap,
-                                                    ResourceList& budget) {
+                                                    Enqueueing& e) {
   const auto& queue = queued.request.group.queue;
-  if (auto q = snap.queues.find(queue); q != snap.queues.end()) {
-    ResourceList inqueue = admitted_by_queue_[queue];
-    if (queued.admitted) inqueue.subtract(queued.minimum);
-    // A queue that has come to hold its share (another queue asks now) lets its waiting gangs go
-    // back to Pending: admitted, they would keep from the others the budget they cannot use. A
-    // gang that may preempt in its queue (not above its share) takes its room from the queue.
+  auto q = snap.queues.find(queue);
+  if (q != snap.queues.end()) {
+    // Counted with the gangs admitted before it in job order only, so that a later gang never
+    // keeps an earlier one out. A queue that has come to hold its share (another queue asks now)
+    // sends its waiting gangs back to Pending: admitted, they would keep from the others the
+    // budget they cannot use. A gang that may preempt in its queue takes its room from the queue.
+    const auto& inqueue = e.inqueue[queue];
     auto why = sched::capability_refusal(q->second, inqueue, queued.minimum);
     if (!why) {
       why = sched::share_refusal(q->second, inqueue);
-      if (why && !sched::above_share(q->second) && may_preempt_in_queue(queued)) why.reset();
+      if (why && may_preempt_in_queue(queued, snap)) why.reset();
     }
     if (why) {
-      if (queued.admitted) budget.add(queued.minimum);  // later gangs may have its budget
+      if (queued.admitted) e.budget.add(queued.minimum);  // later gangs may have its budget
       admit(queued, false);
       return Refusal{std::move(*why), false};
     }
   }
-  if (queued.admitted) return std::nullopt;
-  auto why = sched::budget_refusal(budget, queued.minimum);
-  if (why && !may_preempt_in_queue(queued) && !may_reclaim(queued, snap))
-    return Refusal{std::move(*why), true};
-  admit(queued, true);
-  budget.subtract(queued.minimum);
+  if (!queued.admitted) {
+    if (auto why = sched::budget_refusal(e.budget, queued.minimum)) {
+      // One gang a session past the budget: one that evictions could make room for. The
+      // preempt and reclaim actions serve one starving gang after another anyway.
+      if (e.exempted || (!may_preempt_in_queue(queued, snap) && !may_reclaim(queued, snap)))
+        return Refusal{std::move(*why), true};
+      e.exempted = true;
+    }
+    admit(queued, true);
+    e.budget.subtract(queued.minimum);
+  }
+  if (q != snap.queues.end()) e.inqueue[queue].add(queued.minimum);
   return std::nullopt;
 }
 
@@ -254,9 +256,13 @@ bool Placer::may_reclaim(const Queued& queued, const sched::Snapshot& snap) cons
   return false;
 }
 
-bool Placer::may_preempt_in_queue(const Queued& queued) {
+bool Placer::may_preempt_in_queue(const Queued& queued, const sched::Snapshot& snap) {
   const auto& group = queued.request.group;
   if (classes_.empty() || !may_preempt(group)) return false;
+  // A queue above its share preempts nothing (Placer::evict).
+  if (auto q = snap.queues.find(group.queue);
+      q != snap.queues.end() && sched::above_share(q->second))
+    return false;
   if (!lowest_held_) {
     lowest_held_.emplace();
     for (const auto& [key, g] : groups_) {
@@ -307,8 +313,9 @@ Session Placer::session() {
   }
   // The enqueue action's budget, before room promised to a preemptor is taken from the idle: the
   // preemptor is admitted, its minimum counted among the admitted.
-  ResourceList budget = sched::overcommit_budget(snap, sched::SessionOptions{}.overcommit_factor);
-  budget.subtract(admitted_lacks_);
+  Enqueueing enqueueing;
+  enqueueing.budget = sched::overcommit_budget(snap, sched::SessionOptions{}.overcommit_factor);
+  enqueueing.budget.subtract(admitted_lacks_);
   lowest_held_.reset();
   // A promise whose victims have all ended lapses if its preemptor is not bound soon after.
   std::set<std::string> awaited;  // preemptors with victims still leaving
@@ -342,15 +349,19 @@ Session Placer::session() {
     }
     // A queue not known (yet: its document and the job may arrive in either order) binds
     // nothing: its gangs wait rather than take what the queues' shares would not give them.
+    auto& queued = queue_.at(key);
     if (!queues_.count(r.group.queue)) {
-      if (r.min_count > 0)
+      if (r.min_count > 0) {
         session.unplaced[key] = "queue " + r.group.queue + " does not exist (yet)";
+        session.not_enqueued.insert(key);
+        if (queued.admitted) enqueueing.budget.add(queued.minimum);
+        admit(queued, false);
+      }
       continue;
     }
     // Enqueue: a gang whose minimum is not in goes on only once admitted.
-    auto& queued = queue_.at(key);
     std::optional<Refusal> refused;
-    if (r.min_count > 0) refused = enqueue_gang(queued, snap, budget);
+    if (r.min_count > 0) refused = enqueue_gang(queued, snap, enqueueing);
     if (refused && !refused->by_budget) {
       session.unplaced[key] =
           fmt::format("{}/{} tasks in gang unschedulable: {}", r.min_count,
@@ -386,8 +397,10 @@ Session Placer::session() {
     snap.jobs.push_back(std::move(job));
     if (refused) {
       // Not admitted for want of budget: a dry run says whether it would fit, and why not per
-      // node. It stays out of the snapshot: a Pending pod group neither preempts nor reclaims.
-      allocator.allocate_job(snap.jobs.size() - 1, result, false);
+      // node (for the first few such gangs: each costs a search of the nodes, every session).
+      // It stays out of the snapshot: a Pending pod group neither preempts nor reclaims.
+      if (enqueueing.dry_runs++ < kDryRuns)
+        allocator.allocate_job(snap.jobs.size() - 1, result, false);
       auto cond = result.conditions.find(key);
       std::string why;
       if (cond != result.conditions.end() && !cond->second.scheduled) {
@@ -430,6 +443,8 @@ Session Placer::session() {
     }
     if (!bound.empty()) {
       // Its minimum is in: what it holds counts in its queue's allocated now, not as admitted.
+      if (auto q = enqueueing.inqueue.find(r.group.queue); q != enqueueing.inqueue.end())
+        q->second.subtract(queued.minimum);
       admit(queued, false);
       std::erase_if(r.pods, [&](const PodAsk& a) { return bound.count(a.uid) > 0; });
       (r.pods.empty() ? done : in).push_back(key);

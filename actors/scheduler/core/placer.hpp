@@ -95,8 +95,9 @@ class Placer {
   std::vector<QueueStatus> queue_status() const;
   // The pod ended or was never started: give its resources back. Unknown uids are ignored.
   void release(const std::string& uid);
-  // Replaces the job's earlier request; an empty request cancels it.
-  void request(GangRequest r);
+  // Replaces the job's earlier request; an empty request cancels it. A gang admitted stays so;
+  // `admitted`: it was admitted before (its binding fell through), and is again.
+  void request(GangRequest r, bool admitted = false);
   // Places what fits now, in job order (sched::job_before), and returns the new bindings.
   std::vector<Binding> schedule() { return session().bindings; }
   Session session();
@@ -149,6 +150,8 @@ class Placer {
   // A preemptor not bound this many sessions after its last victim has ended gives its room
   // back (its queue came to hold its share meanwhile, a node went away, ...).
   static constexpr int kPromiseSessions = 3;
+  // Gangs refused for want of budget that a session dry-runs to say why they would not fit.
+  static constexpr int kDryRuns = 16;
   std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
   std::map<std::string, PriorityClass> classes_;
   bool queues_bind_ = false;  // some queue has a weight or capability that matters
@@ -183,21 +186,27 @@ class Placer {
   // seq 0: after every request so far; `admitted`: it was admitted before and asks anew.
   void enqueue(GangRequest r, uint64_t seq = 0, bool admitted = false);
   void admit(Queued& q, bool in);  // counts its minimum as admitted, or no longer
-  // The enqueue action for a gang whose minimum is not in: nullopt when it is admitted (or was),
-  // else why not. `budget` is what the cluster has left to admit, and shrinks by what it admits.
   struct Refusal {
     std::string why;
     bool by_budget = false;  // the cluster's budget, not the queue, kept it out
   };
-  std::optional<Refusal> enqueue_gang(Queued& q, const sched::Snapshot& snap, ResourceList& budget);
+  // A session's enqueue action so far, in job order.
+  struct Enqueueing {
+    ResourceList budget;                          // what the cluster has left to admit
+    std::map<std::string, ResourceList> inqueue;  // per queue: the minimums of the gangs admitted
+    bool exempted = false;  // a gang was admitted past the budget (one a session)
+    int dry_runs = 0;       // of gangs refused for want of budget
+  };
+  // The enqueue action for a gang whose minimum is not in: nullopt when it is admitted (or was),
+  // else why not.
+  std::optional<Refusal> enqueue_gang(Queued& q, const sched::Snapshot& snap, Enqueueing& e);
   // Whether evicting pods could make room for the gang, which the enqueue action then admits
   // beyond the overcommit budget (and, for preemption, its queue's share: the room comes from
   // its own queue): its class may preempt a lower-priority job holding nodes in its queue, or
   // another queue that may be reclaimed from holds more than its share.
-  bool may_preempt_in_queue(const Queued& q);
+  bool may_preempt_in_queue(const Queued& q, const sched::Snapshot& snap);
   bool may_reclaim(const Queued& q, const sched::Snapshot& snap) const;
   ResourceList admitted_lacks_;                                // all admitted gangs' minimums
-  std::map<std::string, ResourceList> admitted_by_queue_;      // the same per queue
   std::optional<std::map<std::string, int32_t>> lowest_held_;  // per queue; a session's cache
 
   std::map<std::string, Queued> queue_;  // by job key

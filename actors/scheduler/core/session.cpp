@@ -40,6 +40,7 @@ class NodeSearch {
     next_ = nodes_.empty() ? 0 : start % nodes_.size();
   }
   size_t next() const { return next_; }
+  void restart_at(size_t next) { next_ = next; }
 
   // The best-scored fitting node among those looked at, or null with every node's reasons in
   // `errors` (none fit: all were looked at).
@@ -177,6 +178,15 @@ void Allocator::allocate_job(size_t j, SessionResult& out, bool commit) {
   auto& unfit_shapes = search_->unfit_shapes;
   JobInfo& job = s.jobs[j];
   if (job.phase == PodGroupPhase::Pending || !has_pending(job)) return;
+  // A dry run leaves the search where it was: where later gangs go does not depend on it.
+  struct Rewind {
+    NodeSearch& search;
+    size_t at;
+    bool on;
+    ~Rewind() {
+      if (on) search.restart_at(at);
+    }
+  } rewind{search, search.next(), !commit};
   if (auto invalid = job_valid(job)) {
     out.conditions[job.uid] = {false, invalid->reason, invalid->message};
     return;
