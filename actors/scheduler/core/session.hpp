@@ -90,7 +90,8 @@ class Allocator {
 SessionResult allocate(Snapshot& snapshot, const SessionOptions& options);
 
 // Enqueue, allocate, then preempt (preempt.hpp) and reclaim (reclaim.hpp), then each pod
-// group's phase (seed 004 section 9).
+// group's phase (seed 004 section 9). There is no backfill: Volcano's places the best-effort pods
+// its allocate skips, and here every pod asks a pod slot, so allocate places them with their gang.
 SessionResult run_session(Snapshot& snapshot, const SessionOptions& options = {});
 
 }  // namespace caldera::sched
