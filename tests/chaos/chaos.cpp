@@ -129,8 +129,11 @@ void kill_processes_under(const std::string& dir) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     pid_t pid = std::stoi(name);
     if (spare.count(pid)) continue;
+    // Through rdbuf: a process gone mid-read is a failed stream, not an exception (ESRCH).
     std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    std::stringstream read;
+    read << in.rdbuf();
+    const std::string cmdline = read.str();
     if (cmdline.find(needle) != std::string::npos) ::kill(pid, SIGKILL);
   }
 }

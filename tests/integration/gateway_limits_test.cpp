@@ -37,8 +37,11 @@ pid_t calderad_pid(const std::string& data_dir) {
     auto name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     if (fs::read_symlink(entry.path() / "exe", ec) != exe || ec) continue;
+    // Through rdbuf: a process gone mid-read is a failed stream, not an exception (ESRCH).
     std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    std::stringstream read;
+    read << in.rdbuf();
+    const std::string cmdline = read.str();
     if (cmdline.find(data_dir) != std::string::npos) return std::stoi(name);
   }
   return -1;

@@ -31,12 +31,20 @@ std::string slurp(const std::string& path) {
 }
 
 // Kills every process whose command line mentions `needle` (the pod supervisors of a test).
+// A process that exits while it is read fails the read (ESRCH), which libstdc++'s streams throw:
+// the command line is read with read(2), and such a process is passed over.
 void kill_processes_mentioning(const std::string& needle) {
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    auto name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int fd = ::open((it->path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string cmdline;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) cmdline.append(buf, static_cast<size_t>(n));
+    ::close(fd);
     if (cmdline.find(needle) != std::string::npos) ::kill(std::stoi(name), SIGKILL);
   }
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "client/client.hpp"
 #include "messages/codec.hpp"
@@ -30,8 +31,11 @@ int processes_mentioning(const std::string& needle) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     auto name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // Through rdbuf: a process gone mid-read is a failed stream, not an exception (ESRCH).
     std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    std::stringstream read;
+    read << in.rdbuf();
+    const std::string cmdline = read.str();
     if (cmdline.find(needle) != std::string::npos) ++n;
   }
   return n;

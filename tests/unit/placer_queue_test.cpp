@@ -34,7 +34,7 @@ TEST(PlacerQueues, WeightsOneToThreeSplitTheCluster) {
   EXPECT_EQ(by_queue(session.bindings), (std::map<char, int>{{'a', 3}, {'b', 9}}));
   // The ones passed over say why.
   EXPECT_EQ(session.unplaced.at("a3"),
-            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 1500m of cpu 1500m)");
+            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 1500m)");
   auto status = p.queue_status();
   ASSERT_EQ(status.size(), 3u);  // a, b, default
   EXPECT_EQ(status[0].name, "a");

@@ -88,7 +88,7 @@ TEST(Queues, WeightsOneToThreeSplitASaturatedCluster) {
   EXPECT_EQ(held(s, "b"), 6000);
   EXPECT_EQ(r.conditions.at("a/j5").reason, "Overused");
   EXPECT_EQ(r.conditions.at("a/j5").message,
-            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 2 of cpu 2)");
+            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 2)");
 }
 
 TEST(Queues, CapabilityIsAHardCapEvenWithRoomLeft) {

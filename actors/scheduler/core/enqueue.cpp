@@ -54,12 +54,7 @@ std::optional<std::string> share_refusal(const QueueInfo& q, const ResourceList&
   QueueInfo with = q;
   with.allocated.add(inqueue);
   if (!overused(with)) return std::nullopt;
-  const auto admitted = share_text(inqueue);
-  if (admitted.empty())
-    return fmt::format("queue {} holds its share ({} of {})", q.name, share_text(q.allocated),
-                       share_text(q.deserved));
-  return fmt::format("queue {} holds its share ({} held and {} admitted, of {})", q.name,
-                     share_text(q.allocated), admitted, share_text(q.deserved));
+  return share_message(q);
 }
 
 }  // namespace caldera::sched

@@ -134,4 +134,8 @@ std::string share_text(ResourceList r) {
   return resource_text(r);
 }
 
+std::string share_message(const QueueInfo& q) {
+  return "queue " + q.name + " holds its share (" + share_text(q.deserved) + ")";
+}
+
 }  // namespace caldera::sched

@@ -54,4 +54,8 @@ bool within_capability(const QueueInfo& q, const ResourceList& held, const Resou
 // of a share.
 std::string share_text(ResourceList r);
 
+// Why a queue's gangs wait: "queue a holds its share (cpu 1500m)". Its share, not what it holds,
+// which changes with every pod (and each change would be a write of every waiting job).
+std::string share_message(const QueueInfo& q);
+
 }  // namespace caldera::sched

@@ -197,11 +197,9 @@ void Allocator::allocate_job(size_t j, SessionResult& out, bool commit) {
   // told why (Volcano marks Unschedulable only what is not ready).
   if (q && overused(*q) && job_ready(job)) return;
   if (q && overused(*q)) {
-    const auto why = at_capability(*q)
-                         ? fmt::format("queue {} is at its capability ({})", q->name,
-                                       resource_text(*q->capability))
-                         : fmt::format("queue {} holds its share ({} of {})", q->name,
-                                       share_text(q->allocated), share_text(q->deserved));
+    const auto why = at_capability(*q) ? fmt::format("queue {} is at its capability ({})", q->name,
+                                                     resource_text(*q->capability))
+                                       : share_message(*q);
     out.conditions[job.uid] = {
         false, "Overused",
         fmt::format("{}/{} tasks in gang unschedulable: {}",
