@@ -76,6 +76,10 @@ struct NodePod {
   shimPid @2 :Int32;           # the per-pod supervisor process, 0 for simulated pods
   shimStartTicks @3 :UInt64;   # /proc/<pid>/stat start time, to tell a reused pid apart
   startedMs @4 :Int64;
+  # Set by an evicting kill (preemption, reclaim): the pod ends Failed with this reason and
+  # message, also when the node restarts before it has ended.
+  evictReason @5 :Text;
+  evictMessage @6 :Text;
 }
 
 # Column family "meta", key "cluster": facts about this data directory.

@@ -179,6 +179,8 @@ std::string record_bytes(const NodePodEntry& e) {
   np.setShimPid(e.shim_pid);
   np.setShimStartTicks(e.shim_start_ticks);
   np.setStartedMs(e.started ? std::max<int64_t>(e.status.started_ms, 1) : 0);
+  np.setEvictReason(e.evict_reason);
+  np.setEvictMessage(e.evict_message);
   return to_bytes(b);
 }
 
@@ -441,6 +443,8 @@ void recover(NodeSelf* self) {
       e.shim_pid = np.getShimPid();
       e.shim_start_ticks = np.getShimStartTicks();
       e.started = np.getStartedMs() != 0 || e.shim_pid != 0;
+      e.evict_reason = np.getEvictReason();
+      e.evict_message = np.getEvictMessage();
       // A run numbers at most a few statuses per pod per second that never become durable (a
       // full disk retried every second): 2^32 is past them for any run, and leaves room for
       // 2^32 restarts.
@@ -714,6 +718,13 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
             it->second.evict_reason.empty()) {
           it->second.evict_reason = std::move(evict_reason);
           it->second.evict_message = std::move(why);
+          // Durable before the grace period runs: a restart meanwhile still ends it evicted (its
+          // job hears PodEvicted, not a failure that would use up a retry). A failed write is
+          // made with the pod's next status.
+          auto& st = self->state;
+          if (!it->second.forgetting)
+            st.env.store->commit(
+                {Write{Family::NodePods, record_key(st.env, uid), record_bytes(it->second)}}, {});
         }
         kill_pod(self, it->second, grace);
       },

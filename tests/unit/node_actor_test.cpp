@@ -345,6 +345,49 @@ TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
+// An evicting kill is durable before the pod ends: a node restarted within the victim's grace
+// period still ends it with the eviction's reason (here the record of a pod killed so and still
+// running, as a restart would find it), and an ended pod's record keeps the reason.
+TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
+  {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    auto node = spawn_node_actor(sys, env(coordinator));
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", 1500));
+    ASSERT_TRUE(next_report(coordinator, 5s));
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  }
+  store_->flush();
+  auto stored = store_->get(Family::NodePods, "u1");
+  ASSERT_TRUE(stored);
+  SmallMessageBuilder b;
+  {
+    FlatReader reader(*stored);
+    b.setRoot(reader.root<store::NodePod>());
+  }
+  auto np = b.getRoot<store::NodePod>();
+  EXPECT_EQ(np.getEvictReason(), "");
+  np.setEvictReason("Preempted");
+  np.setEvictMessage("preempted by job default/high of higher priority");
+  store_->commit({Write{Family::NodePods, "u1", to_bytes(b)}}, {});
+  store_->flush();
+
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto node = spawn_node_actor(sys, env(coordinator));
+  auto ended = next_report(coordinator, 5s);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, "Preempted");
+  EXPECT_EQ(ended->message, "preempted by job default/high of higher priority");
+  store_->flush();
+  FlatReader reader(*store_->get(Family::NodePods, "u1"));
+  EXPECT_EQ(reader.root<store::NodePod>().getEvictReason(), "Preempted");
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
 // A hollow node keeps its records under "<node>/<uid>": the same node, real and started on that
 // data dir, deletes them (they were simulated, nothing of them runs) and leaves its own.
 TEST_F(NodeOutbox, ARealNodeDeletesTheHollowRecordsLeftOnItsDataDir) {
