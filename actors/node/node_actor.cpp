@@ -478,15 +478,20 @@ void recover(NodeSelf* self) {
         e.shim_start_ticks = claim.shim_start_ticks;
       }
     }
+    const bool evicted = !e.evict_reason.empty();
     if (!e.started) {
-      start_pod(self, e);
+      // Evicted before its launch: it never runs (kill_pod ends it at once).
+      if (!evicted) start_pod(self, e);
     } else if (e.sim_duration_ms >= 0) {
       auto left = std::max<int64_t>(0, e.status.started_ms + e.sim_duration_ms - now_ms());
-      self->delayed_send(self, std::chrono::milliseconds(left), sim_atom::value, uid);
+      if (!evicted) self->delayed_send(self, std::chrono::milliseconds(left), sim_atom::value, uid);
     } else {
       st.runner->adopt(uid, pod_dir(st, uid), e.containers.size(), e.shim_pid, e.shim_start_ticks);
       ++adopted;
     }
+    // Evicted by the previous run, which may not have got its kill through: killed again, with
+    // the grace it had.
+    if (evicted) kill_pod(self, e, e.grace_ms);
   }
   if (!st.pods.empty())
     spdlog::info("node={} recovered pods={} adopted={}", st.env.name, st.pods.size(), adopted);
@@ -721,10 +726,12 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
           // Durable before the grace period runs: a restart meanwhile still ends it evicted (its
           // job hears PodEvicted, not a failure that would use up a retry). A failed write is
           // made with the pod's next status.
+          // (A simulated pod, or one not started, ends at once and is written so.)
           auto& st = self->state;
-          if (!it->second.forgetting)
+          const auto& e = it->second;
+          if (e.started && e.sim_duration_ms < 0 && !e.forgetting)
             st.env.store->commit(
-                {Write{Family::NodePods, record_key(st.env, uid), record_bytes(it->second)}}, {});
+                {Write{Family::NodePods, record_key(st.env, uid), record_bytes(e)}}, {});
         }
         kill_pod(self, it->second, grace);
       },

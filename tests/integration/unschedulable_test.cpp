@@ -117,35 +117,37 @@ TEST_F(Unschedulable, AGangThatWaitsForRoomSaysSoUntilItIsPlaced) {
 TEST_F(Unschedulable, APodGroupStaysPendingUntilTheEnqueueActionAdmitsItThenIsInqueue) {
   const int64_t milli = 1000 * cores();
   const auto part = [](int64_t m) { return std::to_string(m) + "m"; };
-  // Two pods of 0.6 of the node: 1.2 of it in all, just within the budget, never on the node.
-  ASSERT_EQ(node.cli({"submit", "-f", "-"}, gang_yaml("wide", 2, part(milli * 6 / 10))).exit_code,
-            0);
+  // 0.6 of the node, on a node labelled as none is: admitted (the node could hold it), never
+  // placed.
+  auto picky = gang_yaml("picky", 1, part(milli * 6 / 10));
+  picky.replace(picky.find("          containers:"), 0, "          nodeSelector: {zone: mars}\n");
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, picky).exit_code, 0) << picky;
   auto phase_of = [&](const std::string& name) {
     auto r = node.cli({"get", "podgroup", name, "-o", "json"});
     return r.exit_code == 0 ? nlohmann::json::parse(r.out)["status"].value("phase", "") : "";
   };
-  ASSERT_TRUE(eventually([&] { return state_of("wide")["reason"] == "Unschedulable"; }, 10s))
-      << state_of("wide").dump();
-  EXPECT_EQ(phase_of("wide"), "Inqueue");
-  EXPECT_EQ(state_of("wide")["message"].get<std::string>().rfind(
-                "1/2 tasks in gang unschedulable: 1 node: insufficient cpu", 0),
-            0u)
-      << state_of("wide").dump();
+  ASSERT_TRUE(eventually([&] { return state_of("picky")["reason"] == "Unschedulable"; }, 10s))
+      << state_of("picky").dump();
+  EXPECT_EQ(phase_of("picky"), "Inqueue");
+  EXPECT_EQ(state_of("picky")["message"],
+            "1/1 tasks in gang unschedulable: 1 node: node selector does not match");
 
+  // 0.7 of the node fits it, but not the budget left (1.2 less picky's 0.6).
   ASSERT_EQ(
-      node.cli({"submit", "-f", "-"}, gang_yaml("next", 1, part(milli / 2), "true")).exit_code, 0);
+      node.cli({"submit", "-f", "-"}, gang_yaml("next", 1, part(milli * 7 / 10), "true")).exit_code,
+      0);
   ASSERT_TRUE(eventually([&] { return state_of("next")["reason"] == "Unschedulable"; }, 10s))
       << state_of("next").dump();
   EXPECT_EQ(phase_of("next"), "Pending");
   EXPECT_EQ(state_of("next")["message"],
             "1/1 tasks in gang unschedulable: not enqueued: its minimum (cpu " +
-                format_quantity(milli / 2) + ") is more than the cluster has left to admit")
+                format_quantity(milli * 7 / 10) + ") is more than the cluster has left to admit")
       << state_of("next").dump();
   auto queues = get_json({"get", "queues", "default", "-o", "json"});
   EXPECT_EQ(queues["status"]["pending"], 1) << queues.dump();
   EXPECT_EQ(queues["status"]["inqueue"], 1) << queues.dump();
 
-  ASSERT_EQ(node.cli({"delete", "job", "wide"}).exit_code, 0);
+  ASSERT_EQ(node.cli({"delete", "job", "picky"}).exit_code, 0);
   ASSERT_TRUE(reaches("next", "Completed"));
 }
 

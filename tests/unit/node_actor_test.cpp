@@ -346,15 +346,15 @@ TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
 }
 
 // An evicting kill is durable before the pod ends: a node restarted within the victim's grace
-// period still ends it with the eviction's reason (here the record of a pod killed so and still
-// running, as a restart would find it), and an ended pod's record keeps the reason.
+// period kills it again and ends it with the eviction's reason (here the record of a pod killed
+// so and still running, as a restart would find it), and the ended pod's record keeps it.
 TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
   {
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     caf::scoped_actor coordinator{sys};
     auto node = spawn_node_actor(sys, env(coordinator));
-    caf::anon_send(node, launch_atom::value, sim_launch("u1", 1500));
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", 600000));
     ASSERT_TRUE(next_report(coordinator, 5s));
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   }
@@ -385,6 +385,57 @@ TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
   store_->flush();
   FlatReader reader(*store_->get(Family::NodePods, "u1"));
   EXPECT_EQ(reader.root<store::NodePod>().getEvictReason(), "Preempted");
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
+// A real pod that ignores SIGTERM, evicted with a grace of one second: its record says why before
+// it ends, and it ends Failed with the eviction's reason once the grace has run out.
+TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto real = env(coordinator);
+  real.shim_path = CALDERA_SHIM_PATH;
+  auto node = spawn_node_actor(sys, real);
+  capnp::MallocMessageBuilder b;
+  {
+    FlatReader reader(sim_launch("u1"));
+    b.setRoot(reader.root<cluster::PodLaunch>());
+  }
+  auto launch = b.getRoot<cluster::PodLaunch>();
+  launch.setSimDurationMs(-1);
+  launch.setGraceMs(1000);
+  auto command = launch.getContainers()[0].initCommand(3);
+  command.set(0, "sh");
+  command.set(1, "-c");
+  const auto trapped = (dir_ / "trapped").string();
+  command.set(2, "trap '' TERM; touch " + trapped + "; sleep 30");
+  caf::anon_send(node, launch_atom::value, to_bytes(b));
+  auto running = next_report(coordinator, 10s);
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->phase, PodPhase::Running);
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(trapped); }, 10s));
+  caf::anon_send(node, kill_atom::value,
+                 pod_kill_bytes("u1", 1000, "reclaimed by job default/b", "Reclaimed"));
+  EXPECT_TRUE(eventually(
+      [&] {
+        store_->flush();
+        auto value = store_->get(Family::NodePods, "u1");
+        if (!value) return false;
+        FlatReader reader(*value);
+        auto np = reader.root<store::NodePod>();
+        // Written while it still runs, not only with its end.
+        return np.getEvictReason() == "Reclaimed" &&
+               decode(np.getStatus()).phase == PodPhase::Running;
+      },
+      5s));
+  // (Its Running report is sent again meanwhile: nothing acknowledges it here.)
+  auto ended = next_report(coordinator, 10s);
+  while (ended && ended->phase == PodPhase::Running) ended = next_report(coordinator, 10s);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, "Reclaimed");
+  EXPECT_EQ(ended->containers.at(0).exit_code, 128 + 9);  // it outlived its grace
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 

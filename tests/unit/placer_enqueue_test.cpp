@@ -85,6 +85,41 @@ TEST(PlacerEnqueue, WhatAnAdmittedGangLacksIsKeptFromLaterGangs) {
   EXPECT_EQ(after.bindings[0].job_key, "small");
 }
 
+// A gang whose minimum the ready nodes could not hold even empty (2.2 cpu of 2, within the 2.4 of
+// budget) is not admitted: admitted, it would keep its minimum from the budget for good.
+TEST(PlacerEnqueue, AGangLargerThanTheClusterIsNotAdmittedAndKeepsNothingFromOthers) {
+  Placer p;
+  p.upsert_node("n1", cpu(1000), true);
+  p.upsert_node("n2", cpu(1000), true);
+  p.request(gang("huge", 2, 1100, 2));
+  p.request(gang("small", 1, 1000, 1));
+  auto session = p.session();
+  EXPECT_TRUE(session.not_enqueued.count("huge"));
+  EXPECT_EQ(session.unplaced.at("huge"),
+            "2/2 tasks in gang unschedulable: 2 nodes: insufficient cpu; minAvailable 2 needs "
+            "cpu 2200m, the ready nodes have 2 in all");
+  ASSERT_EQ(session.bindings.size(), 1u);
+  EXPECT_EQ(session.bindings[0].job_key, "small");
+}
+
+// A high-priority gang past the budget is admitted only if evictions could make room: here the
+// low-priority job holds no pod above its minAvailable, so none can, and a small job that fits
+// is admitted instead of being kept out by the budget it would hold.
+TEST(PlacerEnqueue, NoPreemptionExemptionWhenNoVictimHasPodsAboveItsMinimum) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.set_queues({}, {klass("low", 0), klass("high", 100)});
+  p.request(gang("low", 2, 1000, 2, kDefaultQueue, "low", 1));
+  ASSERT_EQ(p.session().bindings.size(), 2u);
+  p.request(gang("high", 3, 1000, 3, kDefaultQueue, "high", 2));
+  p.request(gang("small", 1, 1000, 1, kDefaultQueue, "low", 3));
+  auto session = p.session();
+  EXPECT_TRUE(session.evictions.empty());
+  EXPECT_TRUE(session.not_enqueued.count("high"));
+  ASSERT_EQ(session.bindings.size(), 1u);
+  EXPECT_EQ(session.bindings[0].job_key, "small");
+}
+
 // Queue a, alone, has a gang admitted that does not fit yet; then queue b asks, and a's share
 // falls to what a holds: a's waiting gang goes back to Pending and gives its budget to b's.
 TEST(PlacerEnqueue, AQueueThatComesToHoldItsShareLetsItsWaitingGangGoBackToPending) {

@@ -149,6 +149,7 @@ void Placer::release(const std::string& uid) {
 void Placer::admit(Queued& q, bool in) {
   if (q.admitted == in) return;
   q.admitted = in;
+  q.exempt = false;
   if (in)
     admitted_lacks_.add(q.minimum);
   else
@@ -174,7 +175,7 @@ void Placer::enqueue(GangRequest r, uint64_t seq, bool admitted) {
   auto key = r.job_key;
   order_[place] = key;
   ResourceList minimum = r.min_count > 0 ? gang_minimum(r) : ResourceList{};
-  auto& queued = queue_[key] = {std::move(r), place, slot_free, false, std::move(minimum)};
+  auto& queued = queue_[key] = {std::move(r), place, slot_free, false, false, std::move(minimum)};
   if (admitted && queued.request.min_count > 0) admit(queued, true);
 }
 
@@ -216,6 +217,18 @@ std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
 std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched::Snapshot& snap,
                                                     Enqueueing& e) {
   const auto& queue = queued.request.group.queue;
+  auto revoke = [&] {
+    if (queued.admitted) e.budget.add(queued.minimum);  // later gangs may have its budget
+    admit(queued, false);
+  };
+  // A gang the ready nodes could not hold even empty is not admitted (nor kept so when nodes
+  // leave): it would keep its minimum from the budget for as long as it waits.
+  if (!e.capacity.fits(queued.minimum)) {
+    revoke();
+    return Refusal{"not enqueued: its minimum (" + resource_text(queued.minimum) +
+                       ") is more than the ready nodes have in all",
+                   true};
+  }
   auto q = snap.queues.find(queue);
   if (q != snap.queues.end()) {
     // Counted with the gangs admitted before it in job order only, so that a later gang never
@@ -229,20 +242,25 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
       if (why && may_preempt_in_queue(queued, snap)) why.reset();
     }
     if (why) {
-      if (queued.admitted) e.budget.add(queued.minimum);  // later gangs may have its budget
-      admit(queued, false);
+      revoke();
       return Refusal{std::move(*why), false};
     }
   }
+  // Admitted past the budget, for evictions that could make room: once none can (and none has
+  // left room for it), it goes back to the budget's rule, which may send it back to Pending.
+  const bool may_evict = may_preempt_in_queue(queued, snap) || may_reclaim(queued, snap);
+  if (queued.admitted && queued.exempt && !may_evict && !promised_.count(queued.request.job_key))
+    revoke();
   if (!queued.admitted) {
+    bool exempt = false;
     if (auto why = sched::budget_refusal(e.budget, queued.minimum)) {
       // One gang a session past the budget: one that evictions could make room for. The
       // preempt and reclaim actions serve one starving gang after another anyway.
-      if (e.exempted || (!may_preempt_in_queue(queued, snap) && !may_reclaim(queued, snap)))
-        return Refusal{std::move(*why), true};
-      e.exempted = true;
+      if (e.exempted || !may_evict) return Refusal{std::move(*why), true};
+      e.exempted = exempt = true;
     }
     admit(queued, true);
+    queued.exempt = exempt;
     e.budget.subtract(queued.minimum);
   }
   if (q != snap.queues.end()) e.inqueue[queue].add(queued.minimum);
@@ -252,7 +270,7 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
 bool Placer::may_reclaim(const Queued& queued, const sched::Snapshot& snap) const {
   if (snap.queues.size() <= 1) return false;
   for (const auto& [name, q] : snap.queues)
-    if (name != queued.request.group.queue && q.reclaimable && sched::above_share(q)) return true;
+    if (name != queued.request.group.queue && q.reclaimable && sched::overused(q)) return true;
   return false;
 }
 
@@ -266,7 +284,8 @@ bool Placer::may_preempt_in_queue(const Queued& queued, const sched::Snapshot& s
   if (!lowest_held_) {
     lowest_held_.emplace();
     for (const auto& [key, g] : groups_) {
-      if (g.held <= 0) continue;
+      // Preemption never takes a job below its minimum: only pods above it are victims.
+      if (g.held <= std::max(0, g.info.min_available)) continue;
       auto [low, fresh] = lowest_held_->try_emplace(g.info.queue, g.priority);
       if (!fresh) low->second = std::min(low->second, g.priority);
     }
@@ -316,6 +335,7 @@ Session Placer::session() {
   Enqueueing enqueueing;
   enqueueing.budget = sched::overcommit_budget(snap, sched::SessionOptions{}.overcommit_factor);
   enqueueing.budget.subtract(admitted_lacks_);
+  enqueueing.capacity = capacity_sum;
   lowest_held_.reset();
   // A promise whose victims have all ended lapses if its preemptor is not bound soon after.
   std::set<std::string> awaited;  // preemptors with victims still leaving
@@ -400,7 +420,7 @@ Session Placer::session() {
       // node (for the first few such gangs: each costs a search of the nodes, every session).
       // It stays out of the snapshot: a Pending pod group neither preempts nor reclaims.
       if (enqueueing.dry_runs++ < kDryRuns)
-        allocator.allocate_job(snap.jobs.size() - 1, result, false);
+        allocator.allocate_job(snap.jobs.size() - 1, result, {.commit = false});
       auto cond = result.conditions.find(key);
       std::string why;
       if (cond != result.conditions.end() && !cond->second.scheduled) {
@@ -427,12 +447,13 @@ Session Placer::session() {
       }
     };
     with_promise(true);
-    allocator.allocate_job(snap.jobs.size() - 1, result);
+    allocator.allocate_job(snap.jobs.size() - 1, result, {.cached = promise == promised_.end()});
     if (result.operations.size() > first_op && promise != promised_.end())
       promised_.erase(promise);  // bound: what it was promised is its pods' now
     else
       with_promise(false);
     std::set<std::string> bound;
+    ResourceList beyond;  // what it bound past its admitted minimum: not in the budget yet
     for (size_t i = first_op; i < result.operations.size(); ++i) {
       const auto& op = result.operations[i];
       reserve(op.job, op.task_uid, op.node, op.requests);
@@ -440,8 +461,12 @@ Session Placer::session() {
           {op.job, op.task_uid, op.node, nodes_[op.node].host_ip, op.requests});
       slots -= op.requests.get("pods");
       bound.insert(op.task_uid);
+      beyond.add(op.requests);
     }
     if (!bound.empty()) {
+      beyond.subtract(queued.minimum);
+      for (auto& [name, amount] : beyond.values) amount = std::max<MilliValue>(0, amount);
+      enqueueing.budget.subtract(beyond);
       // Its minimum is in: what it holds counts in its queue's allocated now, not as admitted.
       if (auto q = enqueueing.inqueue.find(r.group.queue); q != enqueueing.inqueue.end())
         q->second.subtract(queued.minimum);

@@ -180,6 +180,7 @@ class Placer {
     // The enqueue action let its gang in (its pod group is Inqueue): what its minimum asks is
     // counted against the cluster's budget and its queue's share until it is in or asks anew.
     bool admitted = false;
+    bool exempt = false;   // admitted past the budget, for evictions that could make room
     ResourceList minimum;  // gang_minimum of the request, while its minimum is not in
   };
   void dequeue(std::map<std::string, Queued>::iterator it);
@@ -193,6 +194,7 @@ class Placer {
   // A session's enqueue action so far, in job order.
   struct Enqueueing {
     ResourceList budget;                          // what the cluster has left to admit
+    ResourceList capacity;                        // the ready nodes' in all
     std::map<std::string, ResourceList> inqueue;  // per queue: the minimums of the gangs admitted
     bool exempted = false;  // a gang was admitted past the budget (one a session)
     int dry_runs = 0;       // of gangs refused for want of budget

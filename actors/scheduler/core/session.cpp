@@ -171,7 +171,8 @@ size_t Allocator::next_search() const {
 
 Allocator::~Allocator() = default;
 
-void Allocator::allocate_job(size_t j, SessionResult& out, bool commit) {
+void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
+  const bool commit = mode.commit;
   Snapshot& s = s_;
   const SessionOptions& options = options_;
   auto& search = search_->nodes;
@@ -233,12 +234,12 @@ void Allocator::allocate_job(size_t j, SessionResult& out, bool commit) {
     const NodeState* node = nullptr;
     FitErrors errors;
     auto known = unfit_shapes.end();
-    if (!unfit_shapes.empty()) known = unfit_shapes.find(shape_of(task));
+    if (mode.cached && !unfit_shapes.empty()) known = unfit_shapes.find(shape_of(task));
     if (known != unfit_shapes.end()) {
       errors = known->second;
     } else {
       node = search.best(task, options.scoring, errors);
-      if (!node && stmt.size() == 0) unfit_shapes.emplace(shape_of(task), errors);
+      if (!node && stmt.size() == 0 && mode.cached) unfit_shapes.emplace(shape_of(task), errors);
     }
     if (!node) {
       unfit_tasks.insert(task.task);

@@ -62,6 +62,16 @@ struct SessionResult {
 // pod groups admitted before it (and not yet running) reserve.
 void enqueue(Snapshot& snapshot, const SessionOptions& options);
 
+// How Allocator::allocate_job treats one gang.
+struct AllocateMode {
+  // Unset: a dry run that always discards; the condition says whether the gang would fit now, and
+  // why not.
+  bool commit = true;
+  // Unset: every ask is searched for, even one that fit nowhere earlier in the session (for a gang
+  // given room that no other gang sees, e.g. what its victims freed).
+  bool cached = true;
+};
+
 // The allocate action one gang at a time, for a caller that keeps its queue in job order and
 // stops when nothing more can fit (the scheduler's Placer); allocate() below is its loop.
 class Allocator {
@@ -71,9 +81,8 @@ class Allocator {
   // Gives the pending pods of snapshot.jobs[job] nodes through a statement, committed (its
   // operations appended to out.operations) if the gang is then ready and discarded otherwise;
   // sets the gang's condition in out.conditions. Nothing for a job with no pod pending, nor for
-  // one still Pending (not admitted). Without `commit` it is a dry run that always discards:
-  // the condition says whether the gang would fit now, and why not.
-  void allocate_job(size_t job, SessionResult& out, bool commit = true);
+  // one still Pending (not admitted).
+  void allocate_job(size_t job, SessionResult& out, AllocateMode mode = {});
   // Where the next search would begin (for SessionOptions::search_start).
   size_t next_search() const;
 
