@@ -209,6 +209,26 @@ TEST(PlacerQueues, AQueueBelowItsShareReclaimsFromOneAboveIt) {
   EXPECT_EQ(bound.bindings[0].job_key, "b-gang");
 }
 
+// A node whose pod slots are all taken (cpu to spare): a high-priority gang still preempts, the
+// victim's slot being the room it needs.
+TEST(PlacerQueues, AHighPriorityGangPreemptsOnANodeWithNoPodSlotLeft) {
+  Placer p;
+  p.upsert_node("n1", ResourceList{{{"cpu", 8000}, {"pods", 2000}}}, true);
+  p.set_queues({}, {klass("high", 100)});
+  p.request(gang("low", 2, 500, 1));
+  ASSERT_EQ(p.session().bindings.size(), 2u);
+  p.request(gang("high", 1, 500, 1, kDefaultQueue, "high"));
+  auto session = p.session();
+  EXPECT_TRUE(session.bindings.empty());
+  ASSERT_EQ(session.evictions.size(), 1u);
+  EXPECT_EQ(session.evictions[0].job_key, "low");
+  EXPECT_EQ(session.evictions[0].preemptor, "high");
+  p.release(session.evictions[0].uid);
+  auto bound = p.session();
+  ASSERT_EQ(bound.bindings.size(), 1u);
+  EXPECT_EQ(bound.bindings[0].job_key, "high");
+}
+
 // A straggler of the victim's job bound in the same session counts once: the victim keeps its
 // minAvailable of 3 (counted twice, it would have lost two pods and kept two).
 TEST(PlacerQueues, APodBoundInTheSessionCountsOnceForTheVictimsMinimum) {

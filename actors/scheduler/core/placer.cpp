@@ -355,11 +355,17 @@ Session Placer::session() {
   sched::Allocator allocator(snap, options);
   sched::SessionResult result;
   std::vector<std::string> done, in;  // gangs placed whole; gangs now in, with stragglers left
+  // Evictions may make room even when no pod slot is left: then the first few gangs past that
+  // point still go to the preempt and reclaim actions, unallocated.
+  const bool evictions = !classes_.empty() || (queues_bind_ && queues_.size() > 1);
+  int slotless = 0;
   for (const auto& [place, key] : order_) {
     // Every waiting pod needs a slot and none is left: the rest of the queue waits as it is (a
     // long queue, long exactly when the cluster is full, costs nothing per release).
-    if (slots <= 0 && slot_free_queued_ == 0) break;
+    const bool no_slot = slots <= 0 && slot_free_queued_ == 0;
+    if (no_slot && (!evictions || ++slotless > kSlotlessCandidates)) break;
     auto& r = queue_.at(key).request;
+    if (no_slot && r.min_count == 0) continue;  // stragglers take no room by eviction
     // A pod bound already (a request that crossed its binding) is never bound twice.
     std::erase_if(r.pods, [&](const PodAsk& a) { return held_.count(a.uid) > 0; });
     r.min_count = std::min<int32_t>(r.min_count, static_cast<int32_t>(r.pods.size()));
@@ -415,6 +421,10 @@ Session Placer::session() {
           {a.uid, "", a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
     }
     snap.jobs.push_back(std::move(job));
+    if (no_slot) {
+      if (refused) snap.jobs.pop_back();  // a Pending pod group takes nothing by eviction
+      continue;  // keeps what it was told: it waits for a slot, or for its victims
+    }
     if (refused) {
       // Not admitted for want of budget: a dry run says whether it would fit, and why not per
       // node (for the first few such gangs: each costs a search of the nodes, every session).

@@ -152,6 +152,9 @@ class Placer {
   static constexpr int kPromiseSessions = 3;
   // Gangs refused for want of budget that a session dry-runs to say why they would not fit.
   static constexpr int kDryRuns = 16;
+  // Queued requests a session still looks at once no pod slot is left, for the preempt and
+  // reclaim actions (the highest priority first).
+  static constexpr int kSlotlessCandidates = 8;
   std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
   std::map<std::string, PriorityClass> classes_;
   bool queues_bind_ = false;  // some queue has a weight or capability that matters
