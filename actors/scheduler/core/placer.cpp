@@ -248,15 +248,15 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
   }
   // Admitted past the budget, for evictions that could make room: once none can (and none has
   // left room for it), it goes back to the budget's rule, which may send it back to Pending.
-  const bool may_evict = may_preempt_in_queue(queued, snap) || may_reclaim(queued, snap);
-  if (queued.admitted && queued.exempt && !may_evict && !promised_.count(queued.request.job_key))
+  auto may_evict = [&] { return may_preempt_in_queue(queued, snap) || may_reclaim(queued, snap); };
+  if (queued.admitted && queued.exempt && !promised_.count(queued.request.job_key) && !may_evict())
     revoke();
   if (!queued.admitted) {
     bool exempt = false;
     if (auto why = sched::budget_refusal(e.budget, queued.minimum)) {
       // One gang a session past the budget: one that evictions could make room for. The
       // preempt and reclaim actions serve one starving gang after another anyway.
-      if (e.exempted || !may_evict) return Refusal{std::move(*why), true};
+      if (e.exempted || !may_evict()) return Refusal{std::move(*why), true};
       e.exempted = exempt = true;
     }
     admit(queued, true);
