@@ -80,6 +80,7 @@ struct NodePod {
   # message, also when the node restarts before it has ended.
   evictReason @5 :Text;
   evictMessage @6 :Text;
+  evictGraceMs @7 :Int64;      # the evicting kill's grace: a restart kills it again with it
 }
 
 # Column family "meta", key "cluster": facts about this data directory.

@@ -70,6 +70,7 @@ struct NodePodEntry {
   bool counted_failure = false;
   // Set by an evicting kill (preemption): the pod's end is reported as this, not its exit.
   std::string evict_reason, evict_message;
+  int64_t evict_grace_ms = 0;
 };
 
 // An evicted pod ends Failed with the eviction's reason, so that its job hears PodEvicted.
@@ -181,6 +182,7 @@ std::string record_bytes(const NodePodEntry& e) {
   np.setStartedMs(e.started ? std::max<int64_t>(e.status.started_ms, 1) : 0);
   np.setEvictReason(e.evict_reason);
   np.setEvictMessage(e.evict_message);
+  np.setEvictGraceMs(e.evict_grace_ms);
   return to_bytes(b);
 }
 
@@ -445,6 +447,7 @@ void recover(NodeSelf* self) {
       e.started = np.getStartedMs() != 0 || e.shim_pid != 0;
       e.evict_reason = np.getEvictReason();
       e.evict_message = np.getEvictMessage();
+      e.evict_grace_ms = np.getEvictGraceMs();
       // A run numbers at most a few statuses per pod per second that never become durable (a
       // full disk retried every second): 2^32 is past them for any run, and leaves room for
       // 2^32 restarts.
@@ -490,8 +493,8 @@ void recover(NodeSelf* self) {
       ++adopted;
     }
     // Evicted by the previous run, which may not have got its kill through: killed again, with
-    // the grace it had.
-    if (evicted) kill_pod(self, e, e.grace_ms);
+    // the eviction's grace (counted anew: the shim does not say how much of it has passed).
+    if (evicted) kill_pod(self, e, e.evict_grace_ms > 0 ? e.evict_grace_ms : e.grace_ms);
   }
   if (!st.pods.empty())
     spdlog::info("node={} recovered pods={} adopted={}", st.env.name, st.pods.size(), adopted);
@@ -723,6 +726,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
             it->second.evict_reason.empty()) {
           it->second.evict_reason = std::move(evict_reason);
           it->second.evict_message = std::move(why);
+          it->second.evict_grace_ms = grace;
           // Durable before the grace period runs: a restart meanwhile still ends it evicted (its
           // job hears PodEvicted, not a failure that would use up a retry). A failed write is
           // made with the pod's next status.

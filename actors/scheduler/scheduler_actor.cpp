@@ -188,8 +188,8 @@ void finish_reservation(SchedSelf* self, uint64_t id) {
   ++st.cancelled;
   spdlog::info("job={} gang not bound: {}", r.job_key(), r.why());
   auto asked = st.asked.find(r.job_key());
-  // It was admitted: it stays so, unless the job was replaced meanwhile (asks as a new one).
-  if (asked != st.asked.end()) st.placer.request(asked->second, wanted);
+  // It was admitted, and stays so. A job replaced meanwhile has its own request queued already.
+  if (wanted && asked != st.asked.end()) st.placer.request(asked->second, true);
   self->send(g.requester, unsched_atom::value, r.why(), true);
   forget_reason(self, r.job_key());
   st.reserving.erase(it);

@@ -120,6 +120,7 @@ TEST_F(Unschedulable, APodGroupStaysPendingUntilTheEnqueueActionAdmitsItThenIsIn
   // 0.6 of the node, on a node labelled as none is: admitted (the node could hold it), never
   // placed.
   auto picky = gang_yaml("picky", 1, part(milli * 6 / 10));
+  ASSERT_NE(picky.find("          containers:"), std::string::npos) << picky;
   picky.replace(picky.find("          containers:"), 0, "          nodeSelector: {zone: mars}\n");
   ASSERT_EQ(node.cli({"submit", "-f", "-"}, picky).exit_code, 0) << picky;
   auto phase_of = [&](const std::string& name) {

@@ -388,8 +388,9 @@ TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
-// A real pod that ignores SIGTERM, evicted with a grace of one second: its record says why before
-// it ends, and it ends Failed with the eviction's reason once the grace has run out.
+// A real pod that ignores SIGTERM, evicted with a grace of three seconds: its record says why
+// (and the grace) before it ends, and it ends Failed with the eviction's reason once the grace
+// has run out.
 TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
@@ -404,7 +405,7 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
   }
   auto launch = b.getRoot<cluster::PodLaunch>();
   launch.setSimDurationMs(-1);
-  launch.setGraceMs(1000);
+  launch.setGraceMs(60000);  // the pod's own: the eviction's grace is the kill's
   auto command = launch.getContainers()[0].initCommand(3);
   command.set(0, "sh");
   command.set(1, "-c");
@@ -416,7 +417,7 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
   ASSERT_EQ(running->phase, PodPhase::Running);
   ASSERT_TRUE(eventually([&] { return std::filesystem::exists(trapped); }, 10s));
   caf::anon_send(node, kill_atom::value,
-                 pod_kill_bytes("u1", 1000, "reclaimed by job default/b", "Reclaimed"));
+                 pod_kill_bytes("u1", 3000, "reclaimed by job default/b", "Reclaimed"));
   EXPECT_TRUE(eventually(
       [&] {
         store_->flush();
@@ -425,7 +426,7 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
         FlatReader reader(*value);
         auto np = reader.root<store::NodePod>();
         // Written while it still runs, not only with its end.
-        return np.getEvictReason() == "Reclaimed" &&
+        return np.getEvictReason() == "Reclaimed" && np.getEvictGraceMs() == 3000 &&
                decode(np.getStatus()).phase == PodPhase::Running;
       },
       5s));

@@ -120,6 +120,36 @@ TEST(PlacerEnqueue, NoPreemptionExemptionWhenNoVictimHasPodsAboveItsMinimum) {
   EXPECT_EQ(session.bindings[0].job_key, "small");
 }
 
+// A high-priority gang admitted past the budget that its victims cannot help (its selector
+// matches no node) gives its exemption up a few sessions later, also across a change of the
+// classes, and does not get it again until it asks anew: the small job it kept out then runs.
+TEST(PlacerEnqueue, AnExemptionThatNoEvictionServesLapses) {
+  Placer p;
+  p.upsert_node("n1", cpu(4000), true);
+  p.set_queues({}, {klass("low", 0), klass("high", 100)});
+  p.request(gang("low", 3, 1000, 1, kDefaultQueue, "low", 1));
+  ASSERT_EQ(p.session().bindings.size(), 3u);
+  auto picky = gang("picky", 1, 3000, 1, kDefaultQueue, "high", 2);
+  picky.pods[0].node_selector = {{"zone", "mars"}};
+  p.request(picky);
+  p.request(gang("small", 1, 1000, 1, kDefaultQueue, "low", 3));
+  auto first = p.session();
+  EXPECT_FALSE(first.not_enqueued.count("picky"));  // admitted past the budget: 4.8 - 3 < 3
+  EXPECT_TRUE(first.not_enqueued.count("small"));
+  EXPECT_TRUE(first.evictions.empty());  // no eviction makes room on a node it cannot use
+  p.set_queues({}, {klass("low", 0), klass("high", 100), klass("other", 5)});
+  std::vector<Binding> bound;
+  int sessions = 1;
+  while (bound.empty() && sessions < 10) {
+    bound = p.session().bindings;
+    ++sessions;
+  }
+  ASSERT_EQ(bound.size(), 1u);
+  EXPECT_EQ(bound[0].job_key, "small");
+  EXPECT_EQ(sessions, 5);  // admitted, kept three sessions more, then given up
+  EXPECT_TRUE(p.session().not_enqueued.count("picky"));  // and not taken again
+}
+
 // Queue a, alone, has a gang admitted that does not fit yet; then queue b asks, and a's share
 // falls to what a holds: a's waiting gang goes back to Pending and gives its budget to b's.
 TEST(PlacerEnqueue, AQueueThatComesToHoldItsShareLetsItsWaitingGangGoBackToPending) {

@@ -38,12 +38,13 @@ void Placer::set_queues(const std::vector<Queue>& queues,
   struct Again {
     GangRequest request;
     uint64_t seq;
-    bool admitted;
+    Standing standing;
   };
   std::vector<Again> again;
-  for (auto& [key, q] : queue_) again.push_back({std::move(q.request), q.place.seq, q.admitted});
+  for (auto& [key, q] : queue_)
+    again.push_back({std::move(q.request), q.place.seq, standing_of(q)});
   for (const auto& a : again) dequeue(queue_.find(a.request.job_key));
-  for (auto& a : again) enqueue(std::move(a.request), a.seq, a.admitted);
+  for (auto& a : again) enqueue(std::move(a.request), a.seq, a.standing);
 }
 
 int32_t Placer::priority_of(const PodGroupInfo& info) const {
@@ -164,7 +165,11 @@ void Placer::dequeue(std::map<std::string, Queued>::iterator it) {
   queue_.erase(it);
 }
 
-void Placer::enqueue(GangRequest r, uint64_t seq, bool admitted) {
+void Placer::enqueue(GangRequest r, uint64_t seq) {
+  enqueue(std::move(r), seq, Standing{});
+}
+
+void Placer::enqueue(GangRequest r, uint64_t seq, Standing standing) {
   bool slot_free = false;
   for (const auto& a : r.pods) slot_free = slot_free || a.requests.get("pods") <= 0;
   if (slot_free) ++slot_free_queued_;
@@ -176,14 +181,22 @@ void Placer::enqueue(GangRequest r, uint64_t seq, bool admitted) {
   order_[place] = key;
   ResourceList minimum = r.min_count > 0 ? gang_minimum(r) : ResourceList{};
   auto& queued = queue_[key] = {std::move(r), place, slot_free, false, false, std::move(minimum)};
-  if (admitted && queued.request.min_count > 0) admit(queued, true);
+  queued.exempt_lapsed = standing.exempt_lapsed;
+  if (standing.admitted && queued.request.min_count > 0) {
+    admit(queued, true);
+    queued.exempt = standing.exempt;
+    queued.exempt_idle = standing.exempt_idle;
+  }
 }
 
 void Placer::request(GangRequest r, bool admitted) {
   auto it = queue_.find(r.job_key);
   // A gang admitted stays so when it asks anew (Volcano's pod group stays Inqueue).
+  Standing standing{admitted};
   if (it != queue_.end()) {
-    admitted = admitted || it->second.admitted;
+    standing = standing_of(it->second);
+    standing.admitted = standing.admitted || admitted;
+    standing.exempt_lapsed = false;  // a new request: evictions may help it again
     dequeue(it);
   }
   if (r.pods.empty()) {
@@ -191,7 +204,7 @@ void Placer::request(GangRequest r, bool admitted) {
     drop_group_if_idle(r.job_key);
     return;
   }
-  enqueue(std::move(r), 0, admitted);
+  enqueue(std::move(r), 0, standing);
 }
 
 std::map<std::string, sched::QueueInfo> Placer::queue_view() const {
@@ -249,18 +262,29 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
   // Admitted past the budget, for evictions that could make room: once none can (and none has
   // left room for it), it goes back to the budget's rule, which may send it back to Pending.
   auto may_evict = [&] { return may_preempt_in_queue(queued, snap) || may_reclaim(queued, snap); };
-  if (queued.admitted && queued.exempt && !promised_.count(queued.request.job_key) && !may_evict())
-    revoke();
+  if (queued.admitted && queued.exempt) {
+    // One at a time, and only while evictions may help: victims are leaving for it, or have
+    // left room, or some could still be taken and were within the last few sessions.
+    const auto& key = queued.request.job_key;
+    if (promised_.count(key) || (e.awaited && e.awaited->count(key))) queued.exempt_idle = 0;
+    if (e.exempted || !may_evict() || ++queued.exempt_idle > kPromiseSessions) {
+      queued.exempt_lapsed = queued.exempt_idle > kPromiseSessions;
+      revoke();
+    } else {
+      e.exempted = true;
+    }
+  }
   if (!queued.admitted) {
     bool exempt = false;
     if (auto why = sched::budget_refusal(e.budget, queued.minimum)) {
       // One gang a session past the budget: one that evictions could make room for. The
       // preempt and reclaim actions serve one starving gang after another anyway.
-      if (e.exempted || !may_evict()) return Refusal{std::move(*why), true};
+      if (e.exempted || queued.exempt_lapsed || !may_evict()) return Refusal{std::move(*why), true};
       e.exempted = exempt = true;
     }
     admit(queued, true);
     queued.exempt = exempt;
+    queued.exempt_idle = 0;
     e.budget.subtract(queued.minimum);
   }
   if (q != snap.queues.end()) e.inqueue[queue].add(queued.minimum);
@@ -270,7 +294,7 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
 bool Placer::may_reclaim(const Queued& queued, const sched::Snapshot& snap) const {
   if (snap.queues.size() <= 1) return false;
   for (const auto& [name, q] : snap.queues)
-    if (name != queued.request.group.queue && q.reclaimable && sched::overused(q)) return true;
+    if (name != queued.request.group.queue && q.reclaimable && sched::above_share(q)) return true;
   return false;
 }
 
@@ -340,6 +364,7 @@ Session Placer::session() {
   // A promise whose victims have all ended lapses if its preemptor is not bound soon after.
   std::set<std::string> awaited;  // preemptors with victims still leaving
   for (const auto& [uid, r] : releasing_) awaited.insert(r.preemptor);
+  enqueueing.awaited = &awaited;
   for (auto it = promised_.begin(); it != promised_.end();) {
     const bool lapsed = !awaited.count(it->first) && ++it->second.idle_sessions > kPromiseSessions;
     it = lapsed ? promised_.erase(it) : std::next(it);
@@ -358,12 +383,14 @@ Session Placer::session() {
   // Evictions may make room even when no pod slot is left: then the first few gangs past that
   // point still go to the preempt and reclaim actions, unallocated.
   const bool evictions = !classes_.empty() || (queues_bind_ && queues_.size() > 1);
-  int slotless = 0;
+  int slotless_candidates = 0, slotless_visits = 0;
   for (const auto& [place, key] : order_) {
     // Every waiting pod needs a slot and none is left: the rest of the queue waits as it is (a
     // long queue, long exactly when the cluster is full, costs nothing per release).
     const bool no_slot = slots <= 0 && slot_free_queued_ == 0;
-    if (no_slot && (!evictions || ++slotless > kSlotlessCandidates)) break;
+    if (no_slot && (!evictions || slotless_candidates >= kSlotlessCandidates ||
+                    ++slotless_visits > kSlotlessVisits))
+      break;
     auto& r = queue_.at(key).request;
     if (no_slot && r.min_count == 0) continue;  // stragglers take no room by eviction
     // A pod bound already (a request that crossed its binding) is never bound twice.
@@ -422,8 +449,16 @@ Session Placer::session() {
     }
     snap.jobs.push_back(std::move(job));
     if (no_slot) {
-      if (refused) snap.jobs.pop_back();  // a Pending pod group takes nothing by eviction
-      continue;  // keeps what it was told: it waits for a slot, or for its victims
+      if (!refused) {
+        ++slotless_candidates;  // it waits for a slot, or for its victims
+        continue;
+      }
+      snap.jobs.pop_back();  // a Pending pod group takes nothing by eviction
+      session.unplaced[key] =
+          fmt::format("{}/{} tasks in gang unschedulable: {}", r.min_count,
+                      r.placed + static_cast<int32_t>(r.pods.size()), refused->why);
+      session.not_enqueued.insert(key);
+      continue;
     }
     if (refused) {
       // Not admitted for want of budget: a dry run says whether it would fit, and why not per

@@ -155,6 +155,8 @@ class Placer {
   // Queued requests a session still looks at once no pod slot is left, for the preempt and
   // reclaim actions (the highest priority first).
   static constexpr int kSlotlessCandidates = 8;
+  // ... and how many entries it passes over for them (stragglers, refused gangs) at most.
+  static constexpr int kSlotlessVisits = 256;
   std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
   std::map<std::string, PriorityClass> classes_;
   bool queues_bind_ = false;  // some queue has a weight or capability that matters
@@ -179,16 +181,29 @@ class Placer {
   struct Queued {
     GangRequest request;
     Place place;             // its key in order_
-    bool slot_free = false;  // some pod asks for no pod slot (the job controller's all do)
+    bool slot_free = false;  // some pod asks for no pod slot (the job controller's never do)
     // The enqueue action let its gang in (its pod group is Inqueue): what its minimum asks is
     // counted against the cluster's budget and its queue's share until it is in or asks anew.
     bool admitted = false;
-    bool exempt = false;   // admitted past the budget, for evictions that could make room
-    ResourceList minimum;  // gang_minimum of the request, while its minimum is not in
+    bool exempt = false;         // admitted past the budget, for evictions that could make room
+    ResourceList minimum;        // gang_minimum of the request, while its minimum is not in
+    int exempt_idle = 0;         // sessions it has been exempt with no victim leaving for it
+    bool exempt_lapsed = false;  // its exemption lapsed so: none again until it asks anew
   };
+  // A gang's standing with the enqueue action, kept when it asks anew.
+  struct Standing {
+    bool admitted = false;
+    bool exempt = false;
+    int exempt_idle = 0;
+    bool exempt_lapsed = false;
+  };
+  static Standing standing_of(const Queued& q) {
+    return {q.admitted, q.exempt, q.exempt_idle, q.exempt_lapsed};
+  }
   void dequeue(std::map<std::string, Queued>::iterator it);
-  // seq 0: after every request so far; `admitted`: it was admitted before and asks anew.
-  void enqueue(GangRequest r, uint64_t seq = 0, bool admitted = false);
+  // seq 0: after every request so far; `standing`: what it had before it asked anew.
+  void enqueue(GangRequest r, uint64_t seq, Standing standing);
+  void enqueue(GangRequest r, uint64_t seq = 0);
   void admit(Queued& q, bool in);  // counts its minimum as admitted, or no longer
   struct Refusal {
     std::string why;
@@ -199,8 +214,9 @@ class Placer {
     ResourceList budget;                          // what the cluster has left to admit
     ResourceList capacity;                        // the ready nodes' in all
     std::map<std::string, ResourceList> inqueue;  // per queue: the minimums of the gangs admitted
-    bool exempted = false;  // a gang was admitted past the budget (one a session)
-    int dry_runs = 0;       // of gangs refused for want of budget
+    bool exempted = false;  // a gang is admitted past the budget (one at a time)
+    const std::set<std::string>* awaited = nullptr;  // gangs whose victims are leaving
+    int dry_runs = 0;                                // of gangs refused for want of budget
   };
   // The enqueue action for a gang whose minimum is not in: nullopt when it is admitted (or was),
   // else why not.
