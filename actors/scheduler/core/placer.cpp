@@ -179,7 +179,12 @@ void Placer::enqueue(GangRequest r, uint64_t seq, Standing standing) {
   Place place{-group.priority, r.min_count == 0, r.created_ms, seq};
   auto key = r.job_key;
   order_[place] = key;
-  ResourceList minimum = r.min_count > 0 ? gang_minimum(r) : ResourceList{};
+  // All its pods are its minimum (the common ask): their sum, without gang_minimum's choosing.
+  ResourceList minimum;
+  if (r.min_count > 0 && static_cast<size_t>(r.min_count) == r.pods.size())
+    for (const auto& a : r.pods) minimum.add(a.requests);
+  else if (r.min_count > 0)
+    minimum = gang_minimum(r);
   auto& queued = queue_[key] = {std::move(r), place, slot_free, false, false, std::move(minimum)};
   queued.exempt_lapsed = standing.exempt_lapsed;
   if (standing.admitted && queued.request.min_count > 0) {
