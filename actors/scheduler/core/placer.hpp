@@ -223,8 +223,8 @@ class Placer {
   std::optional<Refusal> enqueue_gang(Queued& q, const sched::Snapshot& snap, Enqueueing& e);
   // Whether evicting pods could make room for the gang, which the enqueue action then admits
   // beyond the overcommit budget (and, for preemption, its queue's share: the room comes from
-  // its own queue): its class may preempt a lower-priority job holding nodes in its queue, or
-  // another queue that may be reclaimed from holds more than its share.
+  // its own queue): its class may preempt a lower-priority job of its queue holding more pods
+  // than its minAvailable, or another queue that may be reclaimed from holds more than its share.
   bool may_preempt_in_queue(const Queued& q, const sched::Snapshot& snap);
   bool may_reclaim(const Queued& q, const sched::Snapshot& snap) const;
   ResourceList admitted_lacks_;                                // all admitted gangs' minimums
