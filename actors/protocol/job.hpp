@@ -32,7 +32,8 @@ using job = caf::typed_actor<
     // (node, uids) a node (re)registered with these pods
     caf::reacts_to<node_up_atom, std::string, std::vector<std::string>>,
     // the scheduler: its gang is bound (after every node reserved it), or why it waits
-    caf::reacts_to<placed_atom, std::vector<Binding>>, caf::reacts_to<unsched_atom, std::string, bool>,
+    caf::reacts_to<placed_atom, std::vector<Binding>>,
+    caf::reacts_to<unsched_atom, std::string, bool>,
     // (after pod name, limit) -> a Response with a page of its pods and `continue`
     caf::replies_to<list_pods_atom, std::string, uint32_t>::with<std::string>,
     // (pod name) -> its PodRecord bytes, or "" when it has no such pod

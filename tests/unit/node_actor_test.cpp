@@ -314,6 +314,24 @@ class NodeOutbox : public SimulatedPods {
     return got;
   }
 
+  // A first run of the node (named `name`, hollow or not): it launches simulated pod u1 of
+  // `duration_ms`, and stops once it has reported it Running. That report, if it came.
+  std::optional<Pod> first_run(int64_t duration_ms, const std::string& name = "n1",
+                               bool hollow = false) {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    auto e = env(coordinator);
+    e.name = name;
+    e.hollow = hollow;
+    auto node = spawn_node_actor(sys, e);
+    caf::anon_send(node, launch_atom::value, sim_launch("u1", duration_ms));
+    auto running = next_report(coordinator, 5s);
+    store_->flush();
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    return running;
+  }
+
   static std::string acks(const std::string& uid, uint64_t seq) {
     SmallMessageBuilder b;
     auto a = b.initRoot<cluster::PodAcks>().initPods(1)[0];
@@ -349,15 +367,7 @@ TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
 // period kills it again and ends it with the eviction's reason (here the record of a pod killed
 // so and still running, as a restart would find it), and the ended pod's record keeps it.
 TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
-  {
-    caf::actor_system_config cfg;
-    caf::actor_system sys{cfg};
-    caf::scoped_actor coordinator{sys};
-    auto node = spawn_node_actor(sys, env(coordinator));
-    caf::anon_send(node, launch_atom::value, sim_launch("u1", 600000));
-    ASSERT_TRUE(next_report(coordinator, 5s));
-    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
-  }
+  ASSERT_TRUE(first_run(600000));
   store_->flush();
   auto stored = store_->get(Family::NodePods, "u1");
   ASSERT_TRUE(stored);
@@ -443,20 +453,8 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
 // A hollow node keeps its records under "<node>/<uid>": the same node, real and started on that
 // data dir, deletes them (they were simulated, nothing of them runs) and leaves its own.
 TEST_F(NodeOutbox, ARealNodeDeletesTheHollowRecordsLeftOnItsDataDir) {
-  {
-    caf::actor_system_config cfg;
-    caf::actor_system sys{cfg};
-    caf::scoped_actor coordinator{sys};
-    auto hollow = env(coordinator);
-    hollow.name = "h-0";
-    hollow.hollow = true;
-    auto node = spawn_node_actor(sys, hollow);
-    caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
-    ASSERT_TRUE(next_report(coordinator, 5s));
-    store_->flush();
-    ASSERT_TRUE(store_->get(Family::NodePods, "h-0/u1").has_value());
-    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
-  }
+  ASSERT_TRUE(first_run(60000, "h-0", true));
+  ASSERT_TRUE(store_->get(Family::NodePods, "h-0/u1").has_value());
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor coordinator{sys};
@@ -506,16 +504,9 @@ TEST_F(NodeOutbox, AReportIsSentAgainUntilItsJobAcknowledgesThatStatus) {
 
 TEST_F(NodeOutbox, StatusNumbersAreDurableAndJumpPastTheLastRunsAfterARestart) {
   {
-    caf::actor_system_config cfg;
-    caf::actor_system sys{cfg};
-    caf::scoped_actor coordinator{sys};
-    auto node = spawn_node_actor(sys, env(coordinator));
-    caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
-    auto running = next_report(coordinator, 5s);
+    auto running = first_run(60000);
     ASSERT_TRUE(running);
     EXPECT_EQ(running->status_seq, 1u);
-    store_->flush();
-    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   }
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};

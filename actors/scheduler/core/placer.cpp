@@ -41,8 +41,7 @@ void Placer::set_queues(const std::vector<Queue>& queues,
     Standing standing;
   };
   std::vector<Again> again;
-  for (auto& [key, q] : queue_)
-    again.push_back({std::move(q.request), q.place.seq, standing_of(q)});
+  for (auto& [key, q] : queue_) again.push_back({std::move(q.request), q.place.seq, q.standing});
   for (const auto& a : again) dequeue(queue_.find(a.request.job_key));
   for (auto& a : again) enqueue(std::move(a.request), a.seq, a.standing);
 }
@@ -148,9 +147,9 @@ void Placer::release(const std::string& uid) {
 }
 
 void Placer::admit(Queued& q, bool in) {
-  if (q.admitted == in) return;
-  q.admitted = in;
-  q.exempt = false;
+  if (q.standing.admitted == in) return;
+  q.standing.admitted = in;
+  q.standing.exempt = false;
   if (in)
     admitted_lacks_.add(q.minimum);
   else
@@ -185,12 +184,11 @@ void Placer::enqueue(GangRequest r, uint64_t seq, Standing standing) {
     for (const auto& a : r.pods) minimum.add(a.requests);
   else if (r.min_count > 0)
     minimum = gang_minimum(r);
-  auto& queued = queue_[key] = {std::move(r), place, slot_free, false, false, std::move(minimum)};
-  queued.exempt_lapsed = standing.exempt_lapsed;
+  auto& queued = queue_[key] = {std::move(r), place, slot_free, Standing{}, std::move(minimum)};
+  queued.standing.exempt_lapsed = standing.exempt_lapsed;
   if (standing.admitted && queued.request.min_count > 0) {
     admit(queued, true);
-    queued.exempt = standing.exempt;
-    queued.exempt_idle = standing.exempt_idle;
+    queued.standing = standing;
   }
 }
 
@@ -199,7 +197,7 @@ void Placer::request(GangRequest r, bool admitted) {
   // A gang admitted stays so when it asks anew (Volcano's pod group stays Inqueue).
   Standing standing{admitted};
   if (it != queue_.end()) {
-    standing = standing_of(it->second);
+    standing = it->second.standing;
     standing.admitted = standing.admitted || admitted;
     standing.exempt_lapsed = false;  // a new request: evictions may help it again
     dequeue(it);
@@ -236,7 +234,7 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
                                                     Enqueueing& e) {
   const auto& queue = queued.request.group.queue;
   auto revoke = [&] {
-    if (queued.admitted) e.budget.add(queued.minimum);  // later gangs may have its budget
+    if (queued.standing.admitted) e.budget.add(queued.minimum);  // later gangs may have its budget
     admit(queued, false);
   };
   // A gang the ready nodes could not hold even empty is not admitted (nor kept so when nodes
@@ -267,29 +265,31 @@ std::optional<Placer::Refusal> Placer::enqueue_gang(Queued& queued, const sched:
   // Admitted past the budget, for evictions that could make room: once none can (and none has
   // left room for it), it goes back to the budget's rule, which may send it back to Pending.
   auto may_evict = [&] { return may_preempt_in_queue(queued, snap) || may_reclaim(queued, snap); };
-  if (queued.admitted && queued.exempt) {
+  if (queued.standing.admitted && queued.standing.exempt) {
     // One at a time, and only while evictions may help: victims are leaving for it, or have
     // left room, or some could still be taken and were within the last few sessions.
     const auto& key = queued.request.job_key;
-    if (promised_.count(key) || (e.awaited && e.awaited->count(key))) queued.exempt_idle = 0;
-    if (e.exempted || !may_evict() || ++queued.exempt_idle > kPromiseSessions) {
-      queued.exempt_lapsed = queued.exempt_idle > kPromiseSessions;
+    if (promised_.count(key) || (e.awaited && e.awaited->count(key)))
+      queued.standing.exempt_idle = 0;
+    if (e.exempted || !may_evict() || ++queued.standing.exempt_idle > kPromiseSessions) {
+      queued.standing.exempt_lapsed = queued.standing.exempt_idle > kPromiseSessions;
       revoke();
     } else {
       e.exempted = true;
     }
   }
-  if (!queued.admitted) {
+  if (!queued.standing.admitted) {
     bool exempt = false;
     if (auto why = sched::budget_refusal(e.budget, queued.minimum)) {
       // One gang a session past the budget: one that evictions could make room for. The
       // preempt and reclaim actions serve one starving gang after another anyway.
-      if (e.exempted || queued.exempt_lapsed || !may_evict()) return Refusal{std::move(*why), true};
+      if (e.exempted || queued.standing.exempt_lapsed || !may_evict())
+        return Refusal{std::move(*why), true};
       e.exempted = exempt = true;
     }
     admit(queued, true);
-    queued.exempt = exempt;
-    queued.exempt_idle = 0;
+    queued.standing.exempt = exempt;
+    queued.standing.exempt_idle = 0;
     e.budget.subtract(queued.minimum);
   }
   if (q != snap.queues.end()) e.inqueue[queue].add(queued.minimum);
@@ -332,7 +332,7 @@ std::vector<QueueStatus> Placer::queue_status() const {
     auto queued = queue_.find(key);
     // Waiting for its gang, admitted or not; else in, holding nodes.
     if (queued != queue_.end() && queued->second.request.min_count > 0)
-      ++(queued->second.admitted ? q->second.inqueue : q->second.pending);
+      ++(queued->second.standing.admitted ? q->second.inqueue : q->second.pending);
     else if (g.held > 0)
       ++q->second.running;
   }
@@ -412,7 +412,7 @@ Session Placer::session() {
       if (r.min_count > 0) {
         session.unplaced[key] = "queue " + r.group.queue + " does not exist (yet)";
         session.not_enqueued.insert(key);
-        if (queued.admitted) enqueueing.budget.add(queued.minimum);
+        if (queued.standing.admitted) enqueueing.budget.add(queued.minimum);
         admit(queued, false);
       }
       continue;

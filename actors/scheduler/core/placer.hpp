@@ -178,28 +178,22 @@ class Placer {
     uint64_t seq = 0;
     auto operator<=>(const Place&) const = default;
   };
+  // A gang's standing with the enqueue action, kept when it asks anew.
+  struct Standing {
+    // The enqueue action let its gang in (its pod group is Inqueue): what its minimum asks is
+    // counted against the cluster's budget and its queue's share until it is in.
+    bool admitted = false;
+    bool exempt = false;         // admitted past the budget, for evictions that could make room
+    int exempt_idle = 0;         // sessions it has been exempt with no victim leaving for it
+    bool exempt_lapsed = false;  // its exemption lapsed so: none again until it asks anew
+  };
   struct Queued {
     GangRequest request;
     Place place;             // its key in order_
     bool slot_free = false;  // some pod asks for no pod slot (the job controller's never do)
-    // The enqueue action let its gang in (its pod group is Inqueue): what its minimum asks is
-    // counted against the cluster's budget and its queue's share until it is in or asks anew.
-    bool admitted = false;
-    bool exempt = false;         // admitted past the budget, for evictions that could make room
-    ResourceList minimum;        // gang_minimum of the request, while its minimum is not in
-    int exempt_idle = 0;         // sessions it has been exempt with no victim leaving for it
-    bool exempt_lapsed = false;  // its exemption lapsed so: none again until it asks anew
+    Standing standing;
+    ResourceList minimum;  // gang_minimum of the request, while its minimum is not in
   };
-  // A gang's standing with the enqueue action, kept when it asks anew.
-  struct Standing {
-    bool admitted = false;
-    bool exempt = false;
-    int exempt_idle = 0;
-    bool exempt_lapsed = false;
-  };
-  static Standing standing_of(const Queued& q) {
-    return {q.admitted, q.exempt, q.exempt_idle, q.exempt_lapsed};
-  }
   void dequeue(std::map<std::string, Queued>::iterator it);
   // seq 0: after every request so far; `standing`: what it had before it asked anew.
   void enqueue(GangRequest r, uint64_t seq, Standing standing);
