@@ -135,8 +135,12 @@ void unreserve(JobSelf* self, const std::vector<PodRef>& pods) {
 
 std::string request_signature(const GangRequest& r) {
   std::string out = std::to_string(r.min_count);
-  for (const auto& [task, n] : r.task_min) out += ";" + task + "=" + std::to_string(n);
-  for (const auto& a : r.pods) out += "," + a.uid;
+  size_t size = out.size();
+  for (const auto& a : r.pods) size += a.uid.size() + 1;
+  out.reserve(size + 16 * r.task_min.size());
+  for (const auto& [task, n] : r.task_min)
+    out.append(";").append(task).append("=").append(std::to_string(n));
+  for (const auto& a : r.pods) out.append(",").append(a.uid);
   return out;
 }
 

@@ -8,6 +8,8 @@
 # With a baseline revision (e.g. the commit before a change), every run measures that revision's
 # calderad too, with the same client and the same spawn-rate figure, so the two come from one
 # run. (A baseline older than submitJob fails the sim-struct kind.)
+# With ONE_WORKER=1, every run also measures the current calderad with --actor-threads 1 (variant
+# current-1w), the setting that takes less CPU per job on a 2-CPU machine.
 # Usage: scripts/bench/submit-throughput.sh [N=1000] [RUNS=3] [KINDS="sim sim-struct true"]
 #        [BASELINE_REV]
 set -euo pipefail
@@ -21,6 +23,12 @@ scripts/install-deps.sh
 source scripts/bench/lib.sh
 build_release . build-release calderad caldera-shim caldera-bench-submit caldera-bench-spawn
 setup_variants "$baseline"
+declare -A extra_args=()
+if [ "${ONE_WORKER:-0}" = 1 ]; then
+  variants+=(current-1w)
+  calderad[current-1w]=${calderad[current]}
+  extra_args[current-1w]="--actor-threads 1"
+fi
 
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -38,8 +46,9 @@ for kind in $kinds; do
     for v in "${variants[@]}"; do
       dir="$work/$kind-$r-$v"
       mkdir -p "$dir"
+      # shellcheck disable=SC2086 # the extra arguments are words
       "${calderad[$v]}" --port 0 --data-dir "$dir" --port-file "$dir/port" --log-level warn \
-        >"$dir/log" 2>&1 &
+        ${extra_args[$v]:-} >"$dir/log" 2>&1 &
       pid=$!
       for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
       api=yaml

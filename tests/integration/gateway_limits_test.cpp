@@ -184,6 +184,34 @@ TEST(GatewayLimits, BadLimitFlagsAreRefusedAtStart) {
       << r.err;
 }
 
+TEST(GatewayLimits, ActorThreadsOutsideOneTo256AreRefusedAndOneOrThreeWorkersRunAJob) {
+  TempDir dir;
+  for (std::string bad : {"0", "257", "many"}) {
+    auto r = run({CALDERAD_PATH, "--port", "0", "--cluster-port", "0", "--data-dir",
+                  dir.path() + "/refused", "--actor-threads", bad});
+    EXPECT_EQ(r.exit_code, 105) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--actor-threads"), std::string::npos) << r.err;
+  }
+  // Other counts than the default two run a job through as well.
+  for (std::string threads : {"1", "3"}) {
+    Calderad node(dir.path() + "/node-" + threads, {"--actor-threads", threads});
+    node.start();
+    EXPECT_NE(node.log().find("actor_threads=" + threads), std::string::npos) << node.log();
+    auto submit =
+        node.cli({"submit", "-f", "-"},
+                 "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: one}\n"
+                 "spec:\n  tasks:\n    - name: main\n      replicas: 2\n      template: "
+                 "{spec: {containers: [{name: main, command: [\"true\"]}]}}\n");
+    ASSERT_EQ(submit.exit_code, 0) << submit.err;
+    EXPECT_TRUE(eventually(
+        [&] {
+          return node.cli({"get", "job", "one"}).out.find("Completed") != std::string::npos;
+        },
+        30s))
+        << threads << " threads: " << node.cli({"get", "job", "one", "-o", "yaml"}).out;
+  }
+}
+
 TEST(GatewayLimits, ClientPipeliningListJobsWithoutReadingKeepsRssBounded) {
   TempDir dir;
   std::string data = dir.path() + "/node";

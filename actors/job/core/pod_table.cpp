@@ -130,8 +130,8 @@ std::vector<const Pod*> PodTable::listed(const std::set<std::string>& settled,
                                          bool (*wanted)(const Pod&), size_t limit) const {
   std::vector<const Pod*> out;
   if (changes_.all) {
-    for (const auto& [name, p] : map_)
-      if (wanted(p) && out.size() < limit) out.push_back(&p);
+    for (auto it = map_.begin(); it != map_.end() && out.size() < limit; ++it)
+      if (wanted(it->second)) out.push_back(&it->second);
     return out;
   }
   // Both in name order: merged, the list stays in name order.
