@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -30,23 +32,59 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// Kills every process whose command line mentions `needle` (the pod supervisors of a test).
-// A process that exits while it is read fails the read (ESRCH), which libstdc++'s streams throw:
-// the command line is read with read(2), and such a process is passed over.
-void kill_processes_mentioning(const std::string& needle) {
+// The whole of a small /proc file, read with read(2): a process that exits while it is read
+// fails the read (ESRCH), which libstdc++'s streams throw; such a file reads as empty.
+std::string read_proc_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+// Whether a process's command line or one of its open files names something under `dir`. A pod
+// supervisor is forked by the node's launcher without an exec, so its command line is the
+// launcher's; the node's log, which it inherits, is under the data dir.
+bool uses_dir(const fs::path& proc, const std::string& dir) {
+  if (read_proc_file(proc / "cmdline").find(dir) != std::string::npos) return true;
+  std::error_code ec;
+  for (fs::directory_iterator f(proc / "fd", ec), end; !ec && f != end; f.increment(ec)) {
+    std::error_code link_ec;
+    if (fs::read_symlink(f->path(), link_ec).string().find(dir) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Kills every process that uses `dir` (a test's calderad, its pod supervisors) and every
+// descendant of one (the supervisors' containers), so that no pod of a test outlives it.
+void kill_processes_using(const std::string& dir) {
+  std::map<pid_t, pid_t> parent_of;
+  std::set<pid_t> doomed;
   std::error_code ec;
   for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
     auto name = it->path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int fd = ::open((it->path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    std::string cmdline;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) cmdline.append(buf, static_cast<size_t>(n));
-    ::close(fd);
-    if (cmdline.find(needle) != std::string::npos) ::kill(std::stoi(name), SIGKILL);
+    const pid_t pid = std::stoi(name);
+    if (pid == ::getpid()) continue;
+    auto stat = read_proc_file(it->path() / "stat");  // "pid (comm) state ppid ..."
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    parent_of[pid] = ppid;
+    if (uses_dir(it->path(), dir)) doomed.insert(pid);
   }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [pid, ppid] : parent_of)
+      if (doomed.count(ppid) && doomed.insert(pid).second) grew = true;
+  }
+  for (pid_t pid : doomed) ::kill(pid, SIGKILL);
 }
 
 }  // namespace
@@ -111,7 +149,7 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
-  kill_processes_mentioning(path_);
+  kill_processes_using(path_);
   std::error_code ec;
   fs::remove_all(path_, ec);
 }
