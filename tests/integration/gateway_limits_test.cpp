@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -192,11 +193,25 @@ TEST(GatewayLimits, ActorThreadsOutsideOneTo256AreRefusedAndOneOrThreeWorkersRun
     EXPECT_EQ(r.exit_code, 105) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--actor-threads"), std::string::npos) << r.err;
   }
-  // Other counts than the default two run a job through as well.
+  // Other counts than the default two run a job through as well, on as many CAF workers (which
+  // inherit the name of the thread that starts them, as do CAF's other threads: the difference
+  // between the two counts is what tells).
+  auto threads_named = [](pid_t pid, const std::string& comm) {
+    int n = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc/" + std::to_string(pid) + "/task", ec), end;
+         !ec && it != end; it.increment(ec)) {
+      std::string name;
+      std::getline(std::ifstream(it->path() / "comm"), name);
+      n += name == comm;
+    }
+    return n;
+  };
+  std::map<std::string, int> workers_named;
   for (std::string threads : {"1", "3"}) {
     Calderad node(dir.path() + "/node-" + threads, {"--actor-threads", threads});
     node.start();
-    EXPECT_NE(node.log().find("actor_threads=" + threads), std::string::npos) << node.log();
+    workers_named[threads] = threads_named(node.pid(), "caf.multiplexer");
     auto submit =
         node.cli({"submit", "-f", "-"},
                  "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: one}\n"
@@ -209,7 +224,9 @@ TEST(GatewayLimits, ActorThreadsOutsideOneTo256AreRefusedAndOneOrThreeWorkersRun
         },
         30s))
         << threads << " threads: " << node.cli({"get", "job", "one", "-o", "yaml"}).out;
+    EXPECT_NE(node.log().find("actor_threads=" + threads), std::string::npos) << node.log();
   }
+  EXPECT_EQ(workers_named["3"] - workers_named["1"], 2);
 }
 
 TEST(GatewayLimits, ClientPipeliningListJobsWithoutReadingKeepsRssBounded) {

@@ -59,8 +59,9 @@ bool uses_dir(const fs::path& proc, const std::string& dir) {
 }
 
 // Kills every process that uses `dir` (a test's calderad, its pod supervisors) and every
-// descendant of one (the supervisors' containers), so that no pod of a test outlives it.
-void kill_processes_using(const std::string& dir) {
+// descendant of one (the supervisors' containers); returns how many. A process forked after /proc
+// was read escapes it: see kill_processes_using.
+size_t kill_processes_using_once(const std::string& dir) {
   std::map<pid_t, pid_t> parent_of;
   std::set<pid_t> doomed;
   std::error_code ec;
@@ -85,6 +86,14 @@ void kill_processes_using(const std::string& dir) {
       if (doomed.count(ppid) && doomed.insert(pid).second) grew = true;
   }
   for (pid_t pid : doomed) ::kill(pid, SIGKILL);
+  return doomed.size();
+}
+
+// Until a pass finds nothing, so that no pod of a test outlives it (a supervisor may be forking
+// its container while the first pass reads /proc).
+void kill_processes_using(const std::string& dir) {
+  for (int pass = 0; pass < 5 && kill_processes_using_once(dir) > 0; ++pass) {
+  }
 }
 
 }  // namespace

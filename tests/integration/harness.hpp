@@ -42,6 +42,7 @@ class Calderad {
   void kill9();                // SIGKILL and wait
   void signal(int sig) const;  // e.g. SIGSTOP, SIGCONT
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
   std::string log() const;  // what it printed
