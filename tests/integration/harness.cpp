@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +97,8 @@ void kill_processes_using(const std::string& dir) {
   }
 }
 
+constexpr std::chrono::seconds kRunTimeout{120};
+
 }  // namespace
 
 CommandResult run(const std::vector<std::string>& argv, const std::string& input) {
@@ -130,8 +133,23 @@ CommandResult run(const std::vector<std::string>& argv, const std::string& input
   std::string* sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
   char buf[65536];
+  // A command that should have ended long ago (a calderad that starts when it should refuse its
+  // flags) is killed, and the test fails on its exit status instead of waiting for ctest's timeout.
+  auto deadline = std::chrono::steady_clock::now() + kRunTimeout;
+  bool killed = false;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) break;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    int ready = poll(fds, 2, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (ready < 0) break;
+    if (ready == 0) {
+      if (killed) break;  // a process it started holds the pipes open: stop reading them
+      ::kill(pid, SIGKILL);
+      killed = true;
+      r.err += "\n[harness: killed after " + std::to_string(kRunTimeout.count()) + " s]\n";
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      continue;
+    }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
       auto n = read(fds[i].fd, buf, sizeof buf);
@@ -144,6 +162,8 @@ CommandResult run(const std::vector<std::string>& argv, const std::string& input
       }
     }
   }
+  for (auto& f : fds)
+    if (f.fd >= 0) close(f.fd);
   writer.join();
   int status = 0;
   waitpid(pid, &status, 0);
