@@ -7,7 +7,9 @@
 # run and the medians.
 # With a baseline revision (e.g. the commit before a change), every run measures that revision's
 # calderad too, with the same client and the same spawn-rate figure, so the two come from one
-# run. (A baseline older than submitJob fails the sim-struct kind.)
+# run. (A baseline older than submitJob fails the sim-struct kind.) Each other variant's median
+# line then also gives completed_over_baseline: the median, over runs, of its jobs/s over the
+# baseline's in the same run.
 # With ONE_WORKER=1, every run also measures the current calderad with --actor-threads 1 (variant
 # current-1w), the setting that takes less CPU per job on a 2-CPU machine.
 # Usage: scripts/bench/submit-throughput.sh [N=1000] [RUNS=3] [KINDS="sim sim-struct true"]
@@ -26,8 +28,8 @@ setup_variants "$baseline"
 declare -A extra_args=()
 if [ "${ONE_WORKER:-0}" = 1 ]; then
   variants+=(current-1w)
-  calderad[current-1w]=${calderad[current]}
-  extra_args[current-1w]="--actor-threads 1"
+  calderad["current-1w"]=${calderad[current]}
+  extra_args["current-1w"]="--actor-threads 1"
 fi
 
 work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
@@ -37,7 +39,7 @@ trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print ($12 + $13) / hz}' "/proc/$1/stat"; }
 
 for kind in $kinds; do
-  declare -A acc=() comp=() cpu=() ratio=()
+  declare -A acc=() comp=() cpu=() ratio=() paired=()
   spawn=()
   for r in $(seq "$runs"); do
     sp=$(build-release/scripts/bench/caldera-bench-spawn "$n")
@@ -64,14 +66,23 @@ for kind in $kinds; do
       echo "$v $out calderad_cpu_ms_per_job=$per_job spawns_per_s=$s completed_over_spawns=$q"
       acc[$v]+="$(field accepted_per_s "$out") "; comp[$v]+="$c "; cpu[$v]+="$per_job "
       ratio[$v]+="$q "
+      # Against the baseline's figure of the same run: the machine's speed drifts between runs
+      # far more than within one, so the median of these ratios is the steadier comparison.
+      if [ "$v" = baseline ]; then
+        base_c=$c
+      elif [ -n "${base_c:-}" ]; then
+        paired[$v]+="$(awk -v c="$c" -v b="$base_c" 'BEGIN {printf "%.3f", c / b}') "
+      fi
       kill "$pid"; wait "$pid" || true
     done
+    base_c=
   done
   for v in "${variants[@]}"; do
     # shellcheck disable=SC2086 # the lists are space-separated numbers
     echo "median $v kind=$kind jobs=$n runs=$runs accepted_per_s=$(med ${acc[$v]})" \
       "completed_per_s=$(med ${comp[$v]}) calderad_cpu_ms_per_job=$(med ${cpu[$v]})" \
-      "spawns_per_s=$(med "${spawn[@]}") completed_over_spawns=$(med ${ratio[$v]})"
+      "spawns_per_s=$(med "${spawn[@]}") completed_over_spawns=$(med ${ratio[$v]})" \
+      ${paired[$v]:+"completed_over_baseline=$(med ${paired[$v]})"}
   done
-  unset acc comp cpu ratio
+  unset acc comp cpu ratio paired
 done
