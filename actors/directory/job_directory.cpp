@@ -368,6 +368,17 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
 
 // Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
 // Returns the new job's uid.
+// A job's record as its actor stored it last: the read cache, and the watchers' event.
+void take_record(DirSelf* self, const std::string& key, std::string record) {
+  auto it = self->state.jobs.find(key);
+  // A deleted job's actor cannot overwrite a successor's record: its last update is processed
+  // before the delete reply that erases its entry (per-sender ordering).
+  if (it == self->state.jobs.end() || record.empty()) return;
+  const bool added = it->second.record.empty();
+  publish_job(self, key, record, it->second.spec, added ? EventType::ADDED : EventType::MODIFIED);
+  it->second.record = std::move(record);
+}
+
 std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std::string&)> done) {
   auto& st = self->state;
   auto key = spec.key();
@@ -388,7 +399,8 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
       .then(
-          [done, key](caf::ok_atom) {
+          [self, done, key](std::string& record) {
+            take_record(self, key, std::move(record));
             spdlog::info("job={} accepted", key);
             done("");
           },
@@ -1524,14 +1536,7 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         then(error);
       },
       [=](update_atom, const std::string& key, std::string& record) {
-        auto it = self->state.jobs.find(key);
-        // A deleted job's actor cannot overwrite a successor's record: its last update is
-        // processed before the delete reply that erases its entry (per-sender ordering).
-        if (it == self->state.jobs.end()) return;
-        const bool added = it->second.record.empty();
-        publish_job(self, key, record, it->second.spec,
-                    added ? EventType::ADDED : EventType::MODIFIED);
-        it->second.record = std::move(record);
+        take_record(self, key, std::move(record));
       },
       [=](pod_events_atom, const std::string& key, const std::string& page,
           const std::string& types) {

@@ -292,7 +292,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
       self->send(st.env.scheduler, place_atom::value, std::move(request));
     }
   }
-  if (!in.record.empty())
+  // A create's record goes back in its reply, which the coordinator awaits anyway.
+  const bool record_in_reply = in.create && in.reply.pending();
+  if (!in.record.empty() && !record_in_reply)
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
   if (!in.pod_events.empty())
     self->send(st.env.coordinator, pod_events_atom::value, m.key(), std::move(in.pod_events),
@@ -323,6 +325,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
       in.reply.deliver(std::move(*in.pods_page));
     else if (in.command)
       in.reply.deliver(in.fx.refused);
+    else if (record_in_reply)
+      in.reply.deliver(std::move(in.record));
     else
       in.reply.deliver(caf::ok_atom::value);
   }
@@ -415,8 +419,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         std::optional<ReportAck> ack;
         if (pod.status_seq != 0 && !pod.node.empty())
           ack = ReportAck{pod.node, pod.uid, pod.status_seq};
-        commit(self, on_pod_report(self->state.model, pod, make_clock()), {}, Kind::Plain,
-               std::move(ack));
+        auto fx = on_pod_report(self->state.model, pod, make_clock());
+        if (!fx.ended.empty())
+          self->send(self->state.env.scheduler, release_atom::value, std::move(fx.ended));
+        commit(self, std::move(fx), {}, Kind::Plain, std::move(ack));
       },
       [=](command_atom, const std::string& action, const std::string& command_id) {
         auto rp = self->make_response_promise();

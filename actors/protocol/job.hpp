@@ -15,8 +15,9 @@
 namespace caldera::protocol {
 
 using job = caf::typed_actor<
-    // -> ok, once the new job is durable
-    caf::replies_to<create_atom>::with<caf::ok_atom>,
+    // -> its record (JobRecord bytes), once the new job is durable: the requester's read cache
+    // takes it from here, not from a separate update
+    caf::replies_to<create_atom>::with<std::string>,
     // after a coordinator restart: re-sync from the stored state
     caf::reacts_to<recover_atom>,
     // PodReport bytes: a node's report on one of its pods (acknowledged once applied, rule 5)

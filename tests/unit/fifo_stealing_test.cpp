@@ -1,9 +1,15 @@
-// FifoStealing: the actors a worker's own actors schedule run in the order they were scheduled.
+// FifoStealing: the actors a worker's own actors schedule run in the order they were scheduled,
+// and one scheduled behind a backlog goes to a sleeping worker.
 #include "node/fifo_stealing.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -50,6 +56,69 @@ TEST(FifoStealing, ActorsScheduledFromAWorkerRunInTheOrderTheyWereScheduled) {
     me->receive([&](const std::string& name) { ran.push_back(name); },
                 caf::after(std::chrono::seconds(5)) >> [] {});
   EXPECT_EQ(ran, (std::vector<std::string>{"first", "second", "third"}));
+}
+
+// Where an actor ran, and that it did.
+struct Ran {
+  std::atomic<bool> done{false};
+  std::thread::id on;
+};
+
+caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<Ran> ran) {
+  return {
+      [=](go_atom) {
+        ran->on = std::this_thread::get_id();
+        ran->done = true;
+      },
+      [](caf::ok_atom) { return caf::ok_atom::value; },
+  };
+}
+
+// Schedules `first` then `second` from its worker, then holds that worker until `second` has run
+// (at most 5 s), and answers the thread it ran on.
+caf::behavior holder(caf::event_based_actor* self, caf::actor first, caf::actor second,
+                     std::shared_ptr<Ran> second_ran) {
+  return {
+      [=](go_atom) {
+        self->send(first, go_atom::value);
+        self->send(second, go_atom::value);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!second_ran->done && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::yield();
+        std::ostringstream id;
+        id << std::this_thread::get_id();
+        return id.str();
+      },
+  };
+}
+
+TEST(FifoStealing, AnActorScheduledBehindABacklogRunsOnASleepingWorker) {
+  caf::actor_system_config cfg;
+  cfg.load<FifoStealingCoordinator>();
+  cfg.set("scheduler.max-threads", size_t{2});
+  // An idle worker sleeps at once and, left alone, would not look for work to steal within the
+  // test: only the hand-over can wake it.
+  cfg.set("work-stealing.aggressive-poll-attempts", size_t{0});
+  cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::seconds(60)});
+  caf::actor_system sys{cfg};
+  caf::scoped_actor me{sys};
+  auto first_ran = std::make_shared<Ran>(), second_ran = std::make_shared<Ran>();
+  auto first = sys.spawn(recorder, first_ran);
+  auto second = sys.spawn(recorder, second_ran);
+  for (const auto& a : {first, second})  // idle before the test: a message schedules it afresh
+    me->request(a, caf::infinite, caf::ok_atom::value)
+        .receive([](caf::ok_atom) {}, [](caf::error&) {});
+  // `first` is queued on the holder's worker, so `second` would wait behind it, and behind the
+  // holder, which does not let go until `second` has run.
+  std::string holder_thread;
+  me->request(sys.spawn(holder, first, second, second_ran), caf::infinite, go_atom::value)
+      .receive([&](const std::string& id) { holder_thread = id; },
+               [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_TRUE(second_ran->done) << "the actor behind the backlog did not run while it lasted";
+  std::ostringstream second_thread;
+  second_thread << second_ran->on;
+  EXPECT_NE(second_thread.str(), holder_thread);
 }
 
 }  // namespace

@@ -79,7 +79,24 @@ TEST(JobController, Running_to_Completed_WhenAllPodsSucceeded) {
   auto fx = report(m, "job-w-1", PodPhase::Succeeded, c);
   EXPECT_EQ(m.job.status.state.phase, JobPhase::Completed);
   EXPECT_EQ(m.job.status.succeeded, 2);
-  EXPECT_EQ(fx.release.size(), 1u);
+  EXPECT_EQ(fx.ended, std::vector<std::string>{m.pods.at("job-w-1").uid});
+}
+
+// The node made the pod's end durable before it reported it: its room goes back to the scheduler
+// at once (Effects::ended), not once the job's own write is durable (Effects::release).
+TEST(JobController, PodReport_OfAnEndedPodGivesItsRoomBackWithoutWaitingForTheWrite) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  place_all(m, c);
+  const auto uid = m.pods.at("job-w-0").uid;
+  auto running = report(m, "job-w-0", PodPhase::Running, c);
+  EXPECT_TRUE(running.ended.empty()) << "a running pod keeps its room";
+  auto succeeded = report(m, "job-w-0", PodPhase::Succeeded, c);
+  EXPECT_EQ(succeeded.ended, std::vector<std::string>{uid});
+  EXPECT_TRUE(succeeded.release.empty()) << "nothing waits for the write to give the room back";
+  auto again = report(m, "job-w-0", PodPhase::Succeeded, c);
+  EXPECT_TRUE(again.ended.empty()) << "an ended pod's room goes back once";
 }
 
 TEST(JobController, Running_to_Completed_WhenMinSuccessReachedKillsTheRest) {

@@ -49,10 +49,11 @@ inline LifecyclePolicy exit_code_policy(int32_t code, Action a) {
   return p;
 }
 
-// Reports a pod's phase as a node would.
+// Reports a pod's phase as a node would: numbered, the next status after the last applied.
 inline Effects report(JobModel& m, const std::string& name, PodPhase phase, const Clock& c,
                       int32_t exit_code = 0, const std::string& reason = {}) {
   Pod r = m.pods.at(name);
+  ++r.status_seq;
   r.phase = phase;
   r.reason = reason;
   ContainerStatus cs;

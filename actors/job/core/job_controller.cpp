@@ -119,6 +119,7 @@ void Effects::merge(Effects other) {
   kill.insert(kill.end(), other.kill.begin(), other.kill.end());
   remove.insert(remove.end(), other.remove.begin(), other.remove.end());
   release.insert(release.end(), other.release.begin(), other.release.end());
+  ended.insert(ended.end(), other.ended.begin(), other.ended.end());
   unreserve.insert(unreserve.end(), other.unreserve.begin(), other.unreserve.end());
   phase_changes.insert(phase_changes.end(), other.phase_changes.begin(), other.phase_changes.end());
   request_placement = request_placement || other.request_placement;
@@ -222,7 +223,10 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     if (!report.node.empty()) p.node = report.node;
     fx.changed = true;
   }
-  if (is_live(before) && !is_live(p)) fx.release.push_back(p.uid);
+  // A status the node numbered is durable on the node: its room may go back before this write.
+  // The controller's own verdicts (node lost, evicted before launch) wait for the write.
+  if (is_live(before) && !is_live(p))
+    (report.status_seq != 0 ? fx.ended : fx.release).push_back(p.uid);
   if (before.phase == PodPhase::Pending && p.phase != PodPhase::Pending) pod_created(m, p);
   auto req = event_for(m, before, p);
   if (req.event == Event::PodFailed || req.event == Event::TaskFailed ||
