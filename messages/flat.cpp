@@ -1,14 +1,33 @@
 #include "messages/flat.hpp"
 
+#include <endian.h>
+
 #include <cstdint>
 #include <cstring>
 
 namespace caldera {
 
+// The framing capnp::messageToFlatArray writes, written straight into the string: one
+// allocation and one copy per message instead of two (every record and message is made here).
 std::string to_bytes(capnp::MessageBuilder& message) {
-  kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
-  auto bytes = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+  auto segments = message.getSegmentsForOutput();
+  // The segment count less one, then each segment's size in words, as little-endian 32-bit
+  // numbers, padded with zeros to a whole word.
+  const size_t table_words = segments.size() / 2 + 1;
+  size_t words = table_words;
+  for (auto s : segments) words += s.size();
+  std::string out;
+  out.reserve(words * sizeof(capnp::word));
+  auto put = [&out](size_t n) {
+    const uint32_t le = htole32(static_cast<uint32_t>(n));
+    out.append(reinterpret_cast<const char*>(&le), sizeof le);
+  };
+  put(segments.size() - 1);
+  for (auto s : segments) put(s.size());
+  if (segments.size() % 2 == 0) put(0);
+  for (auto s : segments)
+    out.append(reinterpret_cast<const char*>(s.begin()), s.size() * sizeof(capnp::word));
+  return out;
 }
 
 kj::Array<capnp::word> FlatReader::copy_aligned(std::string_view bytes) {

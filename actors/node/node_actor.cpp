@@ -7,8 +7,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <random>
+#include <unordered_map>
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -97,7 +97,9 @@ struct NodeState {
   NodeAccounting accounting;         // what its pods and reservations hold of its capacity
   std::optional<int64_t> expiry_at;  // when the reservation expiry check is armed for
   std::unique_ptr<ProcessRunner> runner;
-  std::map<std::string, NodePodEntry> pods;  // by uid
+  // By uid. Hashed: a pod is looked up for every message about it, among every pod the node
+  // keeps until its job goes (thousands), and nothing needs them in order.
+  std::unordered_map<std::string, NodePodEntry> pods;
   // The outbox (DESIGN rule 5): the latest status of each pod that its job has not acknowledged.
   // The status itself is the pod's durable record; an acknowledgement is kept in memory only, so
   // a restarted node sends every pod's status once more, which the jobs know by its number.

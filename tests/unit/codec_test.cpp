@@ -116,6 +116,23 @@ TEST(Codec, JobSpecRoundTripsThroughBytes) {
   EXPECT_EQ(back.policies[1].timeout_ms, 300000);
 }
 
+// to_bytes writes Cap'n Proto's own stream framing, for messages of 3, 4, 5 and 42 segments (odd
+// and even counts, whose segment tables differ by their padding).
+TEST(FlatReader, ToBytesIsTheStandardFramingOfOneSegmentOrMany) {
+  for (unsigned texts : {1u, 2u, 3u, 40u}) {
+    capnp::MallocMessageBuilder b(8, capnp::AllocationStrategy::FIXED_SIZE);  // tiny segments
+    auto list = b.initRoot<api::Response>().initPods(texts);
+    for (unsigned i = 0; i < texts; ++i) list[i].setName(std::string(100 + i, 'a' + i % 26));
+    auto flat = capnp::messageToFlatArray(b);
+    auto expected = flat.asBytes();
+    const std::string bytes = to_bytes(b);
+    ASSERT_EQ(bytes, std::string(reinterpret_cast<const char*>(expected.begin()), expected.size()))
+        << texts << " pods, " << b.getSegmentsForOutput().size() << " segments";
+    FlatReader reader(bytes);
+    EXPECT_EQ(reader.root<api::Response>().getPods().size(), texts);
+  }
+}
+
 // A borrowing reader reads aligned whole words in place and copies anything else, with the same
 // result either way.
 TEST(FlatReader, BorrowReadsAlignedBytesInPlaceAndCopiesOthers) {

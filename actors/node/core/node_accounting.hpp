@@ -3,9 +3,9 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "messages/resources.hpp"
@@ -53,7 +53,7 @@ class NodeAccounting {
 
   ResourceList capacity_;
   ResourceList used_;  // the sum of held_, kept as it changes: a node may hold many pods
-  std::map<std::string, Held> held_;  // by pod uid
+  std::unordered_map<std::string, Held> held_;  // by pod uid
 };
 
 }  // namespace caldera

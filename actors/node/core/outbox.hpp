@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,7 +39,7 @@ class Outbox {
     int64_t sent_ms = 0;
     int resends = 0;
   };
-  std::map<std::string, Entry> entries_;
+  std::unordered_map<std::string, Entry> entries_;  // by pod uid
 };
 
 }  // namespace caldera
