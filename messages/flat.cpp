@@ -2,6 +2,8 @@
 
 #include <endian.h>
 
+#include <kj/debug.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -11,6 +13,7 @@ namespace caldera {
 // allocation and one copy per message instead of two (every record and message is made here).
 std::string to_bytes(capnp::MessageBuilder& message) {
   auto segments = message.getSegmentsForOutput();
+  KJ_REQUIRE(segments.size() > 0, "Tried to serialize uninitialized message.");
   // The segment count less one, then each segment's size in words, as little-endian 32-bit
   // numbers, padded with zeros to a whole word.
   const size_t table_words = segments.size() / 2 + 1;

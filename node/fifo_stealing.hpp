@@ -38,7 +38,8 @@ class FifoStealing : public caf::policy::work_stealing {
     size_t other = next_other_++ % (n - 1);
     if (other >= self->id()) ++other;  // any worker but this one
     auto& target = d(parent->worker_by_id(other));
-    // A worker whose lock is taken is going to sleep or waking up: it finds work by itself.
+    // Its lock held (it is about to sleep, waking up, or being given work from outside): the job
+    // stays here, as with CAF's own policy.
     std::unique_lock<std::mutex> guard(target.waitdata.lock, std::try_to_lock);
     if (!guard.owns_lock() || !target.waitdata.sleeping) return false;
     // Under its lock: its wait checks its queue under the same lock, so the wake is not missed.

@@ -88,16 +88,11 @@ caf::result<std::string> list_nodes(RouterSelf* self, uint64_t id) {
   return rp;
 }
 
-// A requester in this process (the client bridge) hears the directory's answer straight from
-// it: one message less per request. A worker's link in another process is not delegated to: the
-// answer comes back through this actor (a response delegated to a remote requester was seen
-// lost).
+// Not delegated: the answer comes back through this actor, whose requester may be a worker's
+// link in another process (a response delegated to a remote requester was seen lost). Nor for
+// the local bridge: a delegated request keeps its high priority, and would be handled at the
+// directory ahead of the jobs' own messages (and out of order with watches, which are not).
 caf::result<std::string> to_directory(RouterSelf* self, uint64_t id, const std::string& bytes) {
-  const auto& sender = self->current_sender();
-  if (sender && sender->node() == self->node()) {
-    self->delegate(self->state.env.directory, api_atom::value, bytes);
-    return caf::delegated<std::string>{};
-  }
   auto rp = self->make_response_promise<std::string>();
   // No timeout: the directory answers once what the request changes is durable.
   self->request(self->state.env.directory, caf::infinite, api_atom::value, bytes)

@@ -366,8 +366,6 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
 
 // ---- creating jobs: the one path for a client's jobs and a flow's ----
 
-// Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
-// Returns the new job's uid.
 // A job's record as its actor stored it last: the read cache, and the watchers' event.
 void take_record(DirSelf* self, const std::string& key, std::string record) {
   auto it = self->state.jobs.find(key);
@@ -379,6 +377,8 @@ void take_record(DirSelf* self, const std::string& key, std::string record) {
   it->second.record = std::move(record);
 }
 
+// Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
+// Returns the new job's uid.
 std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std::string&)> done) {
   auto& st = self->state;
   auto key = spec.key();

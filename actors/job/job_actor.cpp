@@ -292,9 +292,11 @@ void apply_effects(JobSelf* self, Inflight& in) {
       self->send(st.env.scheduler, place_atom::value, std::move(request));
     }
   }
-  // A create's record goes back in its reply, which the coordinator awaits anyway.
-  const bool record_in_reply = in.create && in.reply.pending();
-  if (!in.record.empty() && !record_in_reply)
+  // A create's record goes back in its reply, which the coordinator awaits anyway: before the
+  // pod events, as an update would.
+  if (in.create && in.reply.pending())
+    in.reply.deliver(std::move(in.record));
+  else if (!in.record.empty())
     self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
   if (!in.pod_events.empty())
     self->send(st.env.coordinator, pod_events_atom::value, m.key(), std::move(in.pod_events),
@@ -325,8 +327,6 @@ void apply_effects(JobSelf* self, Inflight& in) {
       in.reply.deliver(std::move(*in.pods_page));
     else if (in.command)
       in.reply.deliver(in.fx.refused);
-    else if (record_in_reply)
-      in.reply.deliver(std::move(in.record));
     else
       in.reply.deliver(caf::ok_atom::value);
   }

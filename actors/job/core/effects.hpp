@@ -35,9 +35,11 @@ struct Effects {
   std::vector<PodKillEffect> remove;  // pods (and logs) the node may forget once they end
   std::vector<std::string> release;   // pod uids whose resources the scheduler can take back
   // Pods their node reported ended (a status it numbered): the one effect that need not wait for
-  // the job's write (DESIGN rule 3), as the node made the end durable before it reported it
-  // (rule 5). Their room goes back to the scheduler at once, a store commit sooner, so the next
-  // gang is bound sooner.
+  // the job's write (DESIGN rule 3). The node gave their room back as they ended, before it wrote
+  // and reported the end (rule 5: a pod refused or never started holds none either), so the
+  // scheduler taking it back now cannot over-commit the node, whose own accounting refuses a
+  // bind that does not fit in any case; and a release the scheduler hears twice does nothing.
+  // Their room goes back at once, a store commit sooner, so the next gang is bound sooner.
   std::vector<std::string> ended;
   // Placements the job did not take: their nodes hold them reserved (DESIGN rule 6) and let
   // them go at once instead of when the reservation expires.

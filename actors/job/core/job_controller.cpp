@@ -223,8 +223,9 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     if (!report.node.empty()) p.node = report.node;
     fx.changed = true;
   }
-  // A status the node numbered is durable on the node: its room may go back before this write.
-  // The controller's own verdicts (node lost, evicted before launch) wait for the write.
+  // A status the node numbered: the node freed the pod's room as it ended, so the scheduler may
+  // take it back before this write (Effects::ended). The controller's own verdicts (node lost,
+  // where the pod may still run; evicted before launch) wait for the write.
   if (is_live(before) && !is_live(p))
     (report.status_seq != 0 ? fx.ended : fx.release).push_back(p.uid);
   if (before.phase == PodPhase::Pending && p.phase != PodPhase::Pending) pod_created(m, p);
