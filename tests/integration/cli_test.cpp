@@ -65,6 +65,14 @@ class Cli : public NodeTest {
 
 // ---- 1. -n on submit ----
 
+// The harness itself: a command that exits without reading its input (a CLI refusing its flags
+// before it reads `-f -`) fails its test on its exit status; the write to its closed stdin does
+// not kill the whole test binary with SIGPIPE.
+TEST(Harness, ACommandThatReadsNoneOfItsInputDoesNotKillTheTests) {
+  auto r = run({"sh", "-c", "exit 3"}, std::string(1 << 20, 'x'));  // far past a pipe's buffer
+  EXPECT_EQ(r.exit_code, 3);
+}
+
 TEST_F(Cli, SubmitWithNamespaceFlagCreatesTheDocumentsThere) {
   auto r = node.cli({"-n", "team-a", "submit", "-f", "-"}, job_yaml("a", "true"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

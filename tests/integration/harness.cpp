@@ -120,6 +120,13 @@ CommandResult run(const std::vector<std::string>& argv, const std::string& input
   close(out_pipe[1]);
   close(err_pipe[1]);
   std::thread writer([&] {
+    // A command that exits without reading all its input must not kill the test with SIGPIPE:
+    // blocked in this thread, the write fails with EPIPE instead, and the signal it leaves
+    // pending here is taken back.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
     size_t off = 0;
     while (off < input.size()) {
       auto n = write(in_pipe[1], input.data() + off, input.size() - off);
@@ -127,6 +134,8 @@ CommandResult run(const std::vector<std::string>& argv, const std::string& input
       off += static_cast<size_t>(n);
     }
     close(in_pipe[1]);
+    timespec now{0, 0};
+    sigtimedwait(&pipe_signal, nullptr, &now);
   });
   CommandResult r;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
