@@ -5,7 +5,9 @@
 # PODS simulated pods are sent to the coordinator; prints pods bound and run to Completed per
 # second, the gang commit latency (prepare on every node to bound) and how long the hollow nodes
 # took to register. A fresh cluster each run; every run and the medians.
-# Usage: scripts/bench/hollow-cluster.sh [RUNS=3] [NODES=1000] [GANGS=1000] [PODS=8]
+# CALDERAD_BIN runs another calderad (say, an earlier revision's Release build) for both
+# processes, with this tree's client: alternate the two for a paired comparison.
+# Usage: [CALDERAD_BIN=path] scripts/bench/hollow-cluster.sh [RUNS=3] [NODES=1000] [GANGS=1000] [PODS=8]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${1:-3}"
@@ -16,7 +18,7 @@ scripts/install-deps.sh
 
 source scripts/bench/lib.sh
 build_release . build-release calderad caldera caldera-shim caldera-bench-submit
-calderad=build-release/node/calderad
+daemon=${CALDERAD_BIN:-build-release/node/calderad}
 cli=build-release/client/caldera
 
 work=$(mktemp -d /tmp/caldera-hollow-bench-XXXXXX)
@@ -37,9 +39,9 @@ nodes:
   - {name: hollow, host: 127.0.0.1, clientPort: $(free_port), clusterPort: $(free_port), dataDir: $dir/hollow, count: $nodes, resources: {cpu: 8, memory: 32Gi, pods: 110}}
 YAML
   started=$(date +%s.%N)
-  "$calderad" --config "$dir/cluster.yaml" --node node-1 >"$dir/node-1.log" 2>&1 &
+  "$daemon" --config "$dir/cluster.yaml" --node node-1 >"$dir/node-1.log" 2>&1 &
   pids+=($!)
-  "$calderad" --config "$dir/cluster.yaml" --node hollow >"$dir/hollow.log" 2>&1 &
+  "$daemon" --config "$dir/cluster.yaml" --node hollow >"$dir/hollow.log" 2>&1 &
   pids+=($!)
   ready=0
   for _ in $(seq 1200); do
