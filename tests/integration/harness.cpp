@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include "../proc_stat.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -71,14 +73,9 @@ size_t kill_processes_using_once(const std::string& dir) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::stoi(name);
     if (pid == ::getpid()) continue;
-    auto stat = read_proc_file(it->path() / "stat");  // "pid (comm) state ppid ..."
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 1));
-    std::string state;
-    pid_t ppid = 0;
-    fields >> state >> ppid;
-    parent_of[pid] = ppid;
+    auto stat = parse_proc_stat(read_proc_file(it->path() / "stat"));
+    if (!stat) continue;
+    parent_of[pid] = stat->ppid;
     if (uses_dir(it->path(), dir)) doomed.insert(pid);
   }
   for (bool grew = true; grew;) {

@@ -105,6 +105,23 @@ TEST_F(JobActorTest, AReportIsAcknowledgedOnceItsStatusIsDurableAndARepeatAgain)
         caf::after(5s) >> [] {});
     EXPECT_TRUE(acked) << "round " << round;
   }
+  // The ended pod's room goes back to the scheduler, sent as the report came in (its node freed
+  // it as the pod ended), and once: the repeat released nothing.
+  std::vector<std::vector<std::string>> released;
+  auto take_releases = [&](std::chrono::milliseconds wait) {
+    for (bool got = true; got;) {
+      got = false;
+      scheduler->receive(
+          [&](release_atom, const std::vector<std::string>& uids) {
+            released.push_back(uids);
+            got = true;
+          },
+          caf::after(wait) >> [] {});
+      wait = 0ms;
+    }
+  };
+  take_releases(5s);
+  EXPECT_EQ(released, (std::vector<std::vector<std::string>>{{uid}}));
   // The repeat was not applied again: one PodSucceeded's worth of events, no second write.
   auto stats = store_->stats();
   caf::anon_send(job, report_atom::value, report_bytes(pod));
@@ -112,6 +129,8 @@ TEST_F(JobActorTest, AReportIsAcknowledgedOnceItsStatusIsDurableAndARepeatAgain)
                  caf::after(5s) >> [] { ADD_FAILURE() << "no acknowledgement"; });
   store_->flush();
   EXPECT_EQ(store_->stats().writes, stats.writes) << "a repeated report was written again";
+  take_releases(0ms);  // sent before its acknowledgement, had the repeat released anything
+  EXPECT_EQ(released.size(), 1u) << "a repeated report released the pod again";
   caf::anon_send_exit(job, caf::exit_reason::user_shutdown);
 }
 

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../proc_stat.hpp"
 #include "actors/node/pod_dir.hpp"
 
 namespace caldera {
@@ -751,14 +752,9 @@ int32_t launcher_pid() {
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     std::string cmdline = slurp(entry.path() / "cmdline");
     if (cmdline.find("--launcher") == std::string::npos) continue;
-    std::string stat = slurp(entry.path() / "stat");
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 1));
-    std::string state;
-    int32_t ppid = 0;
-    fields >> state >> ppid;
-    if (ppid == ::getpid() && state != "Z") return std::stoi(entry.path().filename().string());
+    auto stat = testing::parse_proc_stat(slurp(entry.path() / "stat"));
+    if (stat && stat->ppid == ::getpid() && stat->state != "Z")
+      return std::stoi(entry.path().filename().string());
   }
   return 0;
 }
