@@ -34,10 +34,10 @@ PodGroupView pod_group_of(const Job& job) {
     pg.phase = "Running";
   else if (unschedulable && st.running > 0)
     pg.phase = "Unknown";
-  else if (unschedulable && st.pod_group_phase != "Inqueue")
-    pg.phase = "Pending";  // not admitted ("" : a record from before the scheduler said)
+  else if (st.pod_group_phase == "Inqueue" || st.state.phase != JobPhase::Pending)
+    pg.phase = "Inqueue";  // admitted: its gang is placed, or waits for room it was promised
   else
-    pg.phase = "Inqueue";
+    pg.phase = "Pending";  // the scheduler has not admitted it yet, or has refused to
   if (unschedulable) {
     pg.condition = "Unschedulable";
     pg.message = st.state.message;

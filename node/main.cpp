@@ -295,9 +295,10 @@ int main(int argc, char** argv) {
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes)
       for (const auto& name : n.node_names()) members.options.allowed.insert(name);
+    const auto members_allowed = members.options.allowed;
     membership = spawn_membership(sys, std::move(members));
-    directory =
-        spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics});
+    directory = spawn_job_directory(
+        sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics, members_allowed});
     router =
         spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.

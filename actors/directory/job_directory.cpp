@@ -1377,6 +1377,7 @@ void recover_jobs(DirSelf* self) {
     spec_rows.emplace(std::string(key), std::string(value));
   });
   size_t count = 0;
+  std::map<std::string, size_t> dropped_pods;  // by node the config no longer has
   st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
     auto rows = pod_rows.find(key);
     auto spec = spec_rows.find(key);
@@ -1396,10 +1397,17 @@ void recover_jobs(DirSelf* self) {
                    std::string(key), stale.size());
     auto k = model->key();
     // Bound pods hold their resources again before any node registers, so that nothing new is
-    // placed into their room (messages from one sender arrive in order).
+    // placed into their room (messages from one sender arrive in order). A node the config no
+    // longer has will never register: its pods hold nothing and are lost once the job is up.
     const auto group = pod_group_info(*model);
+    std::set<std::string> dropped;
     for (const auto& [name, p] : std::as_const(model->pods)) {
       if (p.node.empty() || !is_live(p)) continue;
+      if (!st.env.nodes.empty() && !st.env.nodes.count(p.node)) {
+        dropped.insert(p.node);
+        ++dropped_pods[p.node];
+        continue;
+      }
       for (const auto& t : model->job.spec.tasks)
         if (t.name == p.task_name)
           self->send(st.env.scheduler, reserve_atom::value, k, p.uid, p.node,
@@ -1418,8 +1426,13 @@ void recover_jobs(DirSelf* self) {
     auto actor = entry.actor;
     st.jobs[k] = std::move(entry);
     self->send(actor, recover_atom::value);
+    for (const auto& node : dropped)
+      self->send(actor, node_lost_atom::value, node,
+                 std::string("it is not in the cluster config any more"));
     ++count;
   });
+  for (const auto& [node, pods] : dropped_pods)
+    spdlog::warn("node={} is not in the cluster config: pods={} bound to it are lost", node, pods);
   // Rows whose job row is gone belong to no job; left, they would join a later job of the name.
   std::vector<Write> orphans;
   for (const auto& [job, rows] : pod_rows) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -22,6 +23,9 @@ struct JobDirectoryEnv {
   protocol::membership
       membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
   std::shared_ptr<Metrics> metrics;  // handed to the job and flow actors; unset: none
+  // The nodes of the cluster's config. A recovered pod bound to any other node is lost: that
+  // node can never register again. Empty: not known, nothing is checked.
+  std::set<std::string> nodes;
 };
 
 // Messages:
@@ -43,7 +47,8 @@ struct JobDirectoryEnv {
 //   (unwatch_atom, bridge, stream)                       ends it (also when the bridge dies)
 //   (pod_events_atom, job key, pods, types)              a job's pod changes, for watchers
 // On start it reloads every job from the store and respawns its actor, and every JobTemplate and
-// JobFlow (which have no actor: their controller is not in this version).
+// JobFlow. A recovered job whose pods are bound to a node the config no longer has hears at once
+// that the node is lost.
 caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);
 
 }  // namespace caldera

@@ -108,6 +108,34 @@ class Cluster : public ::testing::Test {
     return job;
   }
 
+  // Three one-pod jobs that restart when a pod is evicted, one per node; then the coordinator
+  // and node-3 die, the coordinator first, so that it cannot see node-3's link drop. Returns the
+  // job that ran on node-3 ("" if none did).
+  std::string kill_coordinator_and_node3() {
+    auto& coordinator = *nodes_[0];
+    std::string all;
+    for (int i = 0; i < 3; ++i)
+      all += job("r" + std::to_string(i), 1, "2", "sleep 4") +
+             "  policies: [{event: PodEvicted, action: RestartJob}]\n---\n";
+    EXPECT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
+    auto on_node3 = job_running_on(coordinator, "node-3");
+    EXPECT_FALSE(on_node3.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+    coordinator.kill9();
+    nodes_[2]->kill9();
+    return on_node3;
+  }
+
+  // The job lost its pod with node-3, ran again elsewhere and completed.
+  void expect_restarted_once(const std::string& job, const std::string& timeout) {
+    auto& coordinator = *nodes_[0];
+    ASSERT_EQ(coordinator.cli({"wait", "job", job, "--for=phase=Completed", "--timeout=" + timeout})
+                  .exit_code,
+              0)
+        << coordinator.cli({"describe", "job", job}).out << coordinator.log();
+    auto job_json = json::parse(coordinator.cli({"get", "job", job, "-o", "json"}).out);
+    EXPECT_EQ(job_json.value(json::json_pointer("/status/retryCount"), 0), 1) << job_json.dump();
+  }
+
   TempDir dir_;
   std::vector<NodeSpec> specs_;
   std::string config_;
@@ -581,25 +609,12 @@ TEST_F(Cluster, APodAReturningNodeStillRunsForADeletedJobIsKilled) {
 }
 
 TEST_F(Cluster, ANodeThatDoesNotReturnAfterACoordinatorRestartIsLostAndItsJobRunsElsewhere) {
+  // Nothing tells the restarted coordinator that node-3 is gone but node-3's silence.
+  auto on_node3 = kill_coordinator_and_node3();
+  ASSERT_FALSE(on_node3.empty());
   auto& coordinator = *nodes_[0];
-  std::string all;
-  for (int i = 0; i < 3; ++i)
-    all += job("r" + std::to_string(i), 1, "2", "sleep 4") +
-           "  policies: [{event: PodEvicted, action: RestartJob}]\n---\n";
-  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
-  auto on_node3 = job_running_on(coordinator, "node-3");
-  ASSERT_FALSE(on_node3.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
-  // The coordinator and node-3 die together; only the coordinator comes back. Nothing tells it
-  // that node-3 is gone but node-3's silence.
-  nodes_[2]->kill9();
-  coordinator.kill9();
   coordinator.start();
-  ASSERT_EQ(coordinator.cli({"wait", "job", on_node3, "--for=phase=Completed", "--timeout=60s"})
-                .exit_code,
-            0)
-      << coordinator.cli({"describe", "job", on_node3}).out << coordinator.log();
-  auto job_json = json::parse(coordinator.cli({"get", "job", on_node3, "-o", "json"}).out);
-  EXPECT_EQ(job_json.value(json::json_pointer("/status/retryCount"), 0), 1) << job_json.dump();
+  expect_restarted_once(on_node3, "60s");
   auto nodes = json::parse(coordinator.cli({"get", "nodes", "-o", "json"}).out);
   for (const auto& n : nodes["items"]) {
     if (n.value(json::json_pointer("/metadata/name"), std::string()) != "node-3") continue;
@@ -607,6 +622,23 @@ TEST_F(Cluster, ANodeThatDoesNotReturnAfterACoordinatorRestartIsLostAndItsJobRun
               "has not registered")
         << n.dump();
   }
+}
+
+// An operator takes a dead machine out of the config: the restarted coordinator knows at once
+// that it will never register, so the pods bound to it are lost and their job runs elsewhere.
+TEST_F(Cluster, ANodeDroppedFromTheConfigIsLostWhenTheCoordinatorRestarts) {
+  auto on_node3 = kill_coordinator_and_node3();
+  ASSERT_FALSE(on_node3.empty());
+  write_file(dir_.path(), "cluster.yaml", config_yaml({specs_[0], specs_[1]}, dir_.path(), ""));
+  auto& coordinator = *nodes_[0];
+  coordinator.start();
+  expect_restarted_once(on_node3, "30s");
+  EXPECT_NE(coordinator.cli({"describe", "job", on_node3}).out.find("not in the cluster config"),
+            std::string::npos);
+  EXPECT_NE(coordinator.log().find("node=node-3 is not in the cluster config: pods=1"),
+            std::string::npos)
+      << coordinator.log();
+  EXPECT_EQ(ready_nodes(coordinator), (std::set<std::string>{"node-1", "node-2"}));
 }
 
 // Another process may only register and heartbeat through the cluster port: CAF's own type

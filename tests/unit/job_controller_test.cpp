@@ -311,6 +311,17 @@ TEST(JobController, AnUnschedulableGangShowsWhyWhilePendingAndWritesOnlyChanges)
   EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
 }
 
+// Volcano's pod group starts Pending; placed pods mean the enqueue action admitted it.
+TEST(JobController, APlacedGangsPodGroupIsInqueueThoughItWasNeverUnschedulable) {
+  auto c = test_clock();
+  auto m = new_job(spec_with({{"w", 2}}), "u1", c);
+  sync_job(m, c);
+  EXPECT_EQ(m.job.status.pod_group_phase, "");
+  place_all(m, c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
+  EXPECT_EQ(m.job.status.pod_group_phase, "Inqueue");
+}
+
 TEST(JobController, PodEnvCarriesTaskIndex) {
   auto spec = spec_with({{"w", 2}});
   Container ct;

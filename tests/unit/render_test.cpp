@@ -125,10 +125,9 @@ TEST(Render, JobJsonUsesVolcanoNamesAndRoundTrips) {
   EXPECT_FALSE(container.contains("image"));
 }
 
-// A pod group's phase as read off its job: Pending while the scheduler has not admitted it (or,
-// in a record from before the scheduler said so, while it does not fit), Inqueue while admitted
-// and waiting, Running once minMember run or have succeeded, Unknown when some run and the rest
-// do not fit, Completed once the job has finished.
+// A pod group's phase as read off its job: Pending until the scheduler admits it, Inqueue while
+// admitted and waiting, Running once minMember run or have succeeded, Unknown when some run and
+// the rest do not fit, Completed once the job has finished.
 TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   Job job;
   job.spec.name = "g";
@@ -144,7 +143,7 @@ TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   job.spec.min_available = 4;
   job.spec.priority_class_name = "high";
   job.status.min_available = 4;
-  EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
+  EXPECT_EQ(pod_group_of(job).phase, "Pending");  // new: no verdict yet
   // Its spec as Volcano's job controller would fill it: the first gang's least ask, each pod
   // with its pod slot.
   auto spec = pod_group_to_json(pod_group_of(job))["spec"];
@@ -166,6 +165,13 @@ TEST(PodGroupView, PhasesFollowTheJobsCountsAndTheSchedulersVerdict) {
   EXPECT_EQ(pod_group_of(job).condition, "Unschedulable");
   job.status.running = 2;
   EXPECT_EQ(pod_group_of(job).phase, "Unknown");
+  job.status.state.reason = "Scheduled";  // placed: its pods start
+  job.status.running = 0;
+  EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
+  job.status.pod_group_phase = "";  // a record from before the controller kept the phase
+  job.status.state.phase = JobPhase::Running;
+  job.status.running = 2;
+  EXPECT_EQ(pod_group_of(job).phase, "Inqueue");
   job.status.state.reason = "MinAvailableReached";
   job.status.running = 3;
   job.status.succeeded = 1;

@@ -466,6 +466,8 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     ++placed;
   }
   auto& state = m.job.status.state;
+  // Placed pods mean the enqueue action admitted the gang: its pod group is Inqueue until they run.
+  if (placed > 0 && phase == JobPhase::Pending) m.job.status.pod_group_phase = "Inqueue";
   if (placed > 0 && phase == JobPhase::Pending && state.reason == kUnschedulable) {
     // The gang is in: the shortfall no longer holds. MinAvailableReached follows once they run.
     int32_t bound = 0;
@@ -474,7 +476,6 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
     state.reason = "Scheduled";
     state.message = fmt::format("{}/{} pods placed, waiting for them to run", bound,
                                 m.job.spec.total_replicas());
-    m.job.status.pod_group_phase = "Inqueue";
   }
   fx.merge(sync_job(m, clock));
   return fx;
