@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 #include <unordered_map>
 
 #include <capnp/message.h>
@@ -423,6 +424,42 @@ void kill_pod(NodeSelf* self, NodePodEntry& e, int64_t grace_ms) {
   self->state.runner->kill(e.status.uid, grace_ms);
 }
 
+// A pod whose launch was recorded but not its supervisor: the previous run may have died after
+// spawning the shim, which then says who it is in the pod dir. An evicted one must never run: the
+// node claims its dir first, so that a shim still on its way runs nothing.
+void adopt_unrecorded_shim(NodeState& st, const std::string& uid, NodePodEntry& e, bool evicted) {
+  const auto dir = pod_dir(st, uid);
+  auto claimed = evicted ? pod_dir::claim_for_node(dir) : pod_dir::Claim::Taken;
+  if (claimed == pod_dir::Claim::Made) return;
+  if (claimed == pod_dir::Claim::Failed)
+    spdlog::error(
+        "node={} pod={} cannot claim {} for its eviction: a supervisor spawned before "
+        "the restart could still run it",
+        st.env.name, uid, dir);
+  auto read_claim = [&] {
+    auto text = pod_dir::read_file(dir + "/state");
+    return pod_dir::parse_state(text ? *text : "", e.containers.size());
+  };
+  auto claim = read_claim();
+  // A shim makes the file, then writes who it is. An evicted pod's shim, adopted only to be
+  // killed, is waited for (briefly): the node must know whom to kill.
+  for (int ms = 0; claimed == pod_dir::Claim::Taken && evicted && claim.shim_pid == 0 && ms < 100;
+       ++ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    claim = read_claim();
+  }
+  if (claimed == pod_dir::Claim::Taken && evicted && claim.shim_pid == 0)
+    spdlog::error(
+        "node={} pod={} was claimed by a supervisor that does not say who it is: it may "
+        "run on, unwatched",
+        st.env.name, uid);
+  if (claim.shim_pid > 0) {
+    e.started = true;
+    e.shim_pid = claim.shim_pid;
+    e.shim_start_ticks = claim.shim_start_ticks;
+  }
+}
+
 // Re-reads the pods of an earlier run: finished ones stay for their logs, running supervisors
 // are adopted, simulated pods continue with the time they have left.
 void recover(NodeSelf* self) {
@@ -473,17 +510,8 @@ void recover(NodeSelf* self) {
   for (auto& [uid, e] : st.pods) {
     if (!is_live(e.status)) continue;
     st.accounting.adopt({uid, e.requests});
-    if (!e.started && e.sim_duration_ms < 0) {
-      // Killed between spawning its supervisor and recording it: the shim says who it is.
-      auto text = pod_dir::read_file(pod_dir(st, uid) + "/state");
-      auto claim = pod_dir::parse_state(text ? *text : "", e.containers.size());
-      if (claim.shim_pid > 0) {
-        e.started = true;
-        e.shim_pid = claim.shim_pid;
-        e.shim_start_ticks = claim.shim_start_ticks;
-      }
-    }
     const bool evicted = !e.evict_reason.empty();
+    if (!e.started && e.sim_duration_ms < 0) adopt_unrecorded_shim(st, uid, e, evicted);
     if (!e.started) {
       // Evicted before its launch: it never runs (kill_pod ends it at once).
       if (!evicted) start_pod(self, e);

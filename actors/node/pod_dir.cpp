@@ -1,6 +1,7 @@
 #include "actors/node/pod_dir.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -182,6 +183,25 @@ bool write_file(const std::string& path, std::string_view data) {
   }
   ok &= ::close(fd) == 0;
   return ok;
+}
+
+namespace {
+// A shim's first line is "shim PID TICKS"; a claim the node made says so instead.
+constexpr std::string_view kNodeClaim = "node\n";
+}  // namespace
+
+Claim claim_for_node(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Claim::Failed;
+  const auto path = dir + "/state";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno != EEXIST) return Claim::Failed;
+    auto text = read_file(path);  // the node's own claim, made before a second restart
+    return text && text->starts_with(kNodeClaim) ? Claim::Made : Claim::Taken;
+  }
+  bool written = ::write(fd, kNodeClaim.data(), kNodeClaim.size()) == ssize_t(kNodeClaim.size());
+  ::close(fd);
+  return written ? Claim::Made : Claim::Failed;
 }
 
 std::optional<uint64_t> proc_start_ticks(int32_t pid) {

@@ -41,6 +41,13 @@ struct ShimState {
 // the number of containers the pod has.
 ShimState parse_state(std::string_view text, size_t count);
 
+// A pod that must never run (evicted before its launch was recorded) is claimed by the node as
+// a shim claims it, by making POD_DIR/state exclusively: a supervisor that an earlier run spawned
+// then finds the claim and runs nothing. Made also when the node claimed it before (a second
+// restart); Taken: a shim claimed it first.
+enum class Claim { Made, Taken, Failed };
+Claim claim_for_node(const std::string& dir);
+
 // Whole small files; nullopt when unreadable.
 std::optional<std::string> read_file(const std::string& path);
 bool write_file(const std::string& path, std::string_view data);

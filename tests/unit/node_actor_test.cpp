@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <capnp/message.h>
 #include <caf/all.hpp>
 
+#include "actors/node/pod_dir.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
@@ -332,6 +334,31 @@ class NodeOutbox : public SimulatedPods {
     return running;
   }
 
+  // Stores `b`, a NodePod record of u1, as evicted by a preemption.
+  void store_preempted(SmallMessageBuilder& b) {
+    auto np = b.getRoot<store::NodePod>();
+    np.setEvictReason("Preempted");
+    np.setEvictMessage("preempted by job default/high of higher priority");
+    store_->commit({Write{Family::NodePods, "u1", to_bytes(b)}}, {});
+    store_->flush();
+  }
+
+  // The node started again on its store (with the shim at `shim_path`): its first report of a
+  // pod past Pending, within 5 s of the one before.
+  std::optional<Pod> restart_until_ended(const std::string& shim_path) {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    caf::scoped_actor coordinator{sys};
+    auto e = env(coordinator);
+    e.shim_path = shim_path;
+    auto node = spawn_node_actor(sys, e);
+    auto report = next_report(coordinator, 5s);
+    while (report && report->phase == PodPhase::Pending) report = next_report(coordinator, 5s);
+    store_->flush();
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    return report;
+  }
+
   static std::string acks(const std::string& uid, uint64_t seq) {
     SmallMessageBuilder b;
     auto a = b.initRoot<cluster::PodAcks>().initPods(1)[0];
@@ -376,18 +403,9 @@ TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
     FlatReader reader(*stored);
     b.setRoot(reader.root<store::NodePod>());
   }
-  auto np = b.getRoot<store::NodePod>();
-  EXPECT_EQ(np.getEvictReason(), "");
-  np.setEvictReason("Preempted");
-  np.setEvictMessage("preempted by job default/high of higher priority");
-  store_->commit({Write{Family::NodePods, "u1", to_bytes(b)}}, {});
-  store_->flush();
-
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor coordinator{sys};
-  auto node = spawn_node_actor(sys, env(coordinator));
-  auto ended = next_report(coordinator, 5s);
+  EXPECT_EQ(b.getRoot<store::NodePod>().getEvictReason(), "");
+  store_preempted(b);
+  auto ended = restart_until_ended("/nonexistent/caldera-shim");
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->phase, PodPhase::Failed);
   EXPECT_EQ(ended->reason, "Preempted");
@@ -395,7 +413,6 @@ TEST_F(NodeOutbox, AnEvictionOutlivesARestartOfTheNode) {
   store_->flush();
   FlatReader reader(*store_->get(Family::NodePods, "u1"));
   EXPECT_EQ(reader.root<store::NodePod>().getEvictReason(), "Preempted");
-  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
 // A real pod that ignores SIGTERM, evicted with a grace of three seconds: its record says why
@@ -448,6 +465,45 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
   EXPECT_EQ(ended->reason, "Reclaimed");
   EXPECT_EQ(ended->containers.at(0).exit_code, 128 + 9);  // it outlived its grace
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
+// A node that died after spawning a pod's supervisor but before recording it, the pod evicted
+// before: restarted, the node ends the pod and claims its dir first, so that the shim still on
+// its way (here run by hand, after the restart) finds the claim and runs nothing. Unclaimed, the
+// shim would run the evicted pod with nobody watching it.
+TEST_F(NodeOutbox, AnEvictedPodWhoseShimWasNeverRecordedDoesNotRunAfterARestart) {
+  capnp::MallocMessageBuilder lb;
+  {
+    FlatReader reader(sim_launch("u1"));
+    lb.setRoot(reader.root<cluster::PodLaunch>());
+  }
+  auto launch = lb.getRoot<cluster::PodLaunch>();
+  launch.setSimDurationMs(-1);
+  Container main;
+  main.name = "main";
+  main.command = {"sh", "-c", "touch " + (dir_ / "ran").string()};
+  auto command = launch.getContainers()[0].initCommand(3);
+  for (unsigned i = 0; i < 3; ++i) command.set(i, main.command[i]);
+  // Its record as the dead run left it: launched, evicted, no supervisor known.
+  SmallMessageBuilder rb;
+  auto np = rb.initRoot<store::NodePod>();
+  np.setLaunch(launch.asReader());
+  Pod status = decode(launch.getPod().asReader());
+  status.containers.emplace_back().name = "main";
+  encode(status, np.initStatus());
+  store_preempted(rb);
+  auto ended = restart_until_ended(CALDERA_SHIM_PATH);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, "Preempted");
+
+  const auto spec = (dir_ / "spec").string();
+  ASSERT_TRUE(pod_dir::write_file(spec, pod_dir::encode_spec({main})));
+  const auto pod = (dir_ / "node" / "pods" / "u1").string();
+  int rc = std::system((std::string(CALDERA_SHIM_PATH) + " " + pod + " 100 < " + spec).c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 3);  // the pod is claimed
+  EXPECT_FALSE(fs::exists(dir_ / "ran"));
 }
 
 // A hollow node keeps its records under "<node>/<uid>": the same node, real and started on that

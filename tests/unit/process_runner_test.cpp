@@ -883,6 +883,21 @@ TEST(PodDir, TheShimsLimitsAreCheckedBeforeLaunch) {
   EXPECT_FALSE(pod_dir::check_containers(many));
 }
 
+// The node claims a pod that must never run as a shim would; its own claim, found again after a
+// second restart, is still its own, and one a shim made first is not.
+TEST(PodDir, TheNodeClaimsAPodDirOnceAndKnowsItsOwnClaim) {
+  char tmpl[] = "/tmp/caldera-claim-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path root = tmpl;
+  EXPECT_EQ(pod_dir::claim_for_node((root / "a").string()), pod_dir::Claim::Made);
+  EXPECT_EQ(pod_dir::claim_for_node((root / "a").string()), pod_dir::Claim::Made);
+  fs::create_directory(root / "b");
+  ASSERT_TRUE(pod_dir::write_file((root / "b" / "state").string(), "shim 42 7\n"));
+  EXPECT_EQ(pod_dir::claim_for_node((root / "b").string()), pod_dir::Claim::Taken);
+  EXPECT_EQ(pod_dir::claim_for_node((root / "missing" / "c").string()), pod_dir::Claim::Failed);
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace caldera
 
