@@ -14,6 +14,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <capnp/message.h>
@@ -71,6 +72,13 @@ class Cli : public NodeTest {
 TEST(Harness, ACommandThatReadsNoneOfItsInputDoesNotKillTheTests) {
   auto r = run({"sh", "-c", "exit 3"}, std::string(1 << 20, 'x'));  // far past a pipe's buffer
   EXPECT_EQ(r.exit_code, 3);
+}
+
+// The harness's ports: a cluster takes several at once, and none may be one handed out before
+// (two of a cluster's ports once were the same, and its config was refused).
+TEST(Harness, FreePortsAreNeverHandedOutTwice) {
+  std::set<int> seen;
+  for (int i = 0; i < 2000; ++i) EXPECT_TRUE(seen.insert(free_port()).second) << i;
 }
 
 TEST_F(Cli, SubmitWithNamespaceFlagCreatesTheDocumentsThere) {

@@ -262,8 +262,12 @@ void Calderad::signal(int sig) const {
 int free_port() {
   static std::mt19937 random(static_cast<unsigned>(::getpid()) ^
                              static_cast<unsigned>(std::random_device{}()));
+  // A port handed out is free until its calderad binds it: the next pick must not be the same
+  // one (two of a cluster's ports once were, and its config was refused).
+  static std::set<int> given;
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const int port = 20000 + static_cast<int>(random() % 12000);
+    if (given.count(port)) continue;
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) break;
     sockaddr_in addr{};
@@ -272,7 +276,10 @@ int free_port() {
     addr.sin_port = htons(static_cast<uint16_t>(port));
     const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     ::close(fd);
-    if (free) return port;
+    if (free) {
+      given.insert(port);
+      return port;
+    }
   }
   throw std::runtime_error("no free port");
 }

@@ -62,7 +62,8 @@ bool eventually(const std::function<bool()>& fn,
                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 std::string source_path(const std::string& relative);  // a file of the source tree
-// A loopback TCP port that was free a moment ago (bound to port 0 and released).
+// A loopback TCP port (20000-31999) that was free a moment ago, never one this process was
+// given before.
 int free_port();
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);
 
