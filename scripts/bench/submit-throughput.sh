@@ -4,7 +4,9 @@
 # /bin/true jobs (true, YAML), each run on a fresh single-node calderad. With each run it measures
 # the machine's raw spawn rate (a tight posix_spawn + wait loop of /bin/true, N times) and
 # calderad's CPU time, and prints jobs/s over spawns/s and calderad's CPU per job. Prints every
-# run and the medians.
+# run and the medians. completed_per_s ends when the client's final list has confirmed every
+# job; completed_by_node_clock_per_s ends when the last job entered Completed by the node's clock
+# (last_completed_s), without that list.
 # With a baseline revision (e.g. the commit before a change), every run measures that revision's
 # calderad too, with the same client and the same spawn-rate figure, so the two come from one
 # run. (A baseline older than submitJob fails the sim-struct kind.) Each other variant's median
@@ -39,7 +41,7 @@ trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print ($12 + $13) / hz}' "/proc/$1/stat"; }
 
 for kind in $kinds; do
-  declare -A acc=() comp=() cpu=() ratio=() paired=()
+  declare -A acc=() comp=() clock=() cpu=() ratio=() paired=()
   spawn=()
   for r in $(seq "$runs"); do
     sp=$(build-release/scripts/bench/caldera-bench-spawn "$n")
@@ -65,6 +67,8 @@ for kind in $kinds; do
       q=$(awk -v c="$c" -v s="$s" 'BEGIN {printf "%.3f", c / s}')
       echo "$v $out calderad_cpu_ms_per_job=$per_job spawns_per_s=$s completed_over_spawns=$q"
       acc[$v]+="$(field accepted_per_s "$out") "; comp[$v]+="$c "; cpu[$v]+="$per_job "
+      clock[$v]+="$(awk -v n="$n" -v t="$(field last_completed_s "$out")" \
+        'BEGIN {printf "%.1f", (t > 0 ? n / t : 0)}') "
       ratio[$v]+="$q "
       # Against the baseline's figure of the same run: the machine's speed drifts between runs
       # far more than within one, so the median of these ratios is the steadier comparison.
@@ -80,9 +84,10 @@ for kind in $kinds; do
   for v in "${variants[@]}"; do
     # shellcheck disable=SC2086 # the lists are space-separated numbers
     echo "median $v kind=$kind jobs=$n runs=$runs accepted_per_s=$(med ${acc[$v]})" \
-      "completed_per_s=$(med ${comp[$v]}) calderad_cpu_ms_per_job=$(med ${cpu[$v]})" \
+      "completed_per_s=$(med ${comp[$v]}) completed_by_node_clock_per_s=$(med ${clock[$v]})" \
+      "calderad_cpu_ms_per_job=$(med ${cpu[$v]})" \
       "spawns_per_s=$(med "${spawn[@]}") completed_over_spawns=$(med ${ratio[$v]})" \
       ${paired[$v]:+"completed_over_baseline=$(med ${paired[$v]})"}
   done
-  unset acc comp cpu ratio paired
+  unset acc comp clock cpu ratio paired
 done
