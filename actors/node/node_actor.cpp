@@ -441,11 +441,16 @@ void adopt_unrecorded_shim(NodeState& st, const std::string& uid, NodePodEntry& 
     return pod_dir::parse_state(text ? *text : "", e.containers.size());
   };
   auto claim = read_claim();
-  // A shim makes the file, then writes who it is. An evicted pod's shim, adopted only to be
-  // killed, is waited for (briefly): the node must know whom to kill.
-  for (int ms = 0; claimed == pod_dir::Claim::Taken && evicted && claim.shim_pid == 0 && ms < 100;
-       ++ms) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // A shim makes the file, then writes who it is at once. An evicted pod's shim, adopted only to
+  // be killed, is waited for (up to 2 s, should it have been descheduled in between): the node
+  // must know whom to kill. Only a restart that found a shim mid-claim waits.
+  auto waited = std::chrono::milliseconds(0);
+  for (auto step = std::chrono::milliseconds(1);
+       claimed == pod_dir::Claim::Taken && evicted && claim.shim_pid == 0 &&
+       waited < std::chrono::seconds(2);
+       step = std::min(2 * step, std::chrono::milliseconds(100))) {
+    std::this_thread::sleep_for(step);
+    waited += step;
     claim = read_claim();
   }
   if (claimed == pod_dir::Claim::Taken && evicted && claim.shim_pid == 0)

@@ -192,16 +192,21 @@ constexpr std::string_view kNodeClaim = "node\n";
 
 Claim claim_for_node(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Claim::Failed;
+  // Written aside, then linked into place (which fails when the file exists): the claim appears
+  // whole, so an empty state is always a shim's that has not written its line yet.
   const auto path = dir + "/state";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno != EEXIST) return Claim::Failed;
-    auto text = read_file(path);  // the node's own claim, made before a second restart
-    return text && text->starts_with(kNodeClaim) ? Claim::Made : Claim::Taken;
+  const auto aside = dir + "/state.node";
+  if (!write_file(aside, kNodeClaim)) {
+    ::unlink(aside.c_str());
+    return Claim::Failed;
   }
-  bool written = ::write(fd, kNodeClaim.data(), kNodeClaim.size()) == ssize_t(kNodeClaim.size());
-  ::close(fd);
-  return written ? Claim::Made : Claim::Failed;
+  const bool linked = ::link(aside.c_str(), path.c_str()) == 0;
+  const int error = errno;
+  ::unlink(aside.c_str());
+  if (linked) return Claim::Made;
+  if (error != EEXIST) return Claim::Failed;
+  auto text = read_file(path);  // the node's own claim, made before a second restart
+  return text && text->starts_with(kNodeClaim) ? Claim::Made : Claim::Taken;
 }
 
 std::optional<uint64_t> proc_start_ticks(int32_t pid) {

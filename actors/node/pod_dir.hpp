@@ -42,9 +42,10 @@ struct ShimState {
 ShimState parse_state(std::string_view text, size_t count);
 
 // A pod that must never run (evicted before its launch was recorded) is claimed by the node as
-// a shim claims it, by making POD_DIR/state exclusively: a supervisor that an earlier run spawned
-// then finds the claim and runs nothing. Made also when the node claimed it before (a second
-// restart); Taken: a shim claimed it first.
+// a shim claims it, by making POD_DIR/state exclusively (whole, with the line "node"): a
+// supervisor that an earlier run spawned then finds the claim and runs nothing, unless the pod
+// dir is removed first. Made also when the node claimed it before (a second restart); Taken: a
+// shim claimed it first.
 enum class Claim { Made, Taken, Failed };
 Claim claim_for_node(const std::string& dir);
 

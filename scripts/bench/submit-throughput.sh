@@ -5,8 +5,8 @@
 # the machine's raw spawn rate (a tight posix_spawn + wait loop of /bin/true, N times) and
 # calderad's CPU time, and prints jobs/s over spawns/s and calderad's CPU per job. Prints every
 # run and the medians. completed_per_s ends when the client's final list has confirmed every
-# job; completed_by_node_clock_per_s ends when the last job entered Completed by the node's clock
-# (last_completed_s), without that list.
+# job; completed_by_node_clock_per_s ends when the last job finished (Completed or Failed) by the
+# node's clock (last_completed_s), without that list.
 # With a baseline revision (e.g. the commit before a change), every run measures that revision's
 # calderad too, with the same client and the same spawn-rate figure, so the two come from one
 # run. (A baseline older than submitJob fails the sim-struct kind.) Each other variant's median
@@ -67,7 +67,7 @@ for kind in $kinds; do
       q=$(awk -v c="$c" -v s="$s" 'BEGIN {printf "%.3f", c / s}')
       echo "$v $out calderad_cpu_ms_per_job=$per_job spawns_per_s=$s completed_over_spawns=$q"
       acc[$v]+="$(field accepted_per_s "$out") "; comp[$v]+="$c "; cpu[$v]+="$per_job "
-      clock[$v]+="$(awk -v n="$n" -v t="$(field last_completed_s "$out")" \
+      clock[$v]+="$(awk -v n="$(field completed "$out")" -v t="$(field last_completed_s "$out")" \
         'BEGIN {printf "%.1f", (t > 0 ? n / t : 0)}') "
       ratio[$v]+="$q "
       # Against the baseline's figure of the same run: the machine's speed drifts between runs

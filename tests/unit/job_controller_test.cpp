@@ -311,8 +311,9 @@ TEST(JobController, AnUnschedulableGangShowsWhyWhilePendingAndWritesOnlyChanges)
   EXPECT_EQ(m.job.status.state.reason, "MinAvailableReached");
 }
 
-// Volcano's pod group starts Pending; placed pods mean the enqueue action admitted it.
-TEST(JobController, APlacedGangsPodGroupIsInqueueThoughItWasNeverUnschedulable) {
+// Volcano's pod group starts Pending; placed pods mean the enqueue action admitted it, and a
+// restart sends it back to be admitted again.
+TEST(JobController, APlacedGangsPodGroupIsInqueueThoughItWasNeverUnschedulableUntilARestart) {
   auto c = test_clock();
   auto m = new_job(spec_with({{"w", 2}}), "u1", c);
   sync_job(m, c);
@@ -320,6 +321,10 @@ TEST(JobController, APlacedGangsPodGroupIsInqueueThoughItWasNeverUnschedulable) 
   place_all(m, c);
   EXPECT_EQ(m.job.status.state.phase, JobPhase::Pending);
   EXPECT_EQ(m.job.status.pod_group_phase, "Inqueue");
+  // A restart takes its pods away: it waits to be admitted again.
+  on_command(m, Action::RestartJob, "", c);
+  EXPECT_EQ(m.job.status.state.phase, JobPhase::Restarting);
+  EXPECT_EQ(m.job.status.pod_group_phase, "");
 }
 
 TEST(JobController, PodEnvCarriesTaskIndex) {

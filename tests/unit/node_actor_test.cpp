@@ -20,6 +20,7 @@
 #include <capnp/message.h>
 #include <caf/all.hpp>
 
+#include "../proc_stat.hpp"
 #include "actors/node/pod_dir.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/cluster.capnp.h"
@@ -343,8 +344,38 @@ class NodeOutbox : public SimulatedPods {
     store_->flush();
   }
 
+  // Stores u1's record as a node that died after spawning its supervisor left it: launched (one
+  // container, `main`), evicted by a preemption, no supervisor known.
+  void store_unrecorded_preempted(const Container& main) {
+    capnp::MallocMessageBuilder lb;
+    {
+      FlatReader reader(sim_launch("u1"));
+      lb.setRoot(reader.root<cluster::PodLaunch>());
+    }
+    auto launch = lb.getRoot<cluster::PodLaunch>();
+    launch.setSimDurationMs(-1);
+    auto command =
+        launch.getContainers()[0].initCommand(static_cast<unsigned>(main.command.size()));
+    for (unsigned i = 0; i < main.command.size(); ++i) command.set(i, main.command[i]);
+    SmallMessageBuilder rb;
+    auto np = rb.initRoot<store::NodePod>();
+    np.setLaunch(launch.asReader());
+    Pod status = decode(launch.getPod().asReader());
+    status.containers.emplace_back().name = "main";
+    encode(status, np.initStatus());
+    store_preempted(rb);
+  }
+
+  // The command line of a shim for u1 running `main`, as the dead node's launcher made it.
+  std::string late_shim(const Container& main) {
+    const auto spec = (dir_ / "spec").string();
+    EXPECT_TRUE(pod_dir::write_file(spec, pod_dir::encode_spec({main})));
+    return std::string(CALDERA_SHIM_PATH) + " " + (dir_ / "node" / "pods" / "u1").string() +
+           " 100 < " + spec;
+  }
+
   // The node started again on its store (with the shim at `shim_path`): its first report of a
-  // pod past Pending, within 5 s of the one before.
+  // pod that has ended, each within 5 s of the one before.
   std::optional<Pod> restart_until_ended(const std::string& shim_path) {
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
@@ -353,7 +384,7 @@ class NodeOutbox : public SimulatedPods {
     e.shim_path = shim_path;
     auto node = spawn_node_actor(sys, e);
     auto report = next_report(coordinator, 5s);
-    while (report && report->phase == PodPhase::Pending) report = next_report(coordinator, 5s);
+    while (report && !is_terminal(report->phase)) report = next_report(coordinator, 5s);
     store_->flush();
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return report;
@@ -472,38 +503,49 @@ TEST_F(NodeOutbox, AnEvictingKillIsWrittenBeforeTheGraceRunsOut) {
 // its way (here run by hand, after the restart) finds the claim and runs nothing. Unclaimed, the
 // shim would run the evicted pod with nobody watching it.
 TEST_F(NodeOutbox, AnEvictedPodWhoseShimWasNeverRecordedDoesNotRunAfterARestart) {
-  capnp::MallocMessageBuilder lb;
-  {
-    FlatReader reader(sim_launch("u1"));
-    lb.setRoot(reader.root<cluster::PodLaunch>());
-  }
-  auto launch = lb.getRoot<cluster::PodLaunch>();
-  launch.setSimDurationMs(-1);
   Container main;
   main.name = "main";
   main.command = {"sh", "-c", "touch " + (dir_ / "ran").string()};
-  auto command = launch.getContainers()[0].initCommand(3);
-  for (unsigned i = 0; i < 3; ++i) command.set(i, main.command[i]);
-  // Its record as the dead run left it: launched, evicted, no supervisor known.
-  SmallMessageBuilder rb;
-  auto np = rb.initRoot<store::NodePod>();
-  np.setLaunch(launch.asReader());
-  Pod status = decode(launch.getPod().asReader());
-  status.containers.emplace_back().name = "main";
-  encode(status, np.initStatus());
-  store_preempted(rb);
+  store_unrecorded_preempted(main);
   auto ended = restart_until_ended(CALDERA_SHIM_PATH);
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->phase, PodPhase::Failed);
   EXPECT_EQ(ended->reason, "Preempted");
 
-  const auto spec = (dir_ / "spec").string();
-  ASSERT_TRUE(pod_dir::write_file(spec, pod_dir::encode_spec({main})));
-  const auto pod = (dir_ / "node" / "pods" / "u1").string();
-  int rc = std::system((std::string(CALDERA_SHIM_PATH) + " " + pod + " 100 < " + spec).c_str());
+  int rc = std::system(late_shim(main).c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 3);  // the pod is claimed
   EXPECT_FALSE(fs::exists(dir_ / "ran"));
+}
+
+// The same, but the shim claimed the pod before the node came back: the node adopts it and kills
+// it, and the pod ends with the eviction's reason.
+TEST_F(NodeOutbox, AnEvictedPodsShimThatClaimedItFirstIsAdoptedAndKilledAfterARestart) {
+  Container main;
+  main.name = "main";
+  main.command = {"sleep", "60"};
+  store_unrecorded_preempted(main);
+  fs::create_directories(dir_ / "node" / "pods");
+  ASSERT_EQ(std::system((late_shim(main) + " > /dev/null 2>&1 &").c_str()), 0);
+  pod_dir::ShimState claim;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto text = pod_dir::read_file((dir_ / "node" / "pods" / "u1" / "state").string());
+        claim = pod_dir::parse_state(text ? *text : "", 1);
+        return claim.running;
+      },
+      5s));
+  auto ended = restart_until_ended(CALDERA_SHIM_PATH);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, "Preempted");
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto stat = pod_dir::read_file("/proc/" + std::to_string(claim.shim_pid) + "/stat");
+        auto parsed = stat ? testing::parse_proc_stat(*stat) : std::nullopt;
+        return !parsed || parsed->state == "Z";  // gone, or ended and not yet reaped by init
+      },
+      5s));
 }
 
 // A hollow node keeps its records under "<node>/<uid>": the same node, real and started on that

@@ -884,7 +884,7 @@ TEST(PodDir, TheShimsLimitsAreCheckedBeforeLaunch) {
 }
 
 // The node claims a pod that must never run as a shim would; its own claim, found again after a
-// second restart, is still its own, and one a shim made first is not.
+// second restart, is still its own, and one a shim made first (even one still empty) is not.
 TEST(PodDir, TheNodeClaimsAPodDirOnceAndKnowsItsOwnClaim) {
   char tmpl[] = "/tmp/caldera-claim-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
@@ -894,6 +894,16 @@ TEST(PodDir, TheNodeClaimsAPodDirOnceAndKnowsItsOwnClaim) {
   fs::create_directory(root / "b");
   ASSERT_TRUE(pod_dir::write_file((root / "b" / "state").string(), "shim 42 7\n"));
   EXPECT_EQ(pod_dir::claim_for_node((root / "b").string()), pod_dir::Claim::Taken);
+  // A shim between making the file and writing its line: its claim, not an empty one of the node.
+  fs::create_directory(root / "e");
+  ASSERT_TRUE(pod_dir::write_file((root / "e" / "state").string(), ""));
+  EXPECT_EQ(pod_dir::claim_for_node((root / "e").string()), pod_dir::Claim::Taken);
+  // What a node killed in the middle of a claim left aside is no claim.
+  fs::create_directory(root / "f");
+  ASSERT_TRUE(pod_dir::write_file((root / "f" / "state.node").string(), "no"));
+  EXPECT_EQ(pod_dir::claim_for_node((root / "f").string()), pod_dir::Claim::Made);
+  EXPECT_EQ(pod_dir::read_file((root / "f" / "state").string()), "node\n");
+  EXPECT_FALSE(fs::exists(root / "f" / "state.node"));
   EXPECT_EQ(pod_dir::claim_for_node((root / "missing" / "c").string()), pod_dir::Claim::Failed);
   fs::remove_all(root);
 }

@@ -26,6 +26,9 @@ void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message
   state.message = std::move(message);
   state.last_transition_ms = clock.now_ms;
   m.job.status.conditions.push_back({to, clock.now_ms});
+  // Its pods are going: the gang is admitted anew, as Volcano's pod group of a job that ran goes
+  // back to Pending.
+  if (to == JobPhase::Restarting) m.job.status.pod_group_phase.clear();
   // Delayed actions belong to a running gang; a job that restarts, stops or ends drops them.
   if (!is_active(to) && !m.delayed.empty()) {
     add_event(m, clock, "Normal", "DelayedActionCancelled",
