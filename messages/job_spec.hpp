@@ -99,5 +99,8 @@ struct JobSpec {
 // Annotations on a task template that make its pods simulated (a timer instead of processes).
 inline constexpr const char* kSimDurationAnnotation = "caldera.io/sim-duration-ms";
 inline constexpr const char* kSimExitCodeAnnotation = "caldera.io/sim-exit-code";
+// On a job: "immediately" has the pods of a lost node replaced as soon as it is NotReady, before
+// its lease is over, though they may still run there for a while (speed over safety).
+inline constexpr const char* kReplaceLostPodsAnnotation = "caldera.io/replace-lost-pods";
 
 }  // namespace caldera

@@ -66,6 +66,15 @@ inline constexpr std::string_view kFailedCreate = "FailedCreate";
 // The reason of a pod whose node was lost (NotReady) while it was live: the pod is evicted, as the
 // Kubernetes node controller marks the pods of an unresponsive node.
 inline constexpr std::string_view kNodeLost = "NodeLost";
+// A pod's grace period between SIGTERM and SIGKILL when it is stopped (cluster.capnp's PodLaunch
+// graceMs default).
+inline constexpr int64_t kPodGraceMs = 10000;
+// A pod stopped by its supervisor because its node's lease ran out has at most this long between
+// SIGTERM and SIGKILL: its replacement waits for it (LEASE_STOP_GRACE_MS in node/shim/shim.c).
+inline constexpr int64_t kLeaseStopGraceMs = 1000;
+// A container's reason when its node's lease ran out (the node was cut off from the coordinator):
+// its pod ends Failed with kNodeLost.
+inline constexpr std::string_view kLeaseExpired = "LeaseExpired";
 // The reason of a pod the scheduler evicted to make room for a higher-priority gang: as a lost
 // node's pods, its job hears PodEvicted.
 inline constexpr std::string_view kPreempted = "Preempted";

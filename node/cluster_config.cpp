@@ -230,7 +230,8 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
     return;
   }
   static const std::set<std::string> known{
-      "name", "coordinator", "token", "heartbeatInterval", "heartbeatTimeout", "scoring"};
+      "name",         "coordinator", "token", "heartbeatInterval", "heartbeatTimeout",
+      "leaseTimeout", "scoring"};
   for (const auto& kv : c.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key)) diags.warn("cluster." + key, "unknown field, ignored");
@@ -276,6 +277,20 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
   }
   cfg.heartbeat_interval = *interval;
   cfg.heartbeat_timeout = *timeout;
+  cfg.lease_timeout = std::max(cfg.lease_timeout, *timeout);
+  auto lease_node = get(c, "leaseTimeout");
+  if (!lease_node.defined()) return;
+  auto lease = read_heartbeat(lease_node, "cluster.leaseTimeout", minutes(10), "10m", "5s", diags);
+  if (!lease) return;
+  if (*lease < *timeout) {
+    diags.error("cluster.leaseTimeout",
+                fmt::format("{} must be at least heartbeatTimeout, {}: a worker would stop its "
+                            "pods before the coordinator even misses it (example: "
+                            "heartbeatTimeout: 2s, leaseTimeout: 5s)",
+                            duration_text(*lease), duration_text(*timeout)));
+    return;
+  }
+  cfg.lease_timeout = *lease;
 }
 
 // Where a node of the config came from, for the checks across nodes.

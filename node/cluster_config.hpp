@@ -52,6 +52,11 @@ struct ClusterConfig {
   // from for heartbeat_timeout is NotReady (as is a coordinator, for its nodes).
   std::chrono::milliseconds heartbeat_interval{500};
   std::chrono::milliseconds heartbeat_timeout{2000};
+  // A worker stops its pods once it has not heard from the coordinator for this long (its lease
+  // is over), and the coordinator replaces a lost worker's pods only after that (plus margins and
+  // the stop's grace period, kLeaseStopGraceMs), so that no pod runs twice at once. Default: the
+  // larger of 5 s and heartbeatTimeout; never less than heartbeatTimeout.
+  std::chrono::milliseconds lease_timeout{5000};
   // How the scheduler ranks the nodes a pod fits: least-allocated spreads pods, binpack fills
   // nodes up and keeps others empty for large gangs.
   sched::Scoring scoring = sched::Scoring::LeastAllocated;

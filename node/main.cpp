@@ -30,6 +30,7 @@
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "actors/timer/timer_actor.hpp"
+#include "messages/pod.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
 #include "node/fifo_stealing.hpp"
@@ -292,6 +293,8 @@ int main(int argc, char** argv) {
     timer = spawn_timer(sys);
     MembershipEnv members{scheduler, {}};
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
+    members.options.lease_ms = cluster.lease_timeout.count();
+    members.options.stop_grace_ms = kLeaseStopGraceMs;
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes)
       for (const auto& name : n.node_names()) members.options.allowed.insert(name);
@@ -339,6 +342,7 @@ int main(int argc, char** argv) {
     link_env.port = coordinator_node->cluster_port;
     link_env.heartbeat_interval = cluster.heartbeat_interval;
     link_env.heartbeat_timeout = cluster.heartbeat_timeout;
+    link_env.lease_timeout = cluster.lease_timeout;
     for (const auto& name : names) {
       link_env.node_name = name;
       (link ? hollow_links.emplace_back() : link) = spawn_coordinator_link(sys, link_env);
@@ -351,6 +355,9 @@ int main(int argc, char** argv) {
   // Absolute: pods start in their own directory, and paths given to them must stay valid there.
   node_env.data_dir = std::filesystem::absolute(node->data_dir).lexically_normal().string();
   node_env.shim_path = shim_path;
+  // A worker's pods run under its lease; the coordinator's own run on while it is down, as
+  // nobody could replace them then.
+  if (!is_coordinator && !node->count) node_env.lease_file = node_env.data_dir + "/lease";
   node_env.store = store;
   node_env.coordinator = is_coordinator ? directory : link;
   node_env.membership = is_coordinator ? caf::actor_cast<caf::actor>(membership) : link;

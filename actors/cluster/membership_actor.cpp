@@ -26,9 +26,17 @@ using namespace std::chrono_literals;
 // Its own: the acknowledgements gathered so far go out, one message per node.
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 
+// The core's clock: monotonic, as leases must be (a wall clock may step).
 int64_t now_ms() {
   using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+// A monotonic time shown to users as a wall-clock one.
+int64_t wall_ms(int64_t monotonic) {
+  using namespace std::chrono;
+  auto wall = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  return monotonic ? wall - (now_ms() - monotonic) : 0;
 }
 
 // "10.0.0.7:7170" -> "10.0.0.7", "[::1]:7170" -> "::1": a pod's hostIP is its node's host.
@@ -130,13 +138,33 @@ void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
     self->send(st.directory, capacity_atom::value, name, info.capacity, ready, host);
 }
 
+// Nothing new goes to it; its pods are replaced once its lease is over (lose_nodes), or now for
+// the jobs that would rather have them replaced at once.
 void went_not_ready(MemberSelf* self, const std::string& name) {
   auto& st = self->state;
   const Member* m = st.core.find(name);
   std::string reason = m ? m->reason : "";
-  spdlog::warn("node={} NotReady reason=\"{}\"", name, reason);
+  if (st.core.leases() && m)
+    spdlog::warn(
+        "node={} NotReady reason=\"{}\"; its pods are replaced once its lease is over, "
+        "in {}ms",
+        name, reason, std::max<int64_t>(0, st.core.lease_over_ms(*m) - now_ms()));
+  else
+    spdlog::warn("node={} NotReady reason=\"{}\"", name, reason);
   tell_capacity(self, name, false);
-  if (st.directory) self->send(st.directory, node_lost_atom::value, name, reason);
+  if (st.directory && st.core.leases())
+    self->send(st.directory, node_lost_atom::value, name, reason, false);
+}
+
+void lose_nodes(MemberSelf* self) {
+  auto& st = self->state;
+  for (const auto& name : st.core.lose(now_ms())) {
+    const Member* m = st.core.find(name);
+    std::string reason = m ? m->reason : "";
+    if (st.core.leases())
+      spdlog::warn("node={} lost: its lease is over, its pods are replaced", name);
+    if (st.directory) self->send(st.directory, node_lost_atom::value, name, reason, true);
+  }
 }
 
 void arm(MemberSelf* self) {
@@ -199,8 +227,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   self->state.core = Membership(self->state.env.options);
   // A node that died while the coordinator was down never registers again: once the others have
   // had time to, its pods are lost like those of any node that goes NotReady.
-  self->delayed_send(self,
-                     std::chrono::milliseconds(2 * self->state.env.options.heartbeat_timeout_ms),
+  self->delayed_send(self, std::chrono::milliseconds(self->state.core.startup_wait_ms()),
                      recover_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
@@ -211,6 +238,8 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
                                      "connection lost: " + self->system().render(dm.reason)))
         went_not_ready(self, name);
     }
+    lose_nodes(self);
+    arm(self);
   });
   return {
       [=](coordinator_atom, const caf::actor& directory, const caf::actor& router,
@@ -234,15 +263,26 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         for (const auto& name : st.env.options.allowed) {
           if (st.core.find(name)) continue;
           auto why = fmt::format("did not register within {}ms of the coordinator's start",
-                                 2 * st.env.options.heartbeat_timeout_ms);
+                                 st.core.startup_wait_ms());
           spdlog::warn("node={} NotReady reason=\"{}\"", name, why);
-          if (st.directory) self->send(st.directory, node_lost_atom::value, name, why);
+          if (st.directory) self->send(st.directory, node_lost_atom::value, name, why, true);
         }
       },
       [=](timer_atom, int64_t armed) {
         auto& st = self->state;
         if (st.timer_at == armed) st.timer_at.reset();
-        for (const auto& name : st.core.expire(now_ms())) went_not_ready(self, name);
+        // Late by more than a quarter of the timeout: we did not run (a pause, an overloaded
+        // machine), so heartbeats may wait in the mailbox behind this. Judge nobody by them.
+        auto now = now_ms();
+        if (now - armed > st.env.options.heartbeat_timeout_ms / 4) {
+          spdlog::warn(
+              "membership: the coordinator did not run for {}ms (paused or overloaded): every "
+              "node gets a fresh heartbeatTimeout before any is judged",
+              now - armed);
+          st.core.on_stall(now);
+        }
+        for (const auto& name : st.core.expire(now)) went_not_ready(self, name);
+        lose_nodes(self);
         arm(self);
       },
       [=](launch_atom a, const std::string& node, const std::string& bytes) {
@@ -296,8 +336,8 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
             info.ready = m->ready;
             info.reason = m->reason;
             info.incarnation = m->incarnation;
-            info.joined_ms = m->joined_ms;
-            info.last_heartbeat_ms = m->local ? now_ms() : m->last_heartbeat_ms;
+            info.joined_ms = wall_ms(m->joined_ms);
+            info.last_heartbeat_ms = wall_ms(m->local ? now_ms() : m->last_heartbeat_ms);
             info.address = m->address;
           }
           out.push_back(std::move(info));

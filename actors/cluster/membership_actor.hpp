@@ -34,7 +34,9 @@ struct MembershipEnv {
 //                                           heartbeat and labels
 // It sends the scheduler and the job directory (capacity_atom, node, capacity, ready, host) on
 // every change of a node's readiness, and the job directory (register_atom, bytes, node actor)
-// for every admitted registration and (node_lost_atom, node, reason) when a node goes NotReady.
+// for every admitted registration, (node_lost_atom, node, reason, false) when a node goes NotReady
+// (with leases) and (node_lost_atom, node, reason, true) once its pods are surely dead: its lease
+// is over (MembershipOptions::lease_ms).
 protocol::membership spawn_membership(caf::actor_system& sys, MembershipEnv env);
 
 }  // namespace caldera

@@ -1428,7 +1428,7 @@ void recover_jobs(DirSelf* self) {
     self->send(actor, recover_atom::value);
     for (const auto& node : dropped)
       self->send(actor, node_lost_atom::value, node,
-                 std::string("it is not in the cluster config any more"));
+                 std::string("it is not in the cluster config any more"), true);
     ++count;
   });
   for (const auto& [node, pods] : dropped_pods)
@@ -1500,9 +1500,9 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
           const std::string&) {
         self->state.nodes[node] = NodeCapacity{capacity, ready};
       },
-      [=](node_lost_atom a, const std::string& node, const std::string& why) {
+      [=](node_lost_atom a, const std::string& node, const std::string& why, bool lease_over) {
         for (const auto& [key, entry] : self->state.jobs)
-          if (!entry.deleting) self->send(entry.actor, a, node, why);
+          if (!entry.deleting) self->send(entry.actor, a, node, why, lease_over);
       },
       [=](expire_atom, const std::string& key, const std::string& uid) {
         auto it = self->state.jobs.find(key);

@@ -37,7 +37,7 @@ struct JobDirectoryEnv {
 //                                                        pod no job owns is killed, an ended one
 //                                                        forgotten
 //   (capacity_atom, node, capacity, ready, host)         for admission's fit checks
-//   (node_lost_atom, node, why)                          passed on to every job
+//   (node_lost_atom, node, why, lease over)              passed on to every job
 //   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it

@@ -445,8 +445,9 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (clock.now_ms < at) clock.now_ms = at;  // timers may fire a hair early
         commit(self, on_tick(st.model, clock));
       },
-      [=](node_lost_atom, const std::string& node, const std::string& why) {
+      [=](node_lost_atom, const std::string& node, const std::string& why, bool lease_over) {
         if (self->state.deleted) return;
+        if (!lease_over && !replaces_lost_pods_at_once(self->state.model.job.spec)) return;
         commit(self, on_node_lost(self->state.model, node, why, make_clock()));
       },
       [=](evict_atom, const std::string& uid, const std::string& reason, const std::string& why) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include <kj/exception.h>
@@ -10,6 +11,9 @@
 #include <caf/io/all.hpp>
 
 #include "actors/api/responses.hpp"
+#include "actors/node/core/lease.hpp"
+#include "actors/node/lease_file.hpp"
+#include "actors/node/port_probe.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/membership_port.hpp"
 #include "actors/protocol/node.hpp"
@@ -29,15 +33,26 @@ struct Forwarded {
   std::string request;
 };
 
-// Reconnect attempts start fast (a coordinator restarting takes a moment) and back off to this.
+// Reconnect attempts start fast (a coordinator restarting takes a moment) and back off to this:
+// a worker is back within about a second of the coordinator's return (each wait is drawn between
+// half and all of the backoff, so that the workers do not come all at once).
 constexpr std::chrono::milliseconds kFirstRetry{100};
-constexpr std::chrono::milliseconds kMaxRetry{5000};
+constexpr std::chrono::milliseconds kMaxRetry{1000};
+// A coordinator that refused the node (a wrong token, a name not in its config) is asked less
+// often: an operator has to act first.
+constexpr std::chrono::milliseconds kRefusedRetry{5000};
+// How long a refused connection is waited for, after CAF's connect failed: a refusal comes at
+// once, and anything slower is not one.
+constexpr std::chrono::milliseconds kProbeWait{100};
 // Reports kept while a registration is answered; past this many (a registration of minutes) the
 // rest are dropped: the next registration carries every pod's status anyway.
 constexpr size_t kMaxHeldReports = 100000;
 
 struct LinkData {
+  LinkData() : lease(0) {}
   CoordinatorLinkEnv env;
+  Lease lease;
+  std::minstd_rand jitter{std::random_device{}()};
   LinkState state = LinkState::Unconnected;
   protocol::node node;
   uint64_t incarnation = 0;
@@ -82,8 +97,19 @@ void retry_later(LinkSelf* self, const std::string& why) {
     spdlog::debug("node={} coordinator unreachable ({}); next try in {}ms", st.env.node_name, why,
                   st.backoff.count());
   }
-  self->delayed_send(self, st.backoff, caf::connect_atom::value, gen);
-  st.backoff = std::min(st.backoff * 2, kMaxRetry);
+  auto half = st.backoff.count() / 2;
+  auto wait = std::chrono::milliseconds(
+      half + std::uniform_int_distribution<int64_t>(0, st.backoff.count() - half)(st.jitter));
+  self->delayed_send(self, wait, caf::connect_atom::value, gen);
+  st.backoff = std::max(st.backoff, std::min(st.backoff * 2, kMaxRetry));
+}
+
+// The coordinator answered something sent at `sent_ms` (monotonic): the node's lease runs on.
+void renew(LinkSelf* self, int64_t sent_ms) {
+  auto& st = self->state;
+  if (st.lease.timeout_ms() <= 0 || !st.node) return;
+  if (st.lease.renew(sent_ms))
+    self->send(caf::actor_cast<caf::actor>(st.node), lease_atom::value, st.lease.deadline_ms());
 }
 
 void schedule_heartbeat(LinkSelf* self) {
@@ -101,6 +127,7 @@ void do_register(LinkSelf* self) {
           [=](const std::string& bytes) {
             auto& st = self->state;
             if (gen != st.generation) return;
+            const auto sent = lease_file::monotonic_ms();
             self->request(st.membership, st.env.heartbeat_timeout, register_atom::value, bytes,
                           caf::actor_cast<caf::actor>(st.node))
                 .then(
@@ -111,9 +138,10 @@ void do_register(LinkSelf* self) {
                       if (!refusal.empty()) {
                         spdlog::error("node={} refused by the coordinator: {}", st.env.node_name,
                                       refusal);
-                        st.backoff = kMaxRetry;
+                        st.backoff = kRefusedRetry;
                         return retry_later(self, "refused: " + refusal);
                       }
+                      renew(self, sent);
                       st.reports = reports;
                       st.router = router;
                       st.state = LinkState::Running;
@@ -146,6 +174,7 @@ void connect(LinkSelf* self) {
   auto& st = self->state;
   st.state = LinkState::Connecting;
   auto gen = st.generation;
+  const auto attempt = lease_file::monotonic_ms();
   auto mm = self->system().middleman().actor_handle();
   self->request(mm, st.env.heartbeat_timeout + 3s, caf::connect_atom::value, st.env.host,
                 st.env.port)
@@ -162,7 +191,13 @@ void connect(LinkSelf* self) {
             do_register(self);
           },
           [=](caf::error& e) {
-            if (gen != self->state.generation) return;
+            auto& st = self->state;
+            if (gen != st.generation) return;
+            // Nothing listens on the coordinator's port: no coordinator runs, so none replaces
+            // this node's pods, and one that starts waits a whole lease before it does.
+            if (e == caf::sec::cannot_connect_to_node && st.lease.timeout_ms() > 0 &&
+                connection_refused(st.env.host, st.env.port, kProbeWait))
+              renew(self, attempt);
             retry_later(self, self->system().render(e));
           });
 }
@@ -220,6 +255,7 @@ std::string unavailable(const std::string& request, const std::string& why) {
 
 caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
   self->state.env = std::move(env);
+  self->state.lease = Lease(self->state.env.lease_timeout.count());
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     // The very proxy: a late down message of an earlier connection's proxy (same address) must
@@ -258,6 +294,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
                        std::chrono::duration_cast<std::chrono::milliseconds>(silent).count());
           return retry_later(self, "no heartbeat answer");
         }
+        const auto sent = lease_file::monotonic_ms();
         self->request(st.membership, st.env.heartbeat_timeout, heartbeat_atom::value,
                       st.env.node_name, st.incarnation)
             .then(
@@ -265,6 +302,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
                   auto& st = self->state;
                   if (gen != st.generation || st.state != LinkState::Running) return;
                   st.last_answer = caf::make_timestamp();
+                  if (ok) renew(self, sent);
                   if (!ok) {
                     spdlog::info("node={} the coordinator asks for a new registration",
                                  st.env.node_name);

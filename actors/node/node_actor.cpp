@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
+#include "actors/node/lease_file.hpp"
 #include "actors/node/pod_dir.hpp"
 #include "actors/node/process_runner.hpp"
 #include "actors/protocol/atoms.hpp"
@@ -33,6 +34,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Messages of the node actor to itself.
+// (lapse_atom, deadline): the lease that ran to `deadline` may be over (simulated pods end)
+using lapse_atom = caf::atom_constant<caf::atom("lapse")>;
 using forgotten_atom = caf::atom_constant<caf::atom("forgotten")>;  // (uid, error)
 using unstored_atom = caf::atom_constant<caf::atom("unstored")>;    // (uid, error)
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
@@ -90,7 +93,9 @@ using NodeImpl = protocol::node::extend<
     caf::reacts_to<unstored_atom, std::string, std::string>,
     caf::reacts_to<forgotten_atom, std::string, std::string>, caf::reacts_to<restore_atom>,
     caf::reacts_to<stored_atom, std::string, uint64_t>, caf::reacts_to<resend_atom>,
-    caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>>;
+    caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>,
+    caf::reacts_to<lease_atom, int64_t>,  // its link: the lease runs to this (monotonic ms)
+    caf::reacts_to<lapse_atom, int64_t>>;
 
 struct NodeState {
   explicit NodeState() : accounting(ResourceList{}) {}
@@ -109,6 +114,11 @@ struct NodeState {
   bool resending = false;  // reports went unacknowledged: logged once until they are again
   uint64_t incarnation = 0;
   bool restore_scheduled = false;  // the one restore timer is pending
+  // Its lease (env.lease_file set): pods run only until this (ms of CLOCK_MONOTONIC); those bound
+  // while it is over wait in `held` for the next renewal.
+  int64_t lease_deadline = 0;
+  std::vector<std::string> held;
+  bool lease_write_failed = false;  // logged once until a write works again
   static inline const char* name = "node";
 };
 
@@ -351,9 +361,18 @@ void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t sign
   if (e.remove_when_done) forget(self, e.status.uid);
 }
 
+bool lease_held(const NodeState& st) {
+  return st.env.lease_file.empty() || lease_file::monotonic_ms() < st.lease_deadline;
+}
+
 void start_pod(NodeSelf* self, NodePodEntry& e) {
   auto& st = self->state;
   if (e.started) return;
+  // Nothing starts without a lease: the coordinator may be replacing this node's pods already.
+  if (!lease_held(st)) {
+    st.held.push_back(e.status.uid);
+    return;
+  }
   e.started = true;
   if (e.sim_duration_ms >= 0) {
     start_simulated(e.status, now_ms());
@@ -376,6 +395,7 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.log_max_bytes = st.env.container_log_max_size;
   spec.log_max_files = st.env.container_log_max_files;
   spec.open_files_limit = st.env.container_open_files_limit;
+  spec.lease_file = st.env.lease_file;
   try {
     FlatReader reader(e.launch);
     spec.files = decode_map(reader.root<cluster::PodLaunch>().getFiles());
@@ -568,6 +588,8 @@ NodeImpl::behavior_type node_actor(NodeSelf* self, NodeActorEnv env) {
   st.incarnation = std::random_device{}();
   std::error_code ec;
   fs::create_directories(st.env.data_dir + "/pods", ec);
+  // The previous run's lease holds for the pods it left running, until it is renewed or over.
+  if (!st.env.lease_file.empty()) st.lease_deadline = lease_file::read(st.env.lease_file);
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
   // A hollow node runs no process (a runner is a thread and a libuv loop each).
   if (!st.env.hollow)
@@ -733,6 +755,40 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](resend_atom) { resend_unacked(self); },
       [=](forgotten_atom, const std::string& uid, const std::string& error) {
         on_forgotten(self, uid, error);
+      },
+      [=](lease_atom, int64_t deadline) {
+        auto& st = self->state;
+        if (st.env.lease_file.empty() || deadline <= st.lease_deadline) return;
+        const auto& sender = self->current_sender();
+        if (!sender || sender->node() != self->node()) return;  // only its own link renews it
+        st.lease_deadline = deadline;
+        auto error = lease_file::write(st.env.lease_file, deadline);
+        if (!error.empty() && !st.lease_write_failed)
+          spdlog::error("node={} cannot renew its lease on disk, its pods stop when it is over: {}",
+                        st.env.name, error);
+        else if (error.empty() && st.lease_write_failed)
+          spdlog::info("node={} renews its lease on disk again", st.env.name);
+        st.lease_write_failed = !error.empty();
+        auto held = std::move(st.held);
+        st.held.clear();
+        for (const auto& uid : held)
+          if (auto it = st.pods.find(uid); it != st.pods.end() && is_live(it->second.status))
+            start_pod(self, it->second);
+        auto left = std::max<int64_t>(0, deadline - lease_file::monotonic_ms());
+        self->delayed_send(self, std::chrono::milliseconds(left + 1), lapse_atom::value, deadline);
+      },
+      [=](lapse_atom, int64_t deadline) {
+        // Real pods are stopped by their supervisors; simulated ones run here.
+        auto& st = self->state;
+        if (deadline != st.lease_deadline || lease_held(st)) return;
+        size_t ended = 0;
+        for (auto& [uid, e] : st.pods) {
+          if (!is_live(e.status) || !e.started || e.sim_duration_ms < 0) continue;
+          finish_sim(self, e, 128 + 9, 9, std::string(kLeaseExpired));
+          ++ended;
+        }
+        if (ended)
+          spdlog::warn("node={} lease over: stopped simulated pods={}", st.env.name, ended);
       },
       [=](sim_atom, const std::string& uid) {
         auto it = self->state.pods.find(uid);

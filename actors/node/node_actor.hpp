@@ -23,6 +23,10 @@ struct NodeActorEnv {
   std::map<std::string, std::string> labels;
   std::string data_dir;   // pods live in <data_dir>/pods/<uid>
   std::string shim_path;  // the caldera-shim executable
+  // Where it keeps its lease (actors/node/lease_file.hpp), which its link renews while the
+  // coordinator answers: a worker's pods run only while it holds one. Empty: no lease (the
+  // coordinator's own node, where nobody could replace its pods; a hollow node).
+  std::string lease_file;
   std::shared_ptr<Store> store;
   caf::actor coordinator;  // takes pod reports
   caf::actor membership;   // takes its registration; unset: the coordinator does

@@ -434,7 +434,7 @@ class UvProcessRunner final : public ProcessRunner {
     if (ensure_launcher()) {
       pod->launch_seq = ++launch_seq_;
       if (send_to_launcher({std::to_string(pod->launch_seq), spec.pod_dir, grace, log_max_bytes,
-                            log_max_files, open_files},
+                            log_max_files, open_files, spec.lease_file},
                            spec_fd, out[1])) {
         pod->via_launcher = true;
         pod->awaiting_pid = true;
@@ -446,8 +446,9 @@ class UvProcessRunner final : public ProcessRunner {
         return;
       }
     }
-    char* args[] = {shim_path_.data(),    spec.pod_dir.data(), grace.data(), log_max_bytes.data(),
-                    log_max_files.data(), open_files.data(),   nullptr};
+    char* args[] = {
+        shim_path_.data(),    spec.pod_dir.data(), grace.data(),           log_max_bytes.data(),
+        log_max_files.data(), open_files.data(),   spec.lease_file.data(), nullptr};
     pid_t pid = 0;
     int rc = spawn(shim_path_, args, spec_fd, out[1], &pid);
     if (rc != 0) {

@@ -26,6 +26,9 @@ struct PodProcessSpec {
   // The soft RLIMIT_NOFILE the containers start with; 0: the node's own. calderad raises its own
   // for client connections, and many programs walk or size tables by it.
   uint64_t open_files_limit = 0;
+  // The node's lease (actors/node/lease_file.hpp): the shim stops the pod once it is over. Empty:
+  // the pod runs on whatever becomes of the node's link to the coordinator.
+  std::string lease_file;
 };
 
 // What the runner knows about one pod's processes: one status per container, in spec order.

@@ -40,6 +40,9 @@ using ack_atom = caf::atom_constant<caf::atom("ack")>;
 // node (its coordinator link) <-> membership: (heartbeat_atom, node, incarnation) -> bool, false
 // when the node must register again
 using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
+// coordinator link -> its node actor: (lease_atom, deadline), the node's lease runs to it (ms of
+// CLOCK_MONOTONIC)
+using lease_atom = caf::atom_constant<caf::atom("lease")>;
 // scheduler -> node (through the membership): (prepare_atom, node, PodReservations bytes) ->
 // vector<string>, per gang "" or why not; (cancel_atom, node, PodReservation bytes) releases one
 using prepare_atom = caf::atom_constant<caf::atom("prepare")>;
@@ -48,7 +51,8 @@ using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
 using session_atom = caf::atom_constant<caf::atom("session")>;
 // main -> scheduler: (membership_atom, membership), its way to the nodes
 using membership_atom = caf::atom_constant<caf::atom("members")>;
-// membership -> coordinator: (node_lost_atom, node, reason), a node went NotReady
+// membership -> coordinator: (node_lost_atom, node, reason, lease over), a node went NotReady,
+// or its lease is over too
 using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
 // main -> membership: (coordinator_atom, coordinator), whom registrations are passed on to
 using coordinator_atom = caf::atom_constant<caf::atom("coord")>;

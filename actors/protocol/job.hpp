@@ -26,8 +26,9 @@ using job = caf::typed_actor<
     caf::replies_to<command_atom, std::string, std::string>::with<std::string>,
     // (due ms) its timer: delayed actions, deadline, TTL
     caf::reacts_to<tick_atom, int64_t>,
-    // (node, why) the node went NotReady: its pods are evicted
-    caf::reacts_to<node_lost_atom, std::string, std::string>,
+    // (node, why, lease over) the node went NotReady (false), or its lease is over too (true):
+    // its pods are evicted once its lease is over, or at once when the job asks for it
+    caf::reacts_to<node_lost_atom, std::string, std::string, bool>,
     // (uid, reason, why) the scheduler evicts one of its pods (preemption, reclaim)
     caf::reacts_to<evict_atom, std::string, std::string, std::string>,
     // (node, uids) a node (re)registered with these pods

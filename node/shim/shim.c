@@ -2,10 +2,10 @@
  * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
- * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]] < SPEC
+ * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE [LEASE_FILE]]] < SPEC
  *        caldera-shim --launcher   (stdin: a SOCK_SEQPACKET socket from calderad)
  *
- * As a launcher it makes shims without an exec each: per request (a sequence number and the five
+ * As a launcher it makes shims without an exec each: per request (a sequence number and the six
  * arguments above, NUL-terminated, with the spec's and the record pipe's descriptors attached)
  * it forks a child that runs as the shim of that pod, and answers with the sequence number, the
  * child's pid (negative: -errno) and a pidfd for it. It never waits for its children (the kernel
@@ -17,6 +17,16 @@
  *
  * NOFILE: the soft RLIMIT_NOFILE containers start with (0 or absent: the shim's own). calderad
  * raises its own soft limit for client connections; containers get the one it was started with.
+ *
+ * LEASE_FILE (absent or empty: none): the node's lease, which its calderad renews while the
+ * coordinator hears from it (see actors/node/lease_file.hpp): two copies of one deadline, in ms of
+ * CLOCK_MONOTONIC. The pod may run only until the deadline: a shim that finds it past (calderad
+ * dead, stopped, or cut off from the coordinator, which replaces the pod elsewhere once the lease
+ * is over) stops its containers as a SIGTERM would, and records each container
+ * that was running then (or never started) as ended with REASON LeaseExpired. The stop's grace
+ * period is GRACE_MS up to 1 s (LEASE_STOP_GRACE_MS), as the pod's replacement waits for it. A
+ * lease file that cannot be read counts as past. The shim reads it only when the deadline it knows
+ * comes due.
  *
  * POD_DIR is made if missing (its parent must exist) and is the containers' default working dir.
  * Files are created sparingly, as each is an inode to allocate and later free, per pod:
@@ -63,8 +73,8 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +93,10 @@ extern char** environ;
 /* After a pod's main processes ended, how long the shim waits for the end of their output: only
    a process that left the container's process group (setsid) can hold its pipe open longer. */
 #define DRAIN_MS 1000
+/* A pod stopped because its node's lease ran out has at most this long between SIGTERM and
+   SIGKILL (its own grace period if shorter): its replacement elsewhere waits for it, and the
+   coordinator counts it in (kLeaseStopGraceMs in messages/pod.hpp). */
+#define LEASE_STOP_GRACE_MS 1000
 
 /* One container's log: NAME.log and its rotated predecessors NAME.log.1, NAME.log.2, ... */
 struct logfile {
@@ -110,11 +124,13 @@ struct container {
   long long finished_ms;
   int out_fd; /* read end of the pipe that is the container's stdout and stderr; -1 once closed */
   struct logfile log;
+  int lease_stopped; /* running (or not started) when the node's lease ran out */
 };
 
 static long long g_log_max_bytes = DEFAULT_LOG_MAX_BYTES;
 static long g_log_max_files = DEFAULT_LOG_MAX_FILES;
-static long long g_nofile; /* > 0: the containers' soft RLIMIT_NOFILE */
+static long long g_nofile;       /* > 0: the containers' soft RLIMIT_NOFILE */
+static const char* g_lease_path; /* NULL: the pod needs no lease */
 
 /* Set by signal handlers only; the main loop does the work. */
 static volatile sig_atomic_t g_term;
@@ -140,6 +156,34 @@ static long long now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The lease's deadline in CLOCK_MONOTONIC ms; -1 when the file cannot be read or makes no sense.
+   The node rewrites it in place: a read that caught a write half done has two copies that differ,
+   and is tried again. */
+static long long lease_deadline(void) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    int fd = open(g_lease_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char buf[128];
+    ssize_t n;
+    do n = pread(fd, buf, sizeof buf - 1, 0);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    long long a = -1, b = -2;
+    if (sscanf(buf, "%lld %lld", &a, &b) == 2 && a == b && a >= 0) return a;
+    struct timespec pause = {0, 1000000L};
+    nanosleep(&pause, NULL);
+  }
+  return -1;
 }
 
 static int write_all(int fd, const char* buf, size_t len) {
@@ -568,8 +612,10 @@ static void flush_report(void) {
     ssize_t n = write(STDOUT_FILENO, g_unsent + sent, len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) break;
-    if (n != (ssize_t)len) g_report_broken = 1; /* the node is gone: it reads the state file */
-    else sent += len;
+    if (n != (ssize_t)len)
+      g_report_broken = 1; /* the node is gone: it reads the state file */
+    else
+      sent += len;
   }
   if (g_report_broken) sent = g_unsent_len;
   memmove(g_unsent, g_unsent + sent, g_unsent_len - sent);
@@ -618,7 +664,9 @@ static int record_ended(const struct container* cs, size_t n) {
     const struct container* c = &cs[i];
     int code = 0, sig = 0;
     const char* reason;
-    if (c->start_errno != 0) {
+    if (c->lease_stopped && c->state == NOT_STARTED) {
+      reason = "LeaseExpired";
+    } else if (c->start_errno != 0) {
       reason = "StartError";
       code = c->start_errno == EACCES || c->start_errno == EPERM ? 126 : 127;
     } else if (WIFSIGNALED(c->wait_status)) {
@@ -629,6 +677,7 @@ static int record_ended(const struct container* cs, size_t n) {
       code = WEXITSTATUS(c->wait_status);
       reason = code == 0 ? "Completed" : "Error";
     }
+    if (c->lease_stopped) reason = "LeaseExpired";
     len += (size_t)sprintf(buf + len, "end %s %d %d %s %lld %lld\n", c->name, code, sig, reason,
                            c->started_ms, c->finished_ms);
   }
@@ -718,9 +767,10 @@ static int shim_main(int argc, char** argv) {
   if (fstat(STDOUT_FILENO, &out_st) == 0 && S_ISFIFO(out_st.st_mode))
     fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-  if (argc != 3 && argc != 5 && argc != 6) {
+  if (argc != 3 && argc != 5 && argc != 6 && argc != 7) {
     fprintf(stderr,
-            "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE]]\n");
+            "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE "
+            "[LEASE_FILE]]]\n");
     return 2;
   }
   if (mkdir(argv[1], 0755) != 0 && errno != EEXIST) {
@@ -749,12 +799,13 @@ static int shim_main(int argc, char** argv) {
         g_log_max_files > MAX_LOG_FILES)
       give_up(dirfd, 2, "caldera-shim: bad LOG_MAX_FILES '%s' (1..%d)", argv[4], MAX_LOG_FILES);
   }
-  if (argc == 6) {
+  if (argc >= 6) {
     errno = 0;
     g_nofile = strtoll(argv[5], &endp, 10);
     if (errno != 0 || *endp != '\0' || endp == argv[5] || g_nofile < 0)
       give_up(dirfd, 2, "caldera-shim: bad NOFILE '%s'", argv[5]);
   }
+  if (argc == 7 && argv[6][0] != '\0') g_lease_path = argv[6];
 
   size_t spec_len = 0;
   char* spec = read_spec(&spec_len);
@@ -769,8 +820,20 @@ static int shim_main(int argc, char** argv) {
   const char* problem = parse_spec(spec, spec_len, path_entry, &cs, &n);
   if (problem != NULL) give_up(dirfd, 2, "caldera-shim: %s", problem);
 
+  /* A lease already over (the node was cut off while the launch was on its way): nothing starts. */
+  long long lease_due = -1; /* when the deadline known so far comes: read the file again then */
+  int lease_over = 0;
+  if (g_lease_path != NULL) {
+    lease_due = lease_deadline();
+    lease_over = lease_due <= mono_ms();
+  }
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  for (size_t i = 0; i < n; ++i) start_container(&cs[i], dirfd, devnull, &orig_mask);
+  for (size_t i = 0; i < n; ++i) {
+    if (lease_over)
+      cs[i].lease_stopped = 1;
+    else
+      start_container(&cs[i], dirfd, devnull, &orig_mask);
+  }
   if (devnull >= 0) close(devnull);
   int record_failed = record_started(cs, n) != 0;
 
@@ -794,6 +857,24 @@ static int shim_main(int argc, char** argv) {
       if (drain_until < 0) drain_until = now_ms() + DRAIN_MS;
       long long left = drain_until - now_ms();
       if (left <= 0) break;
+      drain_left.tv_sec = (time_t)(left / 1000);
+      drain_left.tv_nsec = (long)(left % 1000) * 1000000;
+      timeout = &drain_left;
+    }
+    if (running > 0 && lease_due >= 0 && !lease_over && mono_ms() >= lease_due) {
+      lease_due = lease_deadline(); /* renewed meanwhile, most often */
+      if (lease_due <= mono_ms()) {
+        lease_over = 1;
+        for (size_t i = 0; i < n; ++i)
+          if (cs[i].state == RUNNING) cs[i].lease_stopped = 1;
+        g_term = 1; /* stopped as a kill stops it, with a grace period of at most 1 s */
+        if (g_term_grace < 0 || g_term_grace > LEASE_STOP_GRACE_MS)
+          g_term_grace = grace < LEASE_STOP_GRACE_MS ? (int)grace : LEASE_STOP_GRACE_MS;
+      }
+    }
+    if (running > 0 && lease_due >= 0 && !lease_over && timeout == NULL) {
+      long long left = lease_due - mono_ms();
+      if (left < 0) left = 0;
       drain_left.tv_sec = (time_t)(left / 1000);
       drain_left.tv_nsec = (long)(left % 1000) * 1000000;
       timeout = &drain_left;
@@ -867,7 +948,7 @@ static int shim_main(int argc, char** argv) {
 
 /* ---- launcher ---- */
 
-#define LAUNCH_ARGS 6 /* the request's sequence number, then the shim's five arguments */
+#define LAUNCH_ARGS 7 /* the request's sequence number, then the shim's six arguments */
 #define CLONE_PIDFD_FLAG 0x00001000
 
 /* Reads one request: its arguments into args (pointing into buf) and its two descriptors. Any
@@ -898,8 +979,10 @@ static int launcher_receive(char* buf, size_t len, char** args, int fds[2]) {
     for (size_t i = 0; i < count; ++i) {
       int fd;
       memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      if (got < 2) fds[got] = fd;
-      else close(fd);
+      if (got < 2)
+        fds[got] = fd;
+      else
+        close(fd);
       ++got;
     }
   }
@@ -968,8 +1051,8 @@ static int launcher_main(void) {
     } else {
       /* clone rather than clone3, which some seccomp profiles refuse (Docker's among them) */
       int pidfd = -1;
-      long pid = syscall(SYS_clone, (unsigned long)(CLONE_PIDFD_FLAG | SIGCHLD), NULL, &pidfd,
-                         NULL, NULL);
+      long pid =
+          syscall(SYS_clone, (unsigned long)(CLONE_PIDFD_FLAG | SIGCHLD), NULL, &pidfd, NULL, NULL);
       if (pid == 0) {
         /* The shim of this pod from here on: its spec on stdin, its record pipe as stdout and
            stderr, its own session, signals as a fresh process has them. */
@@ -982,7 +1065,7 @@ static int launcher_main(void) {
         for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &sa, NULL);
         setsid();
         char* argv[LAUNCH_ARGS + 1] = {"caldera-shim", args[1], args[2], args[3],
-                                       args[4],        args[5], NULL};
+                                       args[4],        args[5], args[6], NULL};
         exit(shim_main(LAUNCH_ARGS, argv));
       }
       launcher_answer(seq, pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -27,17 +28,23 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 constexpr auto kHeartbeatTimeout = 2000ms;
+// A whole file, "" when missing.
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+constexpr const char* kLiveness = "  heartbeatInterval: 500ms\n  heartbeatTimeout: 2s\n";
 
 struct NodeSpec {
   std::string name;
   int client_port = 0, cluster_port = 0;
 };
 
+// `liveness`: the cluster's heartbeat and lease fields, as YAML lines.
 std::string config_yaml(const std::vector<NodeSpec>& nodes, const std::string& dir,
-                        const std::string& token) {
-  std::string y =
-      "cluster:\n  name: test\n  coordinator: node-1\n  heartbeatInterval: 500ms\n"
-      "  heartbeatTimeout: 2s\n";
+                        const std::string& token, const std::string& liveness) {
+  std::string y = "cluster:\n  name: test\n  coordinator: node-1\n" + liveness;
   if (!token.empty()) y += "  token: " + token + "\n";
   y += "nodes:\n";
   for (const auto& n : nodes)
@@ -54,10 +61,11 @@ class Cluster : public ::testing::Test {
  protected:
   void SetUp() override { start_cluster(""); }
 
-  void start_cluster(const std::string& token) {
+  void start_cluster(const std::string& token, const std::string& liveness = kLiveness) {
     for (int i = 1; i <= 3; ++i)
       specs_.push_back({"node-" + std::to_string(i), free_port(), free_port()});
-    config_ = write_file(dir_.path(), "cluster.yaml", config_yaml(specs_, dir_.path(), token));
+    config_ =
+        write_file(dir_.path(), "cluster.yaml", config_yaml(specs_, dir_.path(), token, liveness));
     for (const auto& s : specs_) {
       std::vector<std::string> args{"--config", config_, "--node", s.name};
       nodes_.push_back(std::make_unique<Calderad>(dir_.path() + "/" + s.name, args));
@@ -629,7 +637,8 @@ TEST_F(Cluster, ANodeThatDoesNotReturnAfterACoordinatorRestartIsLostAndItsJobRun
 TEST_F(Cluster, ANodeDroppedFromTheConfigIsLostWhenTheCoordinatorRestarts) {
   auto on_node3 = kill_coordinator_and_node3();
   ASSERT_FALSE(on_node3.empty());
-  write_file(dir_.path(), "cluster.yaml", config_yaml({specs_[0], specs_[1]}, dir_.path(), ""));
+  write_file(dir_.path(), "cluster.yaml",
+             config_yaml({specs_[0], specs_[1]}, dir_.path(), "", kLiveness));
   auto& coordinator = *nodes_[0];
   coordinator.start();
   expect_restarted_once(on_node3, "30s");
@@ -667,6 +676,117 @@ TEST_F(Cluster, TheClusterPortTakesOnlyRegistrationsAndHeartbeats) {
   EXPECT_EQ(ready_nodes(*nodes_[0]).size(), 3u) << "the cluster stays whole";
 }
 
+// Leases of 3 s, heartbeats every 250 ms: a cut-off worker's pods are surely dead 4.2 s after its
+// last renewal (3 s, 1%, 200 ms, and the stop's 1 s grace).
+class LeaseCluster : public Cluster {
+ protected:
+  void SetUp() override {
+    start_cluster("", "  heartbeatInterval: 250ms\n  heartbeatTimeout: 1s\n  leaseTimeout: 3s\n");
+  }
+
+  // A one-pod job of two cpus (a node's all) whose pod, as it starts, writes "start PID" to
+  // `markers` and "overlap PID" first for every earlier copy whose process is still alive.
+  std::string marked_job(const std::string& name, const std::string& markers) {
+    const std::string script = "for p in $(awk '/^start/ {print $2}' " + markers +
+                               " 2>/dev/null); do kill -0 $p 2>/dev/null && echo overlap $p >> " +
+                               markers + "; done; echo start $$ >> " + markers + "; exec sleep 60";
+    return job(name, 1, "2", script) + "  policies: [{event: PodEvicted, action: RestartJob}]\n";
+  }
+
+  // The node a job's Running pod is on, "" if none.
+  std::string running_node(const Calderad& at, const std::string& name) {
+    auto r = at.cli({"get", "pods", "-o", "json"});
+    if (r.exit_code != 0) return "";
+    using ptr = json::json_pointer;
+    const auto pods = json::parse(r.out);
+    for (const auto& p : pods["items"])
+      if (p.value(ptr("/metadata/labels/volcano.sh~1job-name"), std::string()) == name &&
+          p.value(ptr("/status/phase"), std::string()) == "Running")
+        return p.value(ptr("/spec/nodeName"), std::string());
+    return "";
+  }
+};
+
+// A worker cut off from the coordinator (its calderad stopped for 12 s, its pods' supervisors
+// running on): its pod runs again on another node within the outage, but only once the first copy
+// is dead, and the worker's return changes nothing.
+TEST_F(LeaseCluster, ACutOffWorkersPodRunsAgainElsewhereOnlyAfterItsCopyIsDead) {
+  auto& coordinator = *nodes_[0];
+  std::string all;
+  for (int i = 0; i < 3; ++i)
+    all += marked_job("m" + std::to_string(i), dir_.path() + "/m" + std::to_string(i)) + "---\n";
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
+  auto victim = job_running_on(coordinator, "node-3");
+  ASSERT_FALSE(victim.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+  const auto markers = dir_.path() + "/" + victim;
+  ASSERT_TRUE(eventually([&] { return slurp(markers).find("start") != std::string::npos; }));
+  // Room for its replacement: the other jobs go.
+  for (int i = 0; i < 3; ++i) {
+    if ("m" + std::to_string(i) == victim) continue;
+    ASSERT_EQ(coordinator.cli({"delete", "job", "m" + std::to_string(i)}).exit_code, 0);
+  }
+  nodes_[2]->signal(SIGSTOP);
+  const auto cut = std::chrono::steady_clock::now();
+  std::string elsewhere;
+  bool moved = eventually(
+      [&] {
+        elsewhere = running_node(coordinator, victim);
+        return !elsewhere.empty() && elsewhere != "node-3";
+      },
+      11s);
+  const auto took = std::chrono::steady_clock::now() - cut;
+  std::this_thread::sleep_until(cut + 12s);
+  nodes_[2]->signal(SIGCONT);
+  ASSERT_TRUE(moved) << coordinator.cli({"describe", "job", victim}).out << coordinator.log();
+  // NotReady after 1 s, lease over 4.2 s after the last renewal; and not much later.
+  EXPECT_GE(took, 3s) << "replaced before the lease could be over";
+  EXPECT_LE(took, 8s);
+  auto text = slurp(markers);
+  EXPECT_EQ(text.find("overlap"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+  // Back: it reports the first copy stopped by its lease, which changes nothing.
+  EXPECT_TRUE(eventually([&] { return ready_nodes(coordinator).count("node-3") > 0; }, 10s));
+  std::this_thread::sleep_for(2s);
+  auto job_json = json::parse(coordinator.cli({"get", "job", victim, "-o", "json"}).out);
+  EXPECT_EQ(job_json.value(json::json_pointer("/status/retryCount"), 0), 1) << job_json.dump();
+  EXPECT_EQ(running_node(coordinator, victim), elsewhere);
+  text = slurp(markers);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+// The coordinator stopped for 4 s (less than the 5 s lease): nothing is evicted, no job restarts,
+// and it says why it judged nobody.
+TEST_F(Cluster, ACoordinatorPausedForFourSecondsEvictsNothing) {
+  auto& coordinator = *nodes_[0];
+  std::string all;
+  for (int i = 0; i < 3; ++i)
+    all += job("p" + std::to_string(i), 1, "2", "sleep 60") +
+           "  policies: [{event: PodEvicted, action: RestartJob}]\n---\n";
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(
+        coordinator
+            .cli({"wait", "job", "p" + std::to_string(i), "--for=phase=Running", "--timeout=30s"})
+            .exit_code,
+        0);
+  coordinator.signal(SIGSTOP);
+  std::this_thread::sleep_for(4s);
+  coordinator.signal(SIGCONT);
+  // Long enough for any verdict: a heartbeat timeout and the lease after the pause.
+  std::this_thread::sleep_for(6s);
+  EXPECT_EQ(ready_nodes(coordinator).size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    auto j =
+        json::parse(coordinator.cli({"get", "job", "p" + std::to_string(i), "-o", "json"}).out);
+    EXPECT_EQ(j.value(json::json_pointer("/status/state/phase"), std::string()), "Running")
+        << j.dump();
+    EXPECT_EQ(j.value(json::json_pointer("/status/retryCount"), 0), 0) << j.dump();
+  }
+  auto log = coordinator.log();
+  EXPECT_EQ(log.find("lost: its lease is over"), std::string::npos) << log;
+  for (auto& n : nodes_) EXPECT_EQ(n->log().find("LeaseExpired"), std::string::npos);
+}
+
 class TokenCluster : public Cluster {
  protected:
   void SetUp() override {}
@@ -675,8 +795,10 @@ class TokenCluster : public Cluster {
 TEST_F(TokenCluster, ANodeWithTheWrongTokenIsRefused) {
   for (int i = 1; i <= 2; ++i)
     specs_.push_back({"node-" + std::to_string(i), free_port(), free_port()});
-  auto good = write_file(dir_.path(), "good.yaml", config_yaml(specs_, dir_.path(), "s3cret"));
-  auto bad = write_file(dir_.path(), "bad.yaml", config_yaml(specs_, dir_.path(), "guess"));
+  auto good =
+      write_file(dir_.path(), "good.yaml", config_yaml(specs_, dir_.path(), "s3cret", kLiveness));
+  auto bad =
+      write_file(dir_.path(), "bad.yaml", config_yaml(specs_, dir_.path(), "guess", kLiveness));
   ::setenv("CALDERA_TOKEN", "s3cret", 1);  // for the CLI
   Calderad coordinator(dir_.path() + "/node-1", {"--config", good, "--node", "node-1"});
   coordinator.start();

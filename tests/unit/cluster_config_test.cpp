@@ -279,6 +279,46 @@ TEST(ClusterConfig, BadHeartbeatsNameTheirFieldAndSayWhy) {
   }
 }
 
+TEST(ClusterConfig, TheLeaseIsFiveSecondsOrTheHeartbeatTimeoutAndNeverShorterThanIt) {
+  using std::chrono::milliseconds;
+  struct Case {
+    std::string cluster;
+    milliseconds want;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"{}", milliseconds(5000)},
+           {"{heartbeatTimeout: 1s}", milliseconds(5000)},
+           {"{heartbeatInterval: 5s, heartbeatTimeout: 20s}", milliseconds(20'000)},
+           {"{leaseTimeout: 3s}", milliseconds(3000)},
+           {"{heartbeatTimeout: 3s, leaseTimeout: 3s}", milliseconds(3000)},
+           {"{leaseTimeout: 1m30s}", milliseconds(90'000)},
+       }) {
+    SCOPED_TRACE(c.cluster);
+    Diagnostics diags;
+    auto cfg = parse(c.cluster, {"{name: a}"}, diags);
+    ASSERT_TRUE(cfg) << all_errors(diags);
+    EXPECT_TRUE(diags.warnings.empty());
+    EXPECT_EQ(cfg->lease_timeout, c.want);
+  }
+  struct Bad {
+    std::string cluster, says;
+  };
+  for (const auto& c : std::vector<Bad>{
+           {"{leaseTimeout: 1s}", "must be at least heartbeatTimeout, 2s"},
+           {"{heartbeatTimeout: 4s, leaseTimeout: 3s}", "must be at least heartbeatTimeout, 4s"},
+           {"{leaseTimeout: 0}", "more than 0"},
+           {"{leaseTimeout: 11m}", "maximum, 10m"},
+           {"{leaseTimeout: later}", "not a duration"},
+       }) {
+    SCOPED_TRACE(c.cluster);
+    Diagnostics diags;
+    EXPECT_FALSE(parse(c.cluster, {"{name: a}"}, diags));
+    ASSERT_EQ(diags.errors.size(), 1u) << all_errors(diags);
+    EXPECT_EQ(diags.errors[0].path, "cluster.leaseTimeout");
+    EXPECT_NE(diags.errors[0].message.find(c.says), std::string::npos) << all_errors(diags);
+  }
+}
+
 TEST(ClusterConfig, KnownClusterFieldsAreQuietAndOthersWarned) {
   Diagnostics diags;
   auto cfg = parse(

@@ -67,6 +67,7 @@ TEST(Membership, ASilentNodeIsNotReadyAtTheTimeoutAndNotBefore) {
   EXPECT_FALSE(m.find("n2")->ready);
   EXPECT_EQ(m.find("n2")->reason, "no heartbeat for 2000ms");
   EXPECT_TRUE(m.expire(9000).empty()) << "reported once";
+  EXPECT_EQ(m.lose(9000).size(), 1u);  // without leases, lost as soon as it is looked at
   EXPECT_FALSE(m.next_expiry_ms());
 }
 
@@ -115,6 +116,87 @@ TEST(Membership, TheCoordinatorsOwnNodeNeverTimesOut) {
   EXPECT_TRUE(m.expire(60000).empty());
   EXPECT_TRUE(m.find("n1")->ready);
   EXPECT_FALSE(m.next_expiry_ms());
+}
+
+// Leases of 5 s, pods stopped with 1 s of grace: the pods are surely dead 5000 + 50 + 200 + 1000
+// ms after the last renewal.
+MembershipOptions leased() {
+  MembershipOptions o;
+  o.heartbeat_timeout_ms = 2000;
+  o.lease_ms = 5000;
+  o.stop_grace_ms = 1000;
+  return o;
+}
+
+TEST(Membership, ALeaseIsOverAfterItsTimeItsMarginsAndTheGracePeriod) {
+  EXPECT_EQ(lease_over_after_ms(leased()), 6250);
+  MembershipOptions none;
+  EXPECT_EQ(lease_over_after_ms(none), 0);
+}
+
+TEST(Membership, ANotReadyNodeIsLostOnlyOnceItsLeaseIsSurelyOver) {
+  Membership m(leased());
+  m.on_register(reg("n2", 1), 0);
+  EXPECT_EQ(m.on_heartbeat("n2", 1, 1000), Heartbeat::Ok);  // the lease runs from here
+  EXPECT_EQ(m.expire(3000), std::vector<std::string>{"n2"});
+  EXPECT_FALSE(m.find("n2")->ready);
+  EXPECT_TRUE(m.lose(3000).empty());
+  EXPECT_EQ(m.next_expiry_ms(), 7250);
+  EXPECT_TRUE(m.lose(7249).empty());
+  EXPECT_EQ(m.lose(7250), std::vector<std::string>{"n2"});
+  EXPECT_TRUE(m.find("n2")->lost);
+  EXPECT_TRUE(m.lose(9000).empty());  // once per outage
+  EXPECT_FALSE(m.next_expiry_ms());
+}
+
+TEST(Membership, ADisconnectedNodeIsLostAtItsLeasesEndNotAtTheDisconnect) {
+  Membership m(leased());
+  m.on_register(reg("n2", 1), 500);
+  ASSERT_TRUE(m.on_disconnect("n2", 1, "connection lost"));
+  EXPECT_TRUE(m.lose(501).empty());
+  EXPECT_EQ(m.lose(6750), std::vector<std::string>{"n2"});
+}
+
+TEST(Membership, ANodeBackBeforeItsLeaseIsOverIsNeverLost) {
+  Membership m(leased());
+  m.on_register(reg("n2", 1), 0);
+  EXPECT_EQ(m.expire(2000).size(), 1u);
+  EXPECT_EQ(m.on_heartbeat("n2", 1, 4000), Heartbeat::Reregister);
+  EXPECT_TRUE(m.on_register(reg("n2", 1), 4100).accepted);
+  EXPECT_TRUE(m.lose(6250).empty());
+  EXPECT_TRUE(m.find("n2")->ready);
+  // Lost in a later outage: counted from the registration, its renewal.
+  EXPECT_EQ(m.expire(6100).size(), 1u);
+  EXPECT_TRUE(m.lose(10349).empty());
+  EXPECT_EQ(m.lose(10350).size(), 1u);
+}
+
+TEST(Membership, WithoutLeasesANotReadyNodeIsLostAtOnce) {
+  Membership m({2000, "", {}});
+  m.on_register(reg("n2", 1), 0);
+  EXPECT_EQ(m.expire(2000).size(), 1u);
+  EXPECT_EQ(m.lose(2000), std::vector<std::string>{"n2"});
+}
+
+TEST(Membership, AStallOfOursGivesEveryReadyNodeAFreshTimeoutButNoLongerLease) {
+  Membership m(leased());
+  m.on_register(reg("n2", 1), 0);
+  m.on_register(reg("n3", 1), 0);
+  ASSERT_TRUE(m.on_disconnect("n3", 1, "connection lost"));
+  // Paused from 100 to 4100: n2's heartbeats were not taken in.
+  m.on_stall(4100);
+  EXPECT_TRUE(m.expire(4100).empty());
+  EXPECT_TRUE(m.find("n2")->ready);
+  EXPECT_EQ(m.find("n2")->last_renewal_ms, 0);
+  EXPECT_TRUE(m.expire(6099).empty());
+  EXPECT_EQ(m.expire(6100), std::vector<std::string>{"n2"});
+  // Its lease still runs from its last renewal: lost at once now.
+  EXPECT_EQ(m.lose(6250), (std::vector<std::string>{"n2", "n3"}));
+}
+
+TEST(Membership, AfterAStartTheConfigsNodesAreWaitedForAWholeLease) {
+  EXPECT_EQ(Membership(leased()).startup_wait_ms(), 6250);
+  EXPECT_EQ(Membership({2000, "", {}}).startup_wait_ms(), 4000);
 }
 
 }  // namespace

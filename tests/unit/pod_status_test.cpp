@@ -57,6 +57,28 @@ TEST(PodStatus, APodThatCouldNotBeCreatedIsFailedCreate) {
   EXPECT_EQ(p.message, "cannot write the pod's files");
 }
 
+TEST(PodStatus, APodStoppedAsItsLeaseRanOutIsLostWhateverItExitedWith) {
+  Pod p;
+  p.node = "node-2";
+  apply_containers(p,
+                   {container("main", ContainerState::Terminated, 5, 10, 0, "LeaseExpired"),
+                    container("side", ContainerState::Terminated, 5, 9, 0, "Completed")},
+                   "", 20);
+  EXPECT_EQ(p.phase, PodPhase::Failed) << "exit 0 on SIGTERM is still a stop, not a success";
+  EXPECT_EQ(p.reason, kNodeLost);
+  EXPECT_NE(p.message.find("node node-2 stopped the pod: its lease ran out"), std::string::npos)
+      << p.message;
+  Pod sim;
+  sim.containers.push_back(container("main", ContainerState::Waiting, 0));
+  start_simulated(sim, 1);
+  end_simulated(sim, 137, 9, std::string(kLeaseExpired), 50);
+  EXPECT_EQ(sim.reason, kNodeLost);
+  Pod running;
+  apply_containers(running, {container("main", ContainerState::Running, 5)}, "", 20);
+  apply_lease_expiry(running);
+  EXPECT_EQ(running.phase, PodPhase::Running) << "only an ended pod";
+}
+
 TEST(PodStatus, ASimulatedPodRunsThenEndsWithItsExitCode) {
   Pod p;
   p.containers = {container("a", ContainerState::Waiting, 0),

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "../proc_stat.hpp"
+#include "actors/node/lease_file.hpp"
 #include "actors/node/pod_dir.hpp"
 
 namespace caldera {
@@ -372,6 +373,94 @@ TEST_F(ProcessRunnerTest, RunnerKillsAStuckShim) {
   auto pids = pgids(root_ / "stuck");
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 1s));
+}
+
+// A pod runs under its node's lease: its supervisor stops it once the lease is over, with the
+// pod's grace period, whether or not calderad is there (here it is not).
+TEST_F(ProcessRunnerTest, ASupervisorStopsItsPodWhenTheLeaseRunsOutThoughCalderadIsGone) {
+  const auto lease = (root_ / "lease").string();
+  ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() + 800), "");
+  auto s = spec("leased", {shell("main", "trap '' TERM; echo ready; exec sleep 30")}, 300);
+  s.lease_file = lease;
+  runner_->launch(s);
+  auto running = collector_.wait_running("leased");
+  ASSERT_TRUE(running);
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "leased" / "main.log") == "ready\n"; }));
+  runner_.reset();  // calderad is gone: nobody renews the lease, the supervisor still watches it
+  auto pids = pgids(root_ / "leased");
+  ASSERT_EQ(pids.size(), 1u);
+  const auto start = Clock::now();
+  ASSERT_TRUE(eventually([&] { return live_group_members(pids[0]) == 0; }, 3s));
+  // Lease (up to 800 ms from its write) plus the 300 ms grace: TERM is ignored, KILL ends it.
+  EXPECT_GE(Clock::now() - start, 300ms);
+  ASSERT_TRUE(eventually([&] {
+    auto st = pod_dir::parse_state(slurp(root_ / "leased" / "state"), 1);
+    return st.ended.has_value();
+  }));
+  auto st = pod_dir::parse_state(slurp(root_ / "leased" / "state"), 1);
+  EXPECT_EQ((*st.ended)[0].reason, "LeaseExpired");
+  EXPECT_EQ((*st.ended)[0].signal, SIGKILL);
+}
+
+TEST_F(ProcessRunnerTest, ARenewedLeaseKeepsThePodRunningAndItsEndStopsIt) {
+  const auto lease = (root_ / "lease").string();
+  ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() + 300), "");
+  auto s = spec("renewed", {shell("main", "echo ready; exec sleep 30")}, 5000);
+  s.lease_file = lease;
+  runner_->launch(s);
+  ASSERT_TRUE(collector_.wait_running("renewed"));
+  // Renewed every 100 ms for 1.5 s, five times the lease: the pod runs throughout.
+  const auto until = Clock::now() + 1500ms;
+  while (Clock::now() < until) {
+    ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() + 300), "");
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_FALSE(collector_.wait_final("renewed", 10ms)) << "stopped under a lease it held";
+  const auto start = Clock::now();
+  auto done = collector_.wait_final("renewed", 3s);
+  ASSERT_TRUE(done);
+  EXPECT_LT(Clock::now() - start, 1s) << "sleep ends at the SIGTERM, within the lease";
+  EXPECT_EQ(done->containers[0].reason, "LeaseExpired");
+  EXPECT_EQ(done->containers[0].signal, SIGTERM);
+}
+
+TEST_F(ProcessRunnerTest, APodWhoseLeaseIsOverAtItsStartRunsNothing) {
+  const auto lease = (root_ / "lease").string();
+  ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() - 1), "");
+  const auto marker = root_ / "ran";
+  auto s = spec("late", {shell("main", "touch " + marker.string())});
+  s.lease_file = lease;
+  runner_->launch(s);
+  auto done = collector_.wait_final("late", 3s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "LeaseExpired");
+  EXPECT_FALSE(fs::exists(marker));
+  // No lease file at all counts as over too.
+  s = spec("nolease", {shell("main", "touch " + marker.string())});
+  s.lease_file = (root_ / "missing").string();
+  runner_->launch(s);
+  done = collector_.wait_final("nolease", 3s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->containers[0].reason, "LeaseExpired");
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST(LeaseFile, ReadsWhatWasWrittenInThisBootAndNothingElse) {
+  char tmpl[] = "/tmp/caldera-lease-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/lease";
+  EXPECT_EQ(lease_file::read(path), 0) << "missing";
+  ASSERT_EQ(lease_file::write(path, 123456789), "");
+  EXPECT_EQ(lease_file::read(path), 123456789);
+  ASSERT_EQ(lease_file::write(path, 42), "");  // shorter: overwritten whole, fixed width
+  EXPECT_EQ(lease_file::read(path), 42);
+  std::ofstream(path) << "00000000000000000042 00000000000000000042 "
+                         "00000000-0000-0000-0000-000000000000\n";
+  EXPECT_EQ(lease_file::read(path), 0) << "another boot's";
+  std::ofstream(path) << "00000000000000000042 00000000000000000043 x\n";
+  EXPECT_EQ(lease_file::read(path), 0) << "torn";
+  EXPECT_NE(lease_file::write(std::string(tmpl) + "/no/such/dir/lease", 1), "");
+  fs::remove_all(tmpl);
 }
 
 TEST_F(ProcessRunnerTest, PodsSurviveTheRunnerAndAreAdopted) {

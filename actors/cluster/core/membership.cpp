@@ -1,6 +1,14 @@
 #include "actors/cluster/core/membership.hpp"
 
+#include <algorithm>
+
 namespace caldera {
+
+int64_t lease_over_after_ms(const MembershipOptions& o) {
+  if (o.lease_ms <= 0) return 0;
+  return o.lease_ms + (o.lease_ms * kLeaseRateMarginPercent + 99) / 100 + kLeaseNoticeMarginMs +
+         o.stop_grace_ms;
+}
 
 Admission Membership::on_register(const Registration& r, int64_t now_ms) {
   Admission a;
@@ -35,8 +43,10 @@ Admission Membership::on_register(const Registration& r, int64_t now_ms) {
   m.incarnation = r.incarnation;
   m.local = r.local;
   m.ready = true;
+  m.lost = false;
   m.reason.clear();
   m.last_heartbeat_ms = now_ms;
+  m.last_renewal_ms = now_ms;
   return a;
 }
 
@@ -47,6 +57,7 @@ Heartbeat Membership::on_heartbeat(const std::string& name, uint64_t incarnation
   if (incarnation != m.incarnation) return Heartbeat::Stale;
   if (!m.ready) return Heartbeat::Reregister;
   m.last_heartbeat_ms = now_ms;
+  m.last_renewal_ms = now_ms;
   return Heartbeat::Ok;
 }
 
@@ -73,14 +84,38 @@ std::vector<std::string> Membership::expire(int64_t now_ms) {
   return lost;
 }
 
+std::vector<std::string> Membership::lose(int64_t now_ms) {
+  std::vector<std::string> lost;
+  for (auto& [name, m] : members_) {
+    if (m.ready || m.lost || m.local) continue;
+    if (now_ms < lease_over_ms(m)) continue;
+    m.lost = true;
+    lost.push_back(name);
+  }
+  return lost;
+}
+
+void Membership::on_stall(int64_t now_ms) {
+  for (auto& [name, m] : members_)
+    if (m.ready && !m.local) m.last_heartbeat_ms = std::max(m.last_heartbeat_ms, now_ms);
+}
+
 std::optional<int64_t> Membership::next_expiry_ms() const {
   std::optional<int64_t> next;
   for (const auto& [name, m] : members_) {
-    if (!m.ready || m.local) continue;
-    auto due = m.last_heartbeat_ms + options_.heartbeat_timeout_ms;
+    if (m.local || m.lost) continue;
+    auto due = m.ready ? m.last_heartbeat_ms + options_.heartbeat_timeout_ms : lease_over_ms(m);
     if (!next || due < *next) next = due;
   }
   return next;
+}
+
+int64_t Membership::lease_over_ms(const Member& m) const {
+  return m.last_renewal_ms + lease_over_after_ms(options_);
+}
+
+int64_t Membership::startup_wait_ms() const {
+  return std::max(2 * options_.heartbeat_timeout_ms, lease_over_after_ms(options_));
 }
 
 const Member* Membership::find(const std::string& name) const {

@@ -241,6 +241,11 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
   return fx;
 }
 
+bool replaces_lost_pods_at_once(const JobSpec& spec) {
+  auto it = spec.annotations.find(kReplaceLostPodsAnnotation);
+  return it != spec.annotations.end() && it->second == "immediately";
+}
+
 Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
                      const Clock& clock) {
   std::vector<Pod> evicted;

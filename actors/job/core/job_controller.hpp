@@ -78,6 +78,9 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
 // runs beside its replacement.
 Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
                      const Clock& clock);
+// Whether the job has a NotReady node's pods replaced before the node's lease is over
+// (kReplaceLostPodsAnnotation: "immediately"); by default only after, when they are surely dead.
+bool replaces_lost_pods_at_once(const JobSpec& spec);
 
 // The scheduler evicts pod `uid` (preemption or reclaim, `reason` "Preempted" or "Reclaimed"):
 // a pod on its node is killed there and ends with that reason; one not launched yet ends here.

@@ -25,6 +25,20 @@ void apply_containers(Pod& pod, const std::vector<ContainerStatus>& containers,
     pod.reason = std::string(kFailedCreate);
     pod.message = create_error;
   }
+  apply_lease_expiry(pod);
+}
+
+void apply_lease_expiry(Pod& pod) {
+  if (!is_terminal(pod.phase)) return;
+  for (const auto& c : pod.containers)
+    if (c.reason == kLeaseExpired) {
+      pod.phase = PodPhase::Failed;
+      pod.reason = std::string(kNodeLost);
+      pod.message = "node " + pod.node +
+                    " stopped the pod: its lease ran out (cut off from the coordinator for "
+                    "longer than cluster.leaseTimeout)";
+      return;
+    }
 }
 
 void start_simulated(Pod& pod, int64_t now_ms) {
@@ -47,6 +61,7 @@ void end_simulated(Pod& pod, int32_t exit_code, int32_t signal, const std::strin
   }
   pod.phase = derive_pod_phase(pod.containers);
   pod.finished_ms = now_ms;
+  apply_lease_expiry(pod);
 }
 
 }  // namespace caldera

@@ -16,6 +16,11 @@ namespace caldera {
 void apply_containers(Pod& pod, const std::vector<ContainerStatus>& containers,
                       const std::string& create_error, int64_t now_ms);
 
+// A pod whose containers its node stopped as its lease ran out (reason kLeaseExpired) ends
+// Failed with reason NodeLost, whatever they exited with: its job hears PodEvicted, as it does
+// from the coordinator when the node is lost.
+void apply_lease_expiry(Pod& pod);
+
 // A simulated pod starts now: Running, every container with it.
 void start_simulated(Pod& pod, int64_t now_ms);
 
