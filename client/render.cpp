@@ -633,6 +633,7 @@ nlohmann::json node_to_json(const NodeInfo& n) {
               {"pods", n.pods},
               {"incarnation", std::to_string(n.incarnation)}};
   if (n.joined_ms > 0) status["joinedTime"] = format_timestamp(n.joined_ms);
+  if (!n.presented.values.empty()) status["presented"] = resource_map(n.presented);
   return {{"apiVersion", "v1"},
           {"kind", "Node"},
           {"metadata", std::move(metadata)},
@@ -810,7 +811,8 @@ std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t n
              "MEMORY(ALLOCATED/ALLOCATABLE)",
              "PODS",
              "HEARTBEAT"};
-  if (wide) header.insert(header.end(), {"ADDRESS", "INCARNATION", "LABELS", "REASON"});
+  if (wide)
+    header.insert(header.end(), {"ADDRESS", "INCARNATION", "LABELS", "PRESENTED", "REASON"});
   rows.push_back(std::move(header));
   for (const auto& n : nodes) {
     std::string pods = std::to_string(n.pods);
@@ -826,9 +828,14 @@ std::string nodes_table(const std::vector<NodeInfo>& nodes, bool wide, int64_t n
     if (wide) {
       std::string labels;
       for (const auto& [k, v] : n.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
-      row.insert(row.end(),
-                 {n.address, std::to_string(n.incarnation), labels.empty() ? "<none>" : labels,
-                  n.reason.empty() ? "<none>" : n.reason});
+      // What the node claims beyond the config, which is believed instead: cpu=16,memory=64Gi.
+      std::string presented;
+      for (const auto& [k, v] : n.presented.values)
+        presented += (presented.empty() ? "" : ",") + k + "=" + format_quantity(v);
+      row.insert(
+          row.end(),
+          {n.address, std::to_string(n.incarnation), labels.empty() ? "<none>" : labels,
+           presented.empty() ? "<none>" : presented, n.reason.empty() ? "<none>" : n.reason});
     }
     rows.push_back(std::move(row));
   }

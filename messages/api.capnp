@@ -194,6 +194,7 @@ struct NodeInfo {
   joinedMs @10 :Int64;             # when this incarnation registered
   lastHeartbeatMs @11 :Int64;
   labels @12 :List(KeyValue);
+  presented @13 :List(KeyValue);   # what the node says it has, when not what the config says
 }
 
 # ---- JobTemplate and JobFlow (Volcano flow.volcano.sh/v1alpha1) ----

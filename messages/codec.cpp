@@ -466,6 +466,7 @@ void encode(const NodeInfo& in, api::NodeInfo::Builder out) {
   out.setJoinedMs(in.joined_ms);
   out.setLastHeartbeatMs(in.last_heartbeat_ms);
   encode_map(in.labels, out.initLabels(static_cast<unsigned>(in.labels.size())));
+  encode(in.presented, out.initPresented(in.presented.values.size()));
 }
 
 ResourceList decode_resources(capnp::List<api::KeyValue>::Reader in) {
@@ -487,6 +488,7 @@ NodeInfo decode(api::NodeInfo::Reader in) {
   n.joined_ms = in.getJoinedMs();
   n.last_heartbeat_ms = in.getLastHeartbeatMs();
   n.labels = decode_map(in.getLabels());
+  n.presented = decode_own_resources(in.getPresented());
   return n;
 }
 

@@ -23,6 +23,9 @@ struct NodeInfo {
   int64_t joined_ms = 0;     // when this incarnation registered
   int64_t last_heartbeat_ms = 0;
   std::map<std::string, std::string> labels;
+  // What the node itself says it has, when that is not what the cluster config says (the config's
+  // figures are `capacity`, and the ones the scheduler uses); empty when they agree.
+  ResourceList presented;
   bool operator==(const NodeInfo&) const = default;
 };
 

@@ -16,6 +16,7 @@
 
 #include "messages/yaml_duration.hpp"
 #include "messages/yaml_tree.hpp"
+#include "node/gateway.hpp"
 
 namespace caldera {
 namespace {
@@ -59,7 +60,8 @@ bool read_port(const YamlNode& n, const std::string& path, uint16_t& out, Diagno
   return true;
 }
 
-const std::set<std::string> kGatewayFields{"maxConnections", "idleTimeout", "frameTimeout"};
+const std::set<std::string> kGatewayFields{"maxConnections", "maxConnectionsPerAddress",
+                                           "idleTimeout", "frameTimeout"};
 
 void read_count(const YamlNode& n, const std::string& path, std::optional<uint32_t>& out,
                 Diagnostics& diags) {
@@ -350,6 +352,19 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
     }
   }
   read_count(get(n, "maxConnections"), path + ".maxConnections", node.max_connections, diags);
+  read_count(get(n, "maxConnectionsPerAddress"), path + ".maxConnectionsPerAddress",
+             node.max_connections_per_address, diags);
+  if (node.max_connections_per_address) {
+    const size_t total = node.max_connections.value_or(GatewayLimits{}.max_connections);
+    if (*node.max_connections_per_address > total) {
+      diags.error(path + ".maxConnectionsPerAddress",
+                  fmt::format("{} is more than maxConnections, {}{}: the limit per client "
+                              "address is a share of the node's connections",
+                              *node.max_connections_per_address, total,
+                              node.max_connections ? "" : " (the default)"));
+      node.max_connections_per_address.reset();
+    }
+  }
   read_timeout(get(n, "idleTimeout"), path + ".idleTimeout", node.idle_timeout, diags);
   read_timeout(get(n, "frameTimeout"), path + ".frameTimeout", node.frame_timeout, diags);
   read_labels(get(n, "labels"), path + ".labels", node.labels, diags);

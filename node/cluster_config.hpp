@@ -26,6 +26,8 @@ struct NodeConfig {
   std::map<std::string, std::string> labels;  // for nodeSelector and `get nodes`
   // Client gateway limits. Unset: calderad's flags, else its defaults; a timeout of 0: never.
   std::optional<uint32_t> max_connections;
+  // At most max_connections (the node's, else calderad's default).
+  std::optional<uint32_t> max_connections_per_address;
   std::optional<std::chrono::milliseconds> idle_timeout;
   std::optional<std::chrono::milliseconds> frame_timeout;
   // Container log rotation, as the kubelet's containerLogMaxSize and containerLogMaxFiles:

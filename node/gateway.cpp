@@ -1,7 +1,9 @@
 #include "node/gateway.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
@@ -58,6 +60,25 @@ uint64_t to_ms(std::chrono::milliseconds d) {
   return d.count() > 0 ? static_cast<uint64_t>(d.count()) : 0;
 }
 
+// The peer's IP as text, without the port; an IPv4-mapped IPv6 address as the IPv4 one, so that a
+// client counts the same on a dual-stack listener. "" if unknown.
+std::string peer_address(const uv_tcp_t* tcp) {
+  sockaddr_storage addr{};
+  int len = sizeof(addr);
+  if (uv_tcp_getpeername(tcp, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  const char* written = nullptr;
+  if (addr.ss_family == AF_INET) {
+    written = inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&addr)->sin_addr, text,
+                        sizeof(text));
+  } else if (addr.ss_family == AF_INET6) {
+    const in6_addr& ip = reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr;
+    written = IN6_IS_ADDR_V4MAPPED(&ip) ? inet_ntop(AF_INET, ip.s6_addr + 12, text, sizeof(text))
+                                        : inet_ntop(AF_INET6, &ip, text, sizeof(text));
+  }
+  return written ? std::string(written) : std::string();
+}
+
 class UvGateway;
 
 struct Connection {
@@ -68,8 +89,12 @@ struct Connection {
   bool linger_started = false;
   int open_handles = 0;
   bool closing = false;  // no more frames in or out; reads are drained and discarded
-  bool refused = false;  // over max_connections: gets the refusal, then closes
-  bool paused = false;   // reads stopped for backpressure
+  // What it counts against: admitted ones against max_connections and their address's
+  // max_connections_per_address; refused ones (over either) get the refusal, then close; none
+  // for one not accepted or dropped at once.
+  enum class Slot { None, Admitted, Refused } slot = Slot::None;
+  std::string address;  // the peer's IP; "": unknown, and no per-address limit applies
+  bool paused = false;  // reads stopped for backpressure
   // Set when queued_bytes passes the limit, cleared when it drains to half: without the gap a
   // client reading slowly would flip reads on and off for every response.
   bool over_limit = false;
@@ -199,6 +224,7 @@ class UvGateway final : public Gateway {
     s.paused_connections = stat_paused_.load(std::memory_order_relaxed);
     s.requests_in_flight = stat_in_flight_.load(std::memory_order_relaxed);
     s.refused = stat_refused_.load(std::memory_order_relaxed);
+    s.refused_per_address = stat_refused_per_address_.load(std::memory_order_relaxed);
     s.closed_idle = stat_idle_.load(std::memory_order_relaxed);
     s.closed_frame_timeout = stat_frame_timeout_.load(std::memory_order_relaxed);
     s.closed_slow_reader = stat_slow_reader_.load(std::memory_order_relaxed);
@@ -293,32 +319,36 @@ class UvGateway final : public Gateway {
       return;
     }
     if (status < 0) return;
-    bool over = self->admitted_ >= self->limits_.max_connections;
-    if (over && self->refusing_ >= kMaxRefusing) {
-      auto* tcp = new uv_tcp_t;
-      uv_tcp_init(&self->loop_, tcp);
-      uv_accept(server, reinterpret_cast<uv_stream_t*>(tcp));
-      uv_close(reinterpret_cast<uv_handle_t*>(tcp),
-               [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
-      self->note_refusal();
-      return;
-    }
     auto owned = std::make_unique<Connection>();
     Connection* c = owned.get();
     c->gateway = self;
     c->id = self->next_connection_++;
-    c->refused = over;
     c->last_activity = uv_now(&self->loop_);
     uv_tcp_init(&self->loop_, &c->tcp);
     c->tcp.data = c;
     c->open_handles = 1;
     self->connections_.emplace(c->id, std::move(owned));
-    ++(over ? self->refusing_ : self->admitted_);
     self->stat_connections_.fetch_add(1, std::memory_order_relaxed);
     auto* stream = reinterpret_cast<uv_stream_t*>(&c->tcp);
     if (uv_accept(server, stream) != 0) {
       self->close_hard(c);
       return;
+    }
+    // Admission waits for the accept: the per-address limit needs the peer's address.
+    c->address = peer_address(&c->tcp);
+    const Refusal refusal = self->admission(*c);
+    if (refusal != Refusal::None && self->refusing_ >= kMaxRefusing) {
+      self->note_refusal(refusal, *c);  // a flood: closed without the explanation
+      self->close_hard(c);
+      return;
+    }
+    if (refusal == Refusal::None) {
+      c->slot = Connection::Slot::Admitted;
+      ++self->admitted_;
+      if (!c->address.empty()) ++self->per_address_[c->address];
+    } else {
+      c->slot = Connection::Slot::Refused;
+      ++self->refusing_;
     }
     uv_tcp_nodelay(&c->tcp, 1);
     // A watch keeps its connection from ever being idle: a client whose machine vanished is
@@ -329,13 +359,30 @@ class UvGateway final : public Gateway {
       self->close_hard(c);
       return;
     }
-    if (over) {
-      self->note_refusal();
-      self->write(c, unavailable_response("too many connections (limit " +
-                                          std::to_string(self->limits_.max_connections) +
-                                          "); try again later"));
+    if (refusal != Refusal::None) {
+      self->note_refusal(refusal, *c);
+      std::string message = refusal == Refusal::Total
+                                ? "too many connections (limit " +
+                                      std::to_string(self->limits_.max_connections) +
+                                      "); try again later"
+                                : "too many connections from " + c->address + " (limit " +
+                                      std::to_string(self->limits_.max_connections_per_address) +
+                                      " per client address); try again later";
+      self->write(c, unavailable_response(message));
       self->close_gracefully(c);
     }
+  }
+
+  enum class Refusal { None, Total, PerAddress };
+
+  // Whether an accepted connection is over a limit, the total first.
+  Refusal admission(const Connection& c) const {
+    if (admitted_ >= limits_.max_connections) return Refusal::Total;
+    if (c.address.empty()) return Refusal::None;
+    auto it = per_address_.find(c.address);
+    if (it != per_address_.end() && it->second >= limits_.max_connections_per_address)
+      return Refusal::PerAddress;
+    return Refusal::None;
   }
 
   // libuv sheds connections itself when accept fails for lack of descriptors (it keeps a spare
@@ -368,16 +415,31 @@ class UvGateway final : public Gateway {
     }
   }
 
-  void note_refusal() {
-    stat_refused_.fetch_add(1, std::memory_order_relaxed);
-    ++refusals_unlogged_;
+  void note_refusal(Refusal refusal, const Connection& c) {
+    if (refusal == Refusal::Total) {
+      stat_refused_.fetch_add(1, std::memory_order_relaxed);
+      ++refusals_unlogged_;
+    } else {
+      stat_refused_per_address_.fetch_add(1, std::memory_order_relaxed);
+      ++refusals_per_address_unlogged_;
+      last_refused_address_ = c.address;
+    }
     uint64_t now = uv_now(&loop_);
-    if (last_refusal_log_ == 0 || now - last_refusal_log_ >= kRefusalLogEveryMs) {
+    if (last_refusal_log_ != 0 && now - last_refusal_log_ < kRefusalLogEveryMs) return;
+    if (refusals_unlogged_ > 0)
       spdlog::warn("gateway refused {} connection(s): {} open, the limit is {}", refusals_unlogged_,
                    admitted_, limits_.max_connections);
-      last_refusal_log_ = now;
-      refusals_unlogged_ = 0;
+    if (refusals_per_address_unlogged_ > 0) {
+      auto it = per_address_.find(last_refused_address_);
+      spdlog::warn(
+          "gateway refused {} connection(s) over the limit of {} per client address (the last "
+          "from {}, which has {} open)",
+          refusals_per_address_unlogged_, limits_.max_connections_per_address,
+          last_refused_address_, it == per_address_.end() ? 0 : it->second);
     }
+    last_refusal_log_ = now;
+    refusals_unlogged_ = 0;
+    refusals_per_address_unlogged_ = 0;
   }
 
   static void on_alloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
@@ -635,7 +697,15 @@ class UvGateway final : public Gateway {
   void forget(Connection* c) {
     stat_in_flight_.fetch_sub(c->in_flight, std::memory_order_relaxed);
     stat_connections_.fetch_sub(1, std::memory_order_relaxed);
-    --(c->refused ? refusing_ : admitted_);
+    if (c->slot == Connection::Slot::Admitted) {
+      --admitted_;
+      if (!c->address.empty()) {
+        auto it = per_address_.find(c->address);
+        if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
+      }
+    } else if (c->slot == Connection::Slot::Refused) {
+      --refusing_;
+    }
     const uint64_t id = c->id;
     connections_.erase(id);
     if (on_close_) on_close_(id);
@@ -658,8 +728,8 @@ class UvGateway final : public Gateway {
 
   // Written on the loop thread only; read by stats() from any thread.
   std::atomic<size_t> stat_connections_{0}, stat_queued_{0}, stat_paused_{0}, stat_in_flight_{0};
-  std::atomic<uint64_t> stat_refused_{0}, stat_idle_{0}, stat_frame_timeout_{0},
-      stat_slow_reader_{0}, stat_slow_watcher_{0};
+  std::atomic<uint64_t> stat_refused_{0}, stat_refused_per_address_{0}, stat_idle_{0},
+      stat_frame_timeout_{0}, stat_slow_reader_{0}, stat_slow_watcher_{0};
 
   // Loop thread only.
   uint64_t next_connection_ = 1;
@@ -667,8 +737,12 @@ class UvGateway final : public Gateway {
   std::vector<Connection*> touched_;  // connections with frames gathered in this wake-up
   size_t admitted_ = 0;               // connections in the table that count against max_connections
   size_t refusing_ = 0;               // refused ones still sending their refusal or lingering
-  int spare_fd_ = -1;                 // given up to accept-and-drop when descriptors run out
-  uint64_t last_refusal_log_ = 0, refusals_unlogged_ = 0, last_emfile_log_ = 0;
+  // Admitted connections per peer address (an address with none has no entry).
+  std::unordered_map<std::string, size_t> per_address_;
+  int spare_fd_ = -1;  // given up to accept-and-drop when descriptors run out
+  uint64_t last_refusal_log_ = 0, refusals_unlogged_ = 0, refusals_per_address_unlogged_ = 0,
+           last_emfile_log_ = 0;
+  std::string last_refused_address_;
 };
 
 }  // namespace

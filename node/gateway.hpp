@@ -18,6 +18,10 @@ struct GatewayLimits {
   // Beyond it a new connection gets one `unavailable` error and is closed. calderad lowers it to
   // what its descriptor limit can hold.
   size_t max_connections = 4096;
+  // The same per client address (the peer's IP, port aside), so that one client holding
+  // connections open cannot take every place: a new one from an address that already has this
+  // many open is refused the same way, and other addresses still get in.
+  size_t max_connections_per_address = 2048;
   // Per connection: responses not yet written to the socket. Above it the gateway reads no more
   // requests from that client until half of it has drained, so a client that does not read its
   // responses cannot make the node hold them all in memory.
@@ -41,11 +45,12 @@ struct GatewayLimits {
 
 // A snapshot of the gateway's bookkeeping; counters since start are cumulative.
 struct GatewayStats {
-  size_t connections = 0;         // open sockets, refused and closing ones included
-  size_t queued_bytes = 0;        // response bytes not yet written, over every connection
-  size_t paused_connections = 0;  // not read from because of max_queued_bytes or max_in_flight
-  size_t requests_in_flight = 0;  // handed to OnFrame, not yet answered
-  uint64_t refused = 0;           // over max_connections
+  size_t connections = 0;            // open sockets, refused and closing ones included
+  size_t queued_bytes = 0;           // response bytes not yet written, over every connection
+  size_t paused_connections = 0;     // not read from because of max_queued_bytes or max_in_flight
+  size_t requests_in_flight = 0;     // handed to OnFrame, not yet answered
+  uint64_t refused = 0;              // over max_connections
+  uint64_t refused_per_address = 0;  // over max_connections_per_address (not in `refused`)
   uint64_t closed_idle = 0;
   uint64_t closed_frame_timeout = 0;
   uint64_t closed_slow_reader = 0;

@@ -1,4 +1,5 @@
 // calderad: one caldera node. With no arguments, an embedded single-node cluster on 127.0.0.1.
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   int port = 7070, cluster_port = 7170;
   bool no_fsync = false;
   unsigned actor_threads = 2;
-  size_t max_connections = 0;
+  size_t max_connections = 0, max_connections_per_address = 0;
   std::string idle_timeout, frame_timeout;
   std::string log_max_size = "10Mi";
   int64_t log_max_files = 5;
@@ -128,6 +129,12 @@ int main(int argc, char** argv) {
       app.add_option("--max-connections", max_connections,
                      "client connections at once; more are refused (default 4096, or the node's "
                      "maxConnections)")
+          ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  auto* per_address_opt =
+      app.add_option("--max-connections-per-address", max_connections_per_address,
+                     "client connections at once from one client address, at most "
+                     "--max-connections; more are refused (default 2048, or the node's "
+                     "maxConnectionsPerAddress)")
           ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
   app.add_option("--idle-timeout", idle_timeout,
                  "close client connections idle this long, e.g. 5m (default; 0: never)");
@@ -196,6 +203,16 @@ int main(int argc, char** argv) {
   if (node->idle_timeout) limits.idle_timeout = *node->idle_timeout;
   if (node->frame_timeout) limits.frame_timeout = *node->frame_timeout;
   if (*max_connections_opt) limits.max_connections = max_connections;
+  if (node->max_connections_per_address)
+    limits.max_connections_per_address = *node->max_connections_per_address;
+  if (*per_address_opt) limits.max_connections_per_address = max_connections_per_address;
+  if ((node->max_connections_per_address || *per_address_opt) &&
+      limits.max_connections_per_address > limits.max_connections)
+    return fail("the connection limit per client address, " +
+                std::to_string(limits.max_connections_per_address) +
+                ", is more than the connection limit, " + std::to_string(limits.max_connections) +
+                " (--max-connections-per-address and --max-connections, or the node's "
+                "maxConnectionsPerAddress and maxConnections)");
   if (!idle_timeout.empty() && !duration_flag(idle_timeout, limits.idle_timeout))
     return fail("--idle-timeout: '" + idle_timeout + "' is not a duration (examples: 30s, 5m, 0)");
   if (!frame_timeout.empty() && !duration_flag(frame_timeout, limits.frame_timeout))
@@ -209,6 +226,12 @@ int main(int argc, char** argv) {
       spdlog::warn("calderad max-connections {} lowered to {}: the open files limit is {}",
                    limits.max_connections, fits, open_files);
       limits.max_connections = fits;
+      // Else one client could take every place again.
+      if (limits.max_connections_per_address >= fits) {
+        limits.max_connections_per_address = std::max<size_t>(1, fits / 2);
+        spdlog::warn("calderad max-connections-per-address lowered to {}, half of that",
+                     limits.max_connections_per_address);
+      }
     }
   }
 
@@ -291,13 +314,16 @@ int main(int argc, char** argv) {
     scheduler = spawn_scheduler(sys, metrics, cluster.scoring);
     spdlog::info("scheduler scoring={}", sched::to_string(cluster.scoring));
     timer = spawn_timer(sys);
-    MembershipEnv members{scheduler, {}};
+    MembershipEnv members{scheduler, {}, {}};
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
     members.options.lease_ms = cluster.lease_timeout.count();
     members.options.stop_grace_ms = kLeaseStopGraceMs;
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes)
-      for (const auto& name : n.node_names()) members.options.allowed.insert(name);
+      for (const auto& name : n.node_names()) {
+        members.options.allowed.insert(name);
+        members.resources[name] = n.resources;
+      }
     const auto members_allowed = members.options.allowed;
     membership = spawn_membership(sys, std::move(members));
     directory = spawn_job_directory(

@@ -1,5 +1,6 @@
 // Store on RocksDB: opening every column family, group commit by one writer thread, direct reads,
 // and resuming after write errors (a full disk) without a restart.
+#include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
@@ -7,17 +8,22 @@
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
@@ -150,14 +156,53 @@ rocksdb::DBOptions db_options(const std::shared_ptr<HealthState>& health) {
   return o;
 }
 
-// RocksDB reports a held LOCK as an IO error naming the LOCK file, both for another process
-// ("While lock file") and for a second open in this process ("lock hold by current process").
+// Why RocksDB could not open a data dir, as far as open_error tells the cases apart.
+enum class OpenProblem { LockHeld, NotWritable, Other };
+
+// A pure function of RocksDB's status text (`io_error`: the status is an IO error) and of
+// `write_errno`, what a write-access check of the dir or its LOCK file failed with (0: passed or
+// not made). RocksDB's text says which call failed and, by strerror, why. A held LOCK fails the
+// lock call itself, "While lock file" (EAGAIN, or EACCES on some systems: the errno alone does not
+// tell), or, when this process holds it, "lock hold by current process". A dir it may not write
+// fails earlier, opening or creating LOCK ("while open a file for lock"), or later, creating the
+// WAL or the MANIFEST, with EACCES, EPERM (an immutable dir) or EROFS.
+OpenProblem classify_open_error(std::string_view text, bool io_error, int write_errno) {
+  if (!io_error) return OpenProblem::Other;
+  auto has = [text](std::string_view part) {
+    auto lower = [](char ch) {
+      return static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    };
+    return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                       [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+  };
+  if (has("while lock file") || has("lock hold by current process")) return OpenProblem::LockHeld;
+  for (int e : {EACCES, EPERM, EROFS})
+    if (has(std::strerror(e))) return OpenProblem::NotWritable;
+  if (write_errno == EACCES || write_errno == EPERM || write_errno == EROFS)
+    return OpenProblem::NotWritable;
+  return OpenProblem::Other;
+}
+
+// What a write-access check of `dir`, then of its LOCK file if there is one, fails with; 0 if
+// both pass. With the effective ids, as the open itself used.
+int write_access_errno(const std::string& dir) {
+  for (const std::string& path : {dir, dir + "/LOCK"}) {
+    if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0 && errno != ENOENT) return errno;
+  }
+  return 0;
+}
+
 std::string open_error(const std::string& dir, const rocksdb::Status& s) {
   std::string text = s.ToString();
-  if (s.IsIOError() && text.find("/LOCK") != std::string::npos) {
-    return "data dir '" + dir +
-           "' is in use by another process (or already open in this one), its LOCK is held: " +
-           text;
+  switch (classify_open_error(text, s.IsIOError(), s.IsIOError() ? write_access_errno(dir) : 0)) {
+    case OpenProblem::LockHeld:
+      return "data dir '" + dir +
+             "' is in use by another process (or already open in this one), its LOCK is held: " +
+             text;
+    case OpenProblem::NotWritable:
+      return "data dir '" + dir + "' is read-only (or not writable by this user): " + text;
+    case OpenProblem::Other:
+      break;
   }
   return "cannot open store in '" + dir + "': " + text;
 }

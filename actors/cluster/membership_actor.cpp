@@ -48,6 +48,14 @@ std::string host_of(const std::string& address) {
   return host;
 }
 
+// "cpu=16 memory=64Gi pods=110", for the log.
+std::string describe(const ResourceList& r) {
+  std::string out;
+  for (const auto& [k, v] : r.values)
+    out += (out.empty() ? "" : " ") + k + "=" + format_quantity(v);
+  return out.empty() ? "nothing" : out;
+}
+
 // The very proxy `handle` is, not only the same remote actor: after a reconnect CAF makes a new
 // proxy with the same address, and the old one's down message, arriving late, must not be taken
 // for the new connection's.
@@ -203,6 +211,16 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
   if (!admission.accepted) {
     spdlog::warn("node={} refused address={} reason=\"{}\"", r.name, r.address, admission.refusal);
     return {admission.refusal, caf::actor{}, caf::actor{}};
+  }
+  // The config is the truth: a node restarted with other figures (a config of its own) is told
+  // apart, not believed.
+  if (auto it = st.env.resources.find(r.name); it != st.env.resources.end()) {
+    if (!(info.capacity == it->second)) {
+      spdlog::warn("node={} presents {} but the cluster config says {}: the config's are used",
+                   r.name, describe(info.capacity), describe(it->second));
+      info.presented = std::move(info.capacity);
+    }
+    info.capacity = it->second;
   }
   auto& h = st.nodes[r.name];
   if (!same_proxy(h.actor, node.address())) {

@@ -2,7 +2,12 @@
 // heartbeats and connections, and routes what the coordinator's actors send to a node.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include <caf/actor.hpp>
+
+#include "messages/resources.hpp"
 
 #include "actors/cluster/core/membership.hpp"
 #include "actors/protocol/membership.hpp"
@@ -13,6 +18,9 @@ namespace caldera {
 struct MembershipEnv {
   protocol::scheduler scheduler;  // told each node's capacity and readiness
   MembershipOptions options;
+  // Each node's resources as the cluster config says: what the scheduler is told, whatever a
+  // node presents (logged, and shown as `presented`). A node not in it is believed.
+  std::map<std::string, ResourceList> resources;
 };
 
 // Messages (registrations and heartbeats come from other processes through the membership port,

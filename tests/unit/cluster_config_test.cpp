@@ -168,6 +168,47 @@ nodes:
   EXPECT_EQ(diags.errors.size(), 5u);
 }
 
+TEST(ClusterConfig, MaxConnectionsPerAddressIsAtMostMaxConnections) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+nodes:
+  - {name: a, maxConnections: 100, maxConnectionsPerAddress: 100}
+  - {name: b, clientPort: 7071, clusterPort: 7171, maxConnectionsPerAddress: 4096}
+  - {name: c, clientPort: 7072, clusterPort: 7172, maxConnectionsPerAddress: 3}
+  - {name: d, clientPort: 7073, clusterPort: 7173}
+)",
+                                  diags);
+  ASSERT_TRUE(cfg) << cfg.error() << "\n" << all_errors(diags);
+  EXPECT_TRUE(diags.warnings.empty());  // a known field
+  EXPECT_EQ(cfg->nodes[0].max_connections_per_address, 100u);
+  EXPECT_EQ(cfg->nodes[1].max_connections_per_address, 4096u);  // the default maxConnections
+  EXPECT_EQ(cfg->nodes[2].max_connections_per_address, 3u);
+  EXPECT_FALSE(cfg->nodes[3].max_connections_per_address);
+
+  Diagnostics bad;
+  EXPECT_FALSE(parse_cluster_config(R"(
+nodes:
+  - {name: a, maxConnections: 100, maxConnectionsPerAddress: 101}
+  - {name: b, clientPort: 7071, clusterPort: 7171, maxConnectionsPerAddress: 4097}
+  - {name: c, clientPort: 7072, clusterPort: 7172, maxConnectionsPerAddress: 0}
+  - {name: d, clientPort: 7073, clusterPort: 7173, maxConnectionsPerAddress: some}
+)",
+                                    bad));
+  EXPECT_EQ(error_at(bad, "nodes[0].maxConnectionsPerAddress"),
+            "101 is more than maxConnections, 100: the limit per client address is a share of the "
+            "node's connections")
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "nodes[1].maxConnectionsPerAddress")
+                .find("4097 is more than maxConnections, 4096 (the default)"),
+            std::string::npos)
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "nodes[2].maxConnectionsPerAddress").find("outside 1..1000000"),
+            std::string::npos)
+      << all_errors(bad);
+  EXPECT_TRUE(has_error(bad, "nodes[3].maxConnectionsPerAddress")) << all_errors(bad);
+  EXPECT_EQ(bad.errors.size(), 4u) << all_errors(bad);
+}
+
 TEST(ClusterConfig, ReadsTheShippedThreeNodeConfig) {
   Diagnostics diags;
   auto cfg =

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -12,6 +13,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -211,6 +213,18 @@ void expect_closed(Client& client) {
   auto next = client.read_frame(3s);
   ASSERT_FALSE(next);
   EXPECT_EQ(next.error(), "connection closed by server");
+}
+
+// The connection's first request is answered `unavailable` with `message`, then it is closed.
+void expect_refused(Client& client, const std::string& message) {
+  auto refusal = client.call([](api::Request::Builder r) { r.setPing(); }, 5s);
+  ASSERT_TRUE(refusal) << refusal.error();
+  auto root = (*refusal)->root<api::Response>();
+  EXPECT_EQ(root.getId(), 0u);
+  ASSERT_TRUE(root.isErrors());
+  EXPECT_EQ(root.getErrors()[0].getCode(), api::Error::Code::UNAVAILABLE);
+  EXPECT_EQ(std::string(root.getErrors()[0].getMessage()), message);
+  expect_closed(client);
 }
 
 std::string header_claiming(uint32_t segments_minus_one, std::vector<uint32_t> sizes) {
@@ -435,15 +449,7 @@ TEST(Gateway, ConnectionsBeyondTheLimitGetARefusalAndOthersKeepWorking) {
   EXPECT_EQ(ping(*b), "");
   auto c = connect_to(server);
   ASSERT_TRUE(c);
-  auto refusal = c->call([](api::Request::Builder r) { r.setPing(); }, 5s);
-  ASSERT_TRUE(refusal) << refusal.error();
-  auto root = (*refusal)->root<api::Response>();
-  EXPECT_EQ(root.getId(), 0u);
-  ASSERT_TRUE(root.isErrors());
-  EXPECT_EQ(root.getErrors()[0].getCode(), api::Error::Code::UNAVAILABLE);
-  EXPECT_EQ(std::string(root.getErrors()[0].getMessage()),
-            "too many connections (limit 2); try again later");
-  expect_closed(*c);
+  expect_refused(*c, "too many connections (limit 2); try again later");
   EXPECT_EQ(ping(*a), "");
   EXPECT_EQ(ping(*b), "");
   EXPECT_EQ(server.gateway().stats().refused, 1u);
@@ -457,6 +463,203 @@ TEST(Gateway, ConnectionsBeyondTheLimitGetARefusalAndOthersKeepWorking) {
     result = ping(*d);
   } while (!result.empty() && std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(result, "");
+}
+
+// A socket to the gateway from `source`, any 127/8 address (loopback takes them all); -1 if not.
+int connect_from(const char* source, uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, source, &local.sin_addr) != 1 ||
+      ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads exactly `n` bytes within `timeout`; false on EOF, an error or the timeout.
+bool read_exactly(int fd, size_t n, std::string& out, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  size_t start = out.size();
+  out.resize(start + n);
+  size_t got = 0;
+  while (got < n) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    ssize_t r = ::recv(fd, out.data() + start + got, n - got, 0);
+    if (r <= 0) return false;
+    got += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// Sends a ping on a raw socket and reads the one frame that answers it; nullopt if none came.
+std::optional<Decoded> raw_ping(int fd, uint64_t id) {
+  std::string request = ping_request(id);
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != ssize_t(request.size()))
+    return std::nullopt;
+  std::string frame;
+  if (!read_exactly(fd, 4, frame, 5s)) return std::nullopt;
+  uint32_t segments = uint32_t(static_cast<unsigned char>(frame[0])) + 1;
+  size_t header = (4 + 4 * size_t(segments) + 7) & ~size_t(7);
+  if (!read_exactly(fd, header - 4, frame, 5s)) return std::nullopt;
+  size_t words = 0;
+  for (uint32_t i = 0; i < segments; ++i) {
+    const auto* p = reinterpret_cast<const unsigned char*>(frame.data() + 4 + 4 * i);
+    words += size_t(p[0]) | size_t(p[1]) << 8 | size_t(p[2]) << 16 | size_t(p[3]) << 24;
+  }
+  if (!read_exactly(fd, words * 8, frame, 5s)) return std::nullopt;
+  return decode(frame);
+}
+
+TEST(Gateway, ConnectionsBeyondThePerAddressLimitAreRefusedAndOtherAddressesServed) {
+  GatewayLimits limits;
+  limits.max_connections = 10;
+  limits.max_connections_per_address = 3;
+  Server server(limits);
+  std::vector<std::unique_ptr<Client>> first;
+  for (int i = 0; i < 3; ++i) {
+    first.push_back(connect_to(server));  // from 127.0.0.1
+    ASSERT_TRUE(first.back());
+    EXPECT_EQ(ping(*first.back()), "");
+  }
+  auto fourth = connect_to(server);
+  ASSERT_TRUE(fourth);
+  expect_refused(*fourth,
+                 "too many connections from 127.0.0.1 (limit 3 per client address); try again "
+                 "later");
+
+  // Another address is served, with 7 of the 10 places still free.
+  const uint16_t port = server.gateway().port();
+  int other = connect_from("127.0.0.2", port);
+  ASSERT_GE(other, 0) << strerror(errno);
+  auto pong = raw_ping(other, 9);
+  ASSERT_TRUE(pong);
+  EXPECT_TRUE(pong->pong) << pong->message;
+  EXPECT_EQ(pong->id, 9u);
+  for (auto& c : first) EXPECT_EQ(ping(*c), "");
+  auto s = server.gateway().stats();
+  EXPECT_EQ(s.refused_per_address, 1u);
+  EXPECT_EQ(s.refused, 0u);
+
+  // Closing one of the three lets a new one from 127.0.0.1 in, once the gateway has seen it go.
+  first[0].reset();
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::string result;
+  do {
+    auto again = connect_to(server);
+    ASSERT_TRUE(again);
+    result = ping(*again);
+    if (result.empty()) first[0] = std::move(again);
+  } while (!result.empty() && std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(result, "");
+  // And 127.0.0.2 still has its own three: two more get in, the fourth does not.
+  std::vector<int> more;
+  for (int i = 0; i < 3; ++i) {
+    int fd = connect_from("127.0.0.2", port);
+    ASSERT_GE(fd, 0) << strerror(errno);
+    more.push_back(fd);
+    auto d = raw_ping(fd, 20 + i);
+    ASSERT_TRUE(d) << i;
+    if (i < 2) {
+      EXPECT_TRUE(d->pong) << i << ": " << d->message;
+    } else {
+      EXPECT_EQ(d->code, api::Error::Code::UNAVAILABLE);
+      EXPECT_EQ(d->message,
+                "too many connections from 127.0.0.2 (limit 3 per client address); try again "
+                "later");
+    }
+  }
+  ::close(other);
+  for (int fd : more) ::close(fd);
+}
+
+TEST(Gateway, ThePerAddressCountFollowsEveryWayAConnectionCloses) {
+  GatewayLimits limits;
+  limits.max_connections = 10;
+  limits.max_connections_per_address = 1;
+  limits.idle_timeout = 300ms;
+  Server server(limits);
+  const uint16_t port = server.gateway().port();
+  // Once the gateway has let go of the closed connection (no more than `open_left` sockets
+  // remain), 127.0.0.1 has exactly its one place again: a new connection gets in and the one
+  // after it is refused.
+  auto one_place_again = [&](const std::string& how, size_t open_left) {
+    SCOPED_TRACE(how);
+    ASSERT_TRUE(eventually([&] { return server.gateway().stats().connections <= open_left; }));
+    int in = connect_from("127.0.0.1", port);
+    int out = connect_from("127.0.0.1", port);
+    ASSERT_TRUE(in >= 0 && out >= 0) << strerror(errno);
+    auto admitted = raw_ping(in, 1);
+    auto refused = raw_ping(out, 2);
+    ::close(in);
+    ::close(out);
+    ASSERT_TRUE(admitted && refused);
+    EXPECT_TRUE(admitted->pong) << admitted->message;
+    EXPECT_EQ(refused->code, api::Error::Code::UNAVAILABLE) << refused->message;
+    ASSERT_TRUE(eventually([&] { return server.gateway().stats().connections == 0; }));
+  };
+
+  // The server closes it (listNodes is answered, then closed).
+  auto a = connect_to(server);
+  ASSERT_TRUE(a);
+  auto closed = a->call([](api::Request::Builder r) { r.setListNodes(); }, 5s);
+  ASSERT_TRUE(closed) << closed.error();
+  expect_closed(*a);
+  a.reset();
+  one_place_again("closed by the server", 0);
+
+  // The client resets it.
+  int fd = connect_from("127.0.0.1", port);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(raw_ping(fd, 2).value_or(Decoded{}).pong);
+  linger hard{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+  ::close(fd);
+  one_place_again("reset by the client", 0);
+
+  // The idle timeout closes it; the client keeps its socket.
+  fd = connect_from("127.0.0.1", port);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(raw_ping(fd, 3).value_or(Decoded{}).pong);
+  const uint64_t idle_before = server.gateway().stats().closed_idle;
+  ASSERT_TRUE(eventually([&] { return server.gateway().stats().closed_idle > idle_before; }));
+  ::close(fd);
+  one_place_again("closed as idle", 0);
+
+  // A refused connection never held a place: one admitted plus one refused, then the admitted
+  // one goes, and the next gets in.
+  auto holder = connect_to(server);
+  ASSERT_TRUE(holder);
+  EXPECT_EQ(ping(*holder), "");
+  const uint64_t refused_before = server.gateway().stats().refused_per_address;
+  auto refused = connect_to(server);
+  ASSERT_TRUE(refused);
+  auto refusal = refused->call([](api::Request::Builder r) { r.setPing(); }, 5s);
+  ASSERT_TRUE(refusal) << refusal.error();
+  EXPECT_TRUE((*refusal)->root<api::Response>().isErrors());
+  expect_closed(*refused);
+  EXPECT_EQ(server.gateway().stats().refused_per_address, refused_before + 1);
+  // The refused one lingers (its client has not closed it) while the admitted one goes.
+  holder.reset();
+  ASSERT_TRUE(eventually([&] { return server.gateway().stats().connections <= 1; }));
+  int in = connect_from("127.0.0.1", port);
+  ASSERT_GE(in, 0);
+  auto admitted = raw_ping(in, 4);
+  ASSERT_TRUE(admitted);
+  EXPECT_TRUE(admitted->pong) << admitted->message;
+  ::close(in);
+  refused.reset();
+  EXPECT_TRUE(eventually([&] { return server.gateway().stats().connections == 0; }));
 }
 
 // A loopback socket to the gateway; a small receive buffer keeps what the kernel holds for a

@@ -416,6 +416,7 @@ TEST(Render, NodesTable) {
   b.reason = "no heartbeat for 2001ms";
   b.labels = {{"zone", "b"}, {"disk", "ssd"}};
   b.incarnation = 7;
+  b.presented.values = {{"cpu", 16000}};  // what it claims; `capacity` is the config's
   EXPECT_EQ(nodes_table({a, b}, false, kNow),
             "NAME     STATUS     ROLES         AGE   CPU(ALLOCATED/ALLOCATABLE)   "
             "MEMORY(ALLOCATED/ALLOCATABLE)   PODS    HEARTBEAT\n"
@@ -426,9 +427,11 @@ TEST(Render, NodesTable) {
   std::string w = nodes_table({a, b}, true, kNow);
   expect_aligned(w, {"NAME", "STATUS", "ROLES", "AGE", "CPU(ALLOCATED/ALLOCATABLE)",
                      "MEMORY(ALLOCATED/ALLOCATABLE)", "PODS", "HEARTBEAT", "ADDRESS", "INCARNATION",
-                     "LABELS", "REASON"});
-  EXPECT_NE(w.find("7             disk=ssd,zone=b   no heartbeat for 2001ms"), std::string::npos)
+                     "LABELS", "PRESENTED", "REASON"});
+  EXPECT_NE(w.find("7             disk=ssd,zone=b   cpu=16      no heartbeat for 2001ms"),
+            std::string::npos)
       << w;
+  EXPECT_NE(w.find("<none>            <none>      <none>"), std::string::npos) << w;
   EXPECT_EQ(nodes_table({}, false, kNow), "No resources found.");
 }
 

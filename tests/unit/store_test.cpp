@@ -1,7 +1,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
 #include <rocksdb/db.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -346,6 +348,130 @@ TEST_F(Store, SecondOpenOfSameDirFailsWithLockMessage) {
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().find("in use by another process"), std::string::npos) << second.error();
   EXPECT_NE(second.error().find("LOCK"), std::string::npos) << second.error();
+  EXPECT_EQ(second.error().find("read-only"), std::string::npos) << second.error();
+}
+
+// A lock held by another process: reported as such, not as a dir it cannot write.
+TEST_F(Store, OpenWhileAnotherProcessHoldsTheDirSaysItIsInUse) {
+  std::filesystem::create_directories(dir_);
+  int ready[2], quit[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(quit), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(ready[0]);
+    close(quit[1]);  // else its own copy would keep the read below from ever seeing EOF
+    auto r = caldera::Store::open(dir_);
+    char c = r.ok() ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(2);
+    (void)!read(quit[0], &c, 1);  // until the parent is done, or gone
+    _exit(0);
+  }
+  close(ready[1]);
+  close(quit[0]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  auto second = caldera::Store::open(dir_);
+  close(quit[1]);
+  close(ready[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_EQ(c, 'y');
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().find("is in use by another process"), std::string::npos)
+      << second.error();
+  EXPECT_EQ(second.error().find("read-only"), std::string::npos) << second.error();
+}
+
+// Sets or clears the immutable attribute (chattr +i): nobody, root included, may then create,
+// remove or rename in a directory. False where the filesystem or the capabilities do not allow it.
+bool set_immutable(const std::string& path, bool on) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  int flags = 0;
+  bool ok = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  if (ok) {
+    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+    ok = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+  }
+  ::close(fd);
+  return ok;
+}
+
+// The case: a data dir the process may not write was reported as one whose LOCK another
+// process held. Root may write past the mode bits, so an immutable dir stands for it here: empty
+// (creating LOCK fails) and holding a database (the LOCK is taken, creating the WAL fails).
+TEST_F(Store, OpenOfADirItCannotWriteSaysReadOnlyNotInUse) {
+  const std::string empty = dir_ + "-empty";
+  std::filesystem::create_directories(empty);
+  { ASSERT_TRUE(open()); }  // a database in dir_, closed again
+  if (!set_immutable(empty, true)) GTEST_SKIP() << "cannot chattr +i here: " << strerror(errno);
+  bool db_immutable = set_immutable(dir_, true);
+  auto in_empty = caldera::Store::open(empty);
+  auto in_db = caldera::Store::open(dir_);
+  set_immutable(empty, false);
+  set_immutable(dir_, false);
+  ASSERT_TRUE(db_immutable);
+  for (const auto& [dir, r] : {std::pair{empty, &in_empty}, std::pair{dir_, &in_db}}) {
+    SCOPED_TRACE(dir);
+    ASSERT_FALSE(r->ok());
+    EXPECT_EQ(
+        r->error().rfind(
+            "data dir '" + dir + "' is read-only (or not writable by this user): IO error: ", 0),
+        0u)
+        << r->error();
+    EXPECT_NE(r->error().find("Operation not permitted"), std::string::npos) << r->error();
+    EXPECT_EQ(r->error().find("in use"), std::string::npos) << r->error();
+  }
+  EXPECT_TRUE(open());  // writable again: it opens
+}
+
+// A user who may not write the dir (or its LOCK): EACCES. As root, the open runs in a child that
+// has become nobody.
+TEST_F(Store, OpenByAUserWhoCannotWriteTheDirSaysSo) {
+  { ASSERT_TRUE(open()); }
+  namespace fs = std::filesystem;
+  fs::permissions(fs::path(dir_).parent_path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  for (const auto& entry : fs::directory_iterator(dir_))
+    fs::permissions(entry.path(),
+                    fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                            fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
+  std::string error;
+  if (geteuid() != 0) {
+    auto r = caldera::Store::open(dir_);
+    ASSERT_FALSE(r.ok());
+    error = r.error();
+  } else {
+    int out[2];
+    ASSERT_EQ(pipe(out), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(out[0]);
+      if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+      auto r = caldera::Store::open(dir_);
+      std::string text = r.ok() ? "opened" : r.error();
+      if (write(out[1], text.data(), text.size()) != ssize_t(text.size())) _exit(3);
+      _exit(0);
+    }
+    close(out[1]);
+    char chunk[512];
+    for (ssize_t n; (n = read(out[0], chunk, sizeof chunk)) > 0;) error.append(chunk, size_t(n));
+    close(out[0]);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(error.rfind("data dir '" + dir_ + "' is read-only (or not writable by this user)", 0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
+  EXPECT_EQ(error.find("in use"), std::string::npos) << error;
 }
 
 TEST_F(Store, OpenFailsWhenDirCannotBeCreated) {
@@ -548,6 +674,25 @@ TEST_F(StoreOnSmallDisk, ClosingAfterAWriteErrorDoesNotAbortAndKeepsWhatWasCommi
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s.value()->get(Family::Jobs, "kept"), "1");
   EXPECT_TRUE(s.value()->writable());
+}
+
+// A data dir on a filesystem mounted read-only (EROFS): said so, not that its LOCK is held.
+TEST_F(StoreOnSmallDisk, OpenOnAReadOnlyMountSaysReadOnlyNotInUse) {
+  {
+    auto r = caldera::Store::open(dir_);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(commit_sync(*r.value(), {put(Family::Jobs, "kept", "1")}), "");
+  }
+  ASSERT_EQ(::mount("tmpfs", mnt_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, "size=4m"), 0)
+      << strerror(errno);
+  auto r = caldera::Store::open(dir_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.error().rfind("data dir '" + dir_ + "' is read-only (or not writable by this user): ", 0),
+      0u)
+      << r.error();
+  EXPECT_NE(r.error().find("Read-only file system"), std::string::npos) << r.error();
+  EXPECT_EQ(r.error().find("in use"), std::string::npos) << r.error();
 }
 
 TEST_F(Store, IsWritableWhenHealthy) {
