@@ -76,4 +76,6 @@ struct NodeRegistration {
   pods @1 :List(PodReport);
   incarnation @2 :UInt64;               # changes on every start of the node process
   token @3 :Text;                       # the cluster's token, when its config has one
+  clusterId @4 :Text;                   # the cluster its store belongs to; "" for a new store
+  generation @5 :UInt64;                # of the coordinator's store it last heard from
 }

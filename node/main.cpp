@@ -20,6 +20,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/api/api_router.hpp"
+#include "actors/cluster/core/identity.hpp"
 #include "actors/cluster/membership_actor.hpp"
 #include "actors/cluster/membership_port.hpp"
 #include "actors/directory/job_directory.hpp"
@@ -31,6 +32,7 @@
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "actors/timer/timer_actor.hpp"
+#include "actors/uid.hpp"
 #include "messages/pod.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
   std::string log_level = "info", port_file, shim_path = sibling_executable("caldera-shim");
   int port = 7070, cluster_port = 7170;
   bool no_fsync = false;
+  bool accept_empty_store = false;
   unsigned actor_threads = 2;
   size_t max_connections = 0, max_connections_per_address = 0;
   std::string idle_timeout, frame_timeout;
@@ -121,6 +124,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "error, warn, info or debug");
   app.add_option("--shim", shim_path, "the caldera-shim executable");
   app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
+  app.add_flag("--accept-empty-store", accept_empty_store,
+               "coordinator: carry on the cluster its nodes belong to with this empty store (its "
+               "store was lost): their pods of jobs it does not know are then stopped");
   app.add_option("--actor-threads", actor_threads,
                  "threads that run actors (default 2). 1 takes less CPU per job on a 2-CPU "
                  "machine, but then one long handler (a 10,000-pod job's) holds up all others")
@@ -314,7 +320,21 @@ int main(int argc, char** argv) {
     scheduler = spawn_scheduler(sys, metrics, cluster.scoring);
     spdlog::info("scheduler scoring={}", sched::to_string(cluster.scoring));
     timer = spawn_timer(sys);
-    MembershipEnv members{scheduler, {}, {}};
+    MembershipEnv members;
+    members.scheduler = scheduler;
+    if (auto id = store->get(Family::Meta, kClusterIdKey)) members.identity.id = *id;
+    if (auto g = store->get(Family::Meta, kClusterGenerationKey))
+      members.identity.generation = std::strtoull(g->c_str(), nullptr, 10);
+    members.candidate_id = random_uid();
+    members.alone = true;
+    for (const auto& n : cluster.nodes) members.alone = members.alone && n.name == node->name;
+    members.accept_empty_store = accept_empty_store;
+    members.store = store;
+    if (!members.identity.id.empty())
+      spdlog::info("cluster id={} generation={}", members.identity.id, members.identity.generation);
+    if (accept_empty_store && !members.identity.id.empty())
+      spdlog::warn("--accept-empty-store: the store is not empty (cluster {}): ignored",
+                   members.identity.id);
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
     members.options.lease_ms = cluster.lease_timeout.count();
     members.options.stop_grace_ms = kLeaseStopGraceMs;

@@ -21,6 +21,7 @@ using Code = api::Error::Code;
 
 struct RouterState {
   ApiRouterEnv env;
+  std::string halted;  // why the coordinator acts on nothing; empty: it acts
   static inline const char* name = "api_router";
 };
 
@@ -117,6 +118,9 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
     return unreadable_response(id, e.getDescription().cStr());
   }
   auto& st = self->state;
+  // A halted coordinator (its store lost) answers nothing but who it is and what its nodes are.
+  if (!st.halted.empty() && kind != api::Request::PING && kind != api::Request::LIST_NODES)
+    return error_response(id, Code::FAILED_PRECONDITION, st.halted);
   if (changes_state(kind) && !st.env.store->writable()) {
     // Refused before anything is decided, so that nothing half done waits for the disk.
     auto h = st.env.store->health();
@@ -138,9 +142,17 @@ caf::behavior api_router(RouterSelf* self, ApiRouterEnv env) {
   self->state.env = std::move(env);
   return {
       [=](api_atom, const std::string& bytes) { return route(self, bytes); },
+      [=](halt_atom, const std::string& why) {
+        const auto& sender = self->current_sender();
+        if (sender && sender->node() == self->node()) self->state.halted = why;
+      },
       // Watches are reads of the directory's: passed on with the bridge that streams them.
       [=](watch_atom a, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
         auto rp = self->make_response_promise<std::string>();
+        if (!self->state.halted.empty()) {
+          rp.deliver(error_response(0, Code::FAILED_PRECONDITION, self->state.halted));
+          return rp;
+        }
         self->request(self->state.env.directory, caf::infinite, a, bytes, stream, bridge)
             .then([rp](std::string& response) mutable { rp.deliver(std::move(response)); },
                   [self, rp](caf::error& e) mutable {

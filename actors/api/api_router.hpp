@@ -25,6 +25,10 @@ struct ApiRouterEnv {
 
 // Messages:
 //   (api_atom, Request bytes) -> Response bytes    the client API (messages/api.capnp)
+//   (halt_atom, why)                               from the membership: the coordinator's store
+//                                                  was lost; from now on every request but ping
+//                                                  and listNodes is answered failedPrecondition
+//                                                  with `why`
 //   (watch_atom, Request bytes, stream, bridge)    a watch (Request.watch), passed to the job
 //       -> Response bytes                          directory with the client bridge that holds
 //   (unwatch_atom, bridge, stream)                 its connection; and its end

@@ -69,13 +69,15 @@ struct NodeHandle {
 };
 
 struct MembershipState {
-  explicit MembershipState() : core(MembershipOptions{}) {}
+  explicit MembershipState() : core(MembershipOptions{}), identity({}, "", true, false) {}
   MembershipEnv env;
   Membership core;
+  IdentityKeeper identity;
   caf::actor directory;  // the job directory: node events and admitted registrations
   caf::actor router;     // the API router: a worker's link forwards client requests there
   caf::actor reports;    // the report port: a worker's link sends its pod reports there
   std::map<std::string, NodeHandle> nodes;
+  bool told_halt = false;           // the router knows the coordinator acts on nothing
   std::optional<int64_t> timer_at;  // when the expiry check is armed for
   uint64_t refused_senders = 0;     // messages refused for coming from another process
   // Report acknowledgements by node, gathered until the flush this actor sent itself comes up:
@@ -184,12 +186,29 @@ void arm(MemberSelf* self) {
   self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, *due);
 }
 
-caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
-                                                             const std::string& bytes,
-                                                             const caf::actor& node) {
+using RegisterResult = caf::result<std::string, caf::actor, caf::actor, std::string, uint64_t>;
+
+// A settled identity is written once; the store's writer says if it could not.
+void store_identity(MemberSelf* self) {
+  auto& st = self->state;
+  auto settled = st.identity.take_to_store();
+  if (!settled) return;
+  spdlog::info("cluster id={} generation={} (written to the coordinator's store)", settled->id,
+               settled->generation);
+  if (!st.env.store) return;
+  st.env.store->commit(
+      {Write{Family::Meta, kClusterIdKey, settled->id},
+       Write{Family::Meta, kClusterGenerationKey, std::to_string(settled->generation)}},
+      [](std::string error) {
+        if (!error.empty()) spdlog::error("cannot write the cluster's identity: {}", error);
+      });
+}
+
+RegisterResult on_register(MemberSelf* self, const std::string& bytes, const caf::actor& node) {
   auto& st = self->state;
   NodeInfo info;
   Registration r;
+  ClusterIdentity presented;
   size_t pods = 0;
   try {
     FlatReader reader(bytes);
@@ -199,6 +218,8 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
     r.address = info.address;
     r.incarnation = reg.getIncarnation();
     r.token = reg.getToken();
+    presented.id = reg.getClusterId();
+    presented.generation = reg.getGeneration();
     pods = reg.getPods().size();
   } catch (const kj::Exception& e) {
     spdlog::error("malformed node registration: {}", e.getDescription().cStr());
@@ -206,11 +227,25 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
   }
   if (!node) return caf::make_error(caf::sec::invalid_argument, "registration without a node");
   r.local = node.node() == self->node();
+  // The coordinator's own node shares its store: it says nothing about the cluster's identity.
+  auto verdict = r.local ? IdentityVerdict::Admit : st.identity.on_node(r.name, presented);
+  if (verdict == IdentityVerdict::Foreign) {
+    spdlog::warn("node={} refused address={} reason=\"{}\"", r.name, r.address,
+                 st.identity.refusal());
+    return {st.identity.refusal(), caf::actor{}, caf::actor{}, std::string(), uint64_t{0}};
+  }
+  const bool halted = verdict == IdentityVerdict::Halt;
+  if (halted && st.router && !st.told_halt) {
+    spdlog::error("coordinator halted: {}", st.identity.halt_reason());
+    self->send(st.router, halt_atom::value, st.identity.halt_reason());
+    st.told_halt = true;
+  }
+  store_identity(self);
   auto now = now_ms();
   auto admission = st.core.on_register(r, now);
   if (!admission.accepted) {
     spdlog::warn("node={} refused address={} reason=\"{}\"", r.name, r.address, admission.refusal);
-    return {admission.refusal, caf::actor{}, caf::actor{}};
+    return {admission.refusal, caf::actor{}, caf::actor{}, std::string(), uint64_t{0}};
   }
   // The config is the truth: a node restarted with other figures (a config of its own) is told
   // apart, not believed.
@@ -229,6 +264,16 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
     h.actor = caf::actor_cast<protocol::node>(node);
   }
   h.info = info;
+  if (halted) {
+    // Its heartbeats renew its lease, so its pods run on; nothing of it reaches the scheduler or
+    // the jobs, which would take its pods for strays.
+    spdlog::warn(
+        "node={} admitted for its heartbeats only (the coordinator is halted) pods={} "
+        "cluster={} generation={}",
+        r.name, pods, presented.id, presented.generation);
+    arm(self);
+    return {std::string(), st.reports, st.router, std::string(), uint64_t{0}};
+  }
   spdlog::info("node={} {} address={} incarnation={} pods={}", r.name,
                admission.restarted       ? "rejoined after a restart"
                : admission.was_not_ready ? "is back"
@@ -237,12 +282,23 @@ caf::result<std::string, caf::actor, caf::actor> on_register(MemberSelf* self,
   tell_capacity(self, r.name, true);
   if (st.directory) self->send(st.directory, register_atom::value, bytes, node);
   arm(self);
-  return {std::string(), st.reports, st.router};
+  const auto& id = st.identity.identity();
+  return {std::string(), st.reports, st.router, id.id, id.generation};
 }
 
 caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   self->state.env = std::move(env);
   self->state.core = Membership(self->state.env.options);
+  {
+    auto& e = self->state.env;
+    self->state.identity =
+        IdentityKeeper(e.identity, e.candidate_id, e.alone, e.accept_empty_store);
+    if (e.identity.id.empty() && !e.alone)
+      spdlog::info(
+          "cluster: a new store; the nodes' registrations tell a new cluster from a "
+          "lost store");
+    store_identity(self);
+  }
   // A node that died while the coordinator was down never registers again: once the others have
   // had time to, its pods are lost like those of any node that goes NotReady.
   self->delayed_send(self, std::chrono::milliseconds(self->state.core.startup_wait_ms()),
@@ -267,7 +323,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         self->state.router = router;
         self->state.reports = reports;
       },
-      [=](register_atom, const std::string& bytes, const caf::actor& node) {
+      [=](register_atom, const std::string& bytes, const caf::actor& node) -> RegisterResult {
         return on_register(self, bytes, node);
       },
       [=](heartbeat_atom, const std::string& name, uint64_t incarnation) {

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include <caf/actor.hpp>
 
 #include "messages/resources.hpp"
+#include "storage/store.hpp"
 
+#include "actors/cluster/core/identity.hpp"
 #include "actors/cluster/core/membership.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
@@ -21,6 +24,13 @@ struct MembershipEnv {
   // Each node's resources as the cluster config says: what the scheduler is told, whatever a
   // node presents (logged, and shown as `presented`). A node not in it is believed.
   std::map<std::string, ResourceList> resources;
+  // The cluster's identity (actors/cluster/core/identity.hpp): what the store holds, the id a new
+  // store takes, whether the coordinator's node is the only one, and --accept-empty-store.
+  ClusterIdentity identity;
+  std::string candidate_id;
+  bool alone = false;
+  bool accept_empty_store = false;
+  std::shared_ptr<Store> store;  // where a settled identity is written (Family::Meta)
 };
 
 // Messages (registrations and heartbeats come from other processes through the membership port,
@@ -28,8 +38,13 @@ struct MembershipEnv {
 //   (coordinator_atom, job directory, API router, report port)   first: whom admitted
 //                                           registrations and node events go to, and whom links
 //                                           send client requests and pod reports
-//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, report port, router): an
-//                                           empty refusal when admitted
+//   (register_atom, NodeRegistration bytes, node actor) -> (refusal, report port, router,
+//                                           cluster id, generation): an empty refusal when
+//                                           admitted. A node of another cluster is refused; one
+//                                           that knows the cluster while this coordinator's
+//                                           store is new halts it: every node is then admitted
+//                                           for its heartbeats only (their leases hold, their
+//                                           pods run on), and nothing else is decided
 //   (heartbeat_atom, node, incarnation) -> bool: false when the node must register again
 //   (launch_atom | kill_atom, node, bytes), (remove_atom, node, uid)   passed on to the node
 //   (prepare_atom, node, PodReservations bytes) -> the node's answer (per gang "" or why not);

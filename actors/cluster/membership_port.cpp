@@ -10,13 +10,16 @@ namespace {
 protocol::membership_port::behavior_type membership_port(protocol::membership_port::pointer self,
                                                          const protocol::membership& membership) {
   return {
-      [=](register_atom a, const std::string& bytes,
-          const caf::actor& node) -> caf::result<std::string, caf::actor, caf::actor> {
-        auto rp = self->make_response_promise<std::string, caf::actor, caf::actor>();
+      [=](register_atom a, const std::string& bytes, const caf::actor& node)
+          -> caf::result<std::string, caf::actor, caf::actor, std::string, uint64_t> {
+        auto rp = self->make_response_promise<std::string, caf::actor, caf::actor, std::string,
+                                              uint64_t>();
         self->request(membership, caf::infinite, a, bytes, node)
             .then(
-                [=](std::string& refusal, caf::actor& reports, caf::actor& router) mutable {
-                  rp.deliver(std::move(refusal), std::move(reports), std::move(router));
+                [=](std::string& refusal, caf::actor& reports, caf::actor& router,
+                    std::string& cluster, uint64_t generation) mutable {
+                  rp.deliver(std::move(refusal), std::move(reports), std::move(router),
+                             std::move(cluster), generation);
                 },
                 [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;

@@ -132,7 +132,8 @@ void do_register(LinkSelf* self) {
                           caf::actor_cast<caf::actor>(st.node))
                 .then(
                     [=](const std::string& refusal, const caf::actor& reports,
-                        const caf::actor& router) {
+                        const caf::actor& router, const std::string& cluster,
+                        uint64_t cluster_generation) {
                       auto& st = self->state;
                       if (gen != st.generation) return;
                       if (!refusal.empty()) {
@@ -141,6 +142,10 @@ void do_register(LinkSelf* self) {
                         st.backoff = kRefusedRetry;
                         return retry_later(self, "refused: " + refusal);
                       }
+                      // Before the lease: the node must know whose word it takes before it
+                      // may take any.
+                      self->send(caf::actor_cast<caf::actor>(st.node), identity_atom::value,
+                                 cluster, cluster_generation);
                       renew(self, sent);
                       st.reports = reports;
                       st.router = router;

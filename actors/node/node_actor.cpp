@@ -1,5 +1,6 @@
 #include "actors/node/node_actor.hpp"
 
+#include "actors/cluster/core/identity.hpp"
 #include "actors/node/core/node_accounting.hpp"
 #include "actors/node/core/outbox.hpp"
 #include "actors/node/core/pod_status.hpp"
@@ -95,7 +96,8 @@ using NodeImpl = protocol::node::extend<
     caf::reacts_to<stored_atom, std::string, uint64_t>, caf::reacts_to<resend_atom>,
     caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>,
     caf::reacts_to<lease_atom, int64_t>,  // its link: the lease runs to this (monotonic ms)
-    caf::reacts_to<lapse_atom, int64_t>>;
+    // its link: the coordinator's cluster identity ("" while it acts on nothing)
+    caf::reacts_to<identity_atom, std::string, uint64_t>, caf::reacts_to<lapse_atom, int64_t>>;
 
 struct NodeState {
   explicit NodeState() : accounting(ResourceList{}) {}
@@ -119,6 +121,14 @@ struct NodeState {
   int64_t lease_deadline = 0;
   std::vector<std::string> held;
   bool lease_write_failed = false;  // logged once until a write works again
+  // The cluster its store belongs to (empty until it first joined one), and whether the
+  // coordinator it hears from is of another (or acts on nothing): its word then kills nothing.
+  std::string cluster_id;
+  uint64_t cluster_generation = 0;
+  bool foreign_coordinator = false;
+  // Orders that came while it was: carried out if the coordinator turns out to be of this
+  // cluster after all (its identity comes by another path than its orders), else never.
+  std::vector<std::pair<caf::atom_value, std::string>> held_orders;
   static inline const char* name = "node";
 };
 
@@ -361,6 +371,20 @@ void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t sign
   if (e.remove_when_done) forget(self, e.status.uid);
 }
 
+// Orders held at most: a coordinator of another cluster could send any number.
+constexpr size_t kMaxHeldOrders = 100000;
+
+// An order of a coordinator whose word this node does not take (see identity_atom) is held.
+bool hold_order(NodeSelf* self, caf::atom_value what, const std::string& bytes) {
+  auto& st = self->state;
+  if (!st.foreign_coordinator) return false;
+  if (st.held_orders.size() < 10)
+    spdlog::warn("node={} holds a {} from a coordinator it does not take orders from", st.env.name,
+                 to_string(what));
+  if (st.held_orders.size() < kMaxHeldOrders) st.held_orders.emplace_back(what, bytes);
+  return true;
+}
+
 bool lease_held(const NodeState& st) {
   return st.env.lease_file.empty() || lease_file::monotonic_ms() < st.lease_deadline;
 }
@@ -576,6 +600,8 @@ std::string registration_bytes(NodeSelf* self) {
   }
   r.setIncarnation(st.incarnation);
   r.setToken(st.env.token);
+  r.setClusterId(st.cluster_id);
+  r.setGeneration(st.cluster_generation);
   return to_bytes(b);
 }
 
@@ -588,6 +614,9 @@ NodeImpl::behavior_type node_actor(NodeSelf* self, NodeActorEnv env) {
   st.incarnation = std::random_device{}();
   std::error_code ec;
   fs::create_directories(st.env.data_dir + "/pods", ec);
+  if (auto id = st.env.store->get(Family::Meta, kClusterIdKey)) st.cluster_id = *id;
+  if (auto g = st.env.store->get(Family::Meta, kClusterGenerationKey))
+    st.cluster_generation = std::strtoull(g->c_str(), nullptr, 10);
   // The previous run's lease holds for the pods it left running, until it is renewed or over.
   if (!st.env.lease_file.empty()) st.lease_deadline = lease_file::read(st.env.lease_file);
   caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
@@ -661,6 +690,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       },
       [=](launch_atom, const std::string& bytes) {
         auto& st = self->state;
+        if (hold_order(self, launch_atom::value, bytes)) return;
         NodePodEntry e;
         try {
           e = entry_from_launch(bytes, st.env.name);
@@ -777,6 +807,43 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         auto left = std::max<int64_t>(0, deadline - lease_file::monotonic_ms());
         self->delayed_send(self, std::chrono::milliseconds(left + 1), lapse_atom::value, deadline);
       },
+      [=](identity_atom, const std::string& cluster, uint64_t generation) {
+        auto& st = self->state;
+        const auto& sender = self->current_sender();
+        if (!sender || sender->node() != self->node()) return;  // only its own link says this
+        const bool foreign =
+            cluster.empty() || (!st.cluster_id.empty() && cluster != st.cluster_id);
+        if (foreign && !st.foreign_coordinator)
+          spdlog::error(
+              "node={} the coordinator {}: its orders to launch, kill or remove pods are held, "
+              "and the pods run on",
+              st.env.name,
+              cluster.empty() ? std::string("acts on nothing (its store was lost)")
+                              : "is of cluster " + cluster + ", this node of " + st.cluster_id);
+        st.foreign_coordinator = foreign;
+        if (foreign) return;
+        auto held = std::move(st.held_orders);
+        st.held_orders.clear();
+        for (auto& [what, bytes] : held) {
+          if (what == launch_atom::value)
+            self->send(self, launch_atom::value, std::move(bytes));
+          else if (what == kill_atom::value)
+            self->send(self, kill_atom::value, std::move(bytes));
+          else
+            self->send(self, remove_atom::value, std::move(bytes));
+        }
+        if (cluster == st.cluster_id && generation == st.cluster_generation) return;
+        if (st.cluster_id.empty())
+          spdlog::info("node={} joined cluster={} generation={}", st.env.name, cluster, generation);
+        st.cluster_id = cluster;
+        st.cluster_generation = generation;
+        st.env.store->commit(
+            {Write{Family::Meta, kClusterIdKey, cluster},
+             Write{Family::Meta, kClusterGenerationKey, std::to_string(generation)}},
+            [](std::string error) {
+              if (!error.empty()) spdlog::error("cannot write the cluster's identity: {}", error);
+            });
+      },
       [=](lapse_atom, int64_t deadline) {
         // Real pods are stopped by their supervisors; simulated ones run here.
         auto& st = self->state;
@@ -797,6 +864,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error");
       },
       [=](kill_atom, const std::string& bytes) {
+        if (hold_order(self, kill_atom::value, bytes)) return;
         std::string uid, evict_reason, why;
         int64_t grace = 10000;
         try {
@@ -831,6 +899,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         kill_pod(self, it->second, grace);
       },
       [=](remove_atom, const std::string& uid) {
+        if (hold_order(self, remove_atom::value, uid)) return;
         auto it = self->state.pods.find(uid);
         if (it == self->state.pods.end()) return;
         if (is_live(it->second.status)) {

@@ -40,6 +40,10 @@ using ack_atom = caf::atom_constant<caf::atom("ack")>;
 // node (its coordinator link) <-> membership: (heartbeat_atom, node, incarnation) -> bool, false
 // when the node must register again
 using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
+// membership -> API router: (halt_atom, why), the coordinator acts on nothing (its store was lost)
+using halt_atom = caf::atom_constant<caf::atom("halt")>;
+// coordinator link -> its node actor: (identity_atom, cluster id, generation), the coordinator's
+using identity_atom = caf::atom_constant<caf::atom("identity")>;
 // coordinator link -> its node actor: (lease_atom, deadline), the node's lease runs to it (ms of
 // CLOCK_MONOTONIC)
 using lease_atom = caf::atom_constant<caf::atom("lease")>;

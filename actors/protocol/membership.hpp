@@ -21,8 +21,8 @@ using membership = caf::typed_actor<
     // whom links send client requests and pod reports
     caf::reacts_to<coordinator_atom, caf::actor, caf::actor, caf::actor>,
     // passed on from the membership port (see protocol::membership_port)
-    caf::replies_to<register_atom, std::string, caf::actor>::with<std::string, caf::actor,
-                                                                  caf::actor>,
+    caf::replies_to<register_atom, std::string,
+                    caf::actor>::with<std::string, caf::actor, caf::actor, std::string, uint64_t>,
     caf::replies_to<heartbeat_atom, std::string, uint64_t>::with<bool>,
     // (node, bytes) passed on to that node actor (protocol::node)
     caf::reacts_to<launch_atom, std::string, std::string>,

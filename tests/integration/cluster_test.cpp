@@ -690,6 +690,58 @@ TEST_F(Cluster, ANodeDroppedFromTheConfigIsLostWhenTheCoordinatorRestarts) {
   EXPECT_EQ(ready_nodes(coordinator), (std::set<std::string>{"node-1", "node-2"}));
 }
 
+// The coordinator restarted on an empty data dir (its store lost) while the workers run pods of
+// the cluster: it acts on nothing and says why, to its log and to clients, and the pods run on
+// (their leases held by its heartbeats). Told to start over (--accept-empty-store), it carries on
+// the workers' cluster in a new generation, and the pods of jobs it does not know are stopped.
+TEST_F(Cluster, ACoordinatorWhoseStoreWasLostHaltsAndThePodsRunOn) {
+  std::string all;
+  for (int i = 0; i < 3; ++i) {
+    auto name = "w" + std::to_string(i);
+    all += job(name, 1, "2", "echo $$ > " + dir_.path() + "/" + name + ".pid; exec sleep 300") +
+           "---\n";
+  }
+  ASSERT_EQ(nodes_[0]->cli({"submit", "-f", "-"}, all).exit_code, 0);
+  std::vector<std::string> on_workers;
+  for (const auto& node : {"node-2", "node-3"}) {
+    auto name = job_running_on(*nodes_[0], node);
+    ASSERT_FALSE(name.empty());
+    on_workers.push_back(dir_.path() + "/" + name + ".pid");
+    ASSERT_TRUE(eventually([&] { return alive(on_workers.back()); }, 10s));
+  }
+  nodes_[0]->kill9();
+  std::filesystem::remove_all(dir_.path() + "/node-1");
+  nodes_[0]->start();
+  ASSERT_TRUE(eventually(
+      [&] { return nodes_[0]->log().find("coordinator halted") != std::string::npos; }, 10s))
+      << nodes_[0]->log();
+  auto log = nodes_[0]->log();
+  EXPECT_NE(log.find("--restore-from"), std::string::npos) << log;
+  auto jobs = nodes_[0]->cli({"get", "jobs"});
+  EXPECT_NE(jobs.exit_code, 0);
+  EXPECT_NE(jobs.err.find("the coordinator's store is new"), std::string::npos) << jobs.err;
+  auto at_worker = nodes_[1]->cli({"get", "jobs"});
+  EXPECT_NE(at_worker.err.find("--accept-empty-store"), std::string::npos) << at_worker.err;
+  EXPECT_EQ(nodes_[0]->cli({"get", "nodes"}).exit_code, 0);
+  // Past the lease and the wait for silent nodes: the workers' pods still run.
+  std::this_thread::sleep_for(8s);
+  for (const auto& pid : on_workers) EXPECT_TRUE(alive(pid)) << pid;
+  for (int i = 1; i < 3; ++i)
+    EXPECT_NE(nodes_[i]->log().find("acts on nothing"), std::string::npos) << nodes_[i]->log();
+
+  // The operator starts over: same cluster, next generation; the strays go.
+  nodes_[0]->kill9();
+  nodes_[0] = std::make_unique<Calderad>(
+      dir_.path() + "/node-1",
+      std::vector<std::string>{"--config", config_, "--node", "node-1", "--accept-empty-store"});
+  nodes_[0]->start();
+  for (const auto& pid : on_workers)
+    EXPECT_TRUE(eventually([&] { return !alive(pid); }, 20s))
+        << pid << nodes_[0]->log() << nodes_[1]->log() << nodes_[2]->log();
+  EXPECT_EQ(nodes_[0]->cli({"get", "jobs"}).exit_code, 0);
+  EXPECT_NE(nodes_[0]->log().find("generation=1"), std::string::npos) << nodes_[0]->log();
+}
+
 // Another process may only register and heartbeat through the cluster port: CAF's own type
 // check on the published actor refuses the rest.
 TEST_F(Cluster, TheClusterPortTakesOnlyRegistrationsAndHeartbeats) {
