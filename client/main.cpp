@@ -240,6 +240,13 @@ int main(int argc, char** argv) {
     choose(j, verb, kNameFormat, [&, a = action] { return command(g, a, name); });
   }
 
+  auto* admin = app.add_subcommand("admin", "operate the cluster");
+  admin->require_subcommand(1);
+  auto* backup_cmd = admin->add_subcommand(
+      "backup", "copy the coordinator's store, while it runs, into DIR (new) on its machine");
+  backup_cmd->add_option("dir", name, "the backup's directory; must not exist")->required();
+  choose(backup_cmd, "admin backup", {}, [&] { return backup(g, name); });
+
   auto* version_cmd = app.add_subcommand("version", "the client's and the server's versions");
   version_cmd->add_flag("--client", client_only, "the client's version only");
   choose(version_cmd, "version", {"json", "yaml"}, [&] { return version(g, client_only); });

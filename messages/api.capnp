@@ -392,6 +392,8 @@ struct Request {
     deleteQueue @24 :Text;       # by name; refused for `default` and while jobs use it
     listPriorityClasses @25 :Void;
     deletePriorityClass @26 :Text;
+    backup @27 :Text;            # a consistent copy of the coordinator's store into this new
+                                 # directory, an absolute path on the coordinator's machine: ok
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"

@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   int port = 7070, cluster_port = 7170;
   bool no_fsync = false;
   bool accept_empty_store = false;
+  std::string restore_from;
   unsigned actor_threads = 2;
   size_t max_connections = 0, max_connections_per_address = 0;
   std::string idle_timeout, frame_timeout;
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "error, warn, info or debug");
   app.add_option("--shim", shim_path, "the caldera-shim executable");
   app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
+  app.add_option("--restore-from", restore_from,
+                 "coordinator: before starting, copy this backup (caldera admin backup) into its "
+                 "empty data dir; it then carries on the cluster in the next generation");
   app.add_flag("--accept-empty-store", accept_empty_store,
                "coordinator: carry on the cluster its nodes belong to with this empty store (its "
                "store was lost): their pods of jobs it does not know are then stopped");
@@ -282,9 +286,27 @@ int main(int argc, char** argv) {
     std::lock_guard lock(relay->mu);
     if (relay->relay) relay_completions(relay->relay, std::move(batch));
   };
-  auto opened = Store::open(node->data_dir + "/db", store_options);
+  const std::string db_dir = node->data_dir + "/db";
+  if (!restore_from.empty()) {
+    if (!is_coordinator) return fail("--restore-from: only the coordinator's store is backed up");
+    std::error_code ec;
+    if (!fs::exists(restore_from + "/CURRENT", ec))
+      return fail("--restore-from: '" + restore_from +
+                  "' is not a backup (no CURRENT file; make one with caldera admin backup DIR)");
+    if (fs::exists(db_dir + "/CURRENT", ec))
+      return fail("--restore-from: the data dir already has a store (" + db_dir +
+                  "); move it aside first, so that nothing is overwritten");
+    fs::create_directories(db_dir, ec);
+    if (!ec) fs::copy(restore_from, db_dir, fs::copy_options::recursive, ec);
+    if (ec)
+      return fail("--restore-from: cannot copy '" + restore_from + "' to " + db_dir + ": " +
+                  ec.message());
+  }
+  auto opened = Store::open(db_dir, store_options);
   if (!opened) return fail(opened.error());
   std::shared_ptr<Store> store = std::move(*opened);
+  if (!restore_from.empty())
+    spdlog::info("calderad restored the coordinator's store from {}", restore_from);
 
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
@@ -329,6 +351,7 @@ int main(int argc, char** argv) {
     members.alone = true;
     for (const auto& n : cluster.nodes) members.alone = members.alone && n.name == node->name;
     members.accept_empty_store = accept_empty_store;
+    members.restored = !restore_from.empty();
     members.store = store;
     if (!members.identity.id.empty())
       spdlog::info("cluster id={} generation={}", members.identity.id, members.identity.generation);

@@ -6,6 +6,7 @@
 #include <rocksdb/listener.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
+#include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -282,6 +283,16 @@ class RocksDbStore final : public Store {
 
   bool writable() const override { return health_->writable(); }
   StoreHealth health() const override { return health_->get(); }
+
+  std::string checkpoint(const std::string& dir) override {
+    rocksdb::Checkpoint* raw = nullptr;
+    auto s = rocksdb::Checkpoint::Create(db_, &raw);
+    if (!s.ok()) return "cannot make a checkpoint: " + s.ToString();
+    std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+    s = checkpoint->CreateCheckpoint(dir);
+    if (!s.ok()) return "cannot write a checkpoint to '" + dir + "': " + s.ToString();
+    return "";
+  }
 
  private:
   using SteadyClock = std::chrono::steady_clock;

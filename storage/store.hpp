@@ -81,6 +81,12 @@ class Store {
   virtual void flush() = 0;
   virtual StoreStats stats() const = 0;
 
+  // A consistent copy of everything committed so far into `dir`, which must not exist yet (its
+  // parent must): a RocksDB checkpoint, hard links where the file system allows, that a store
+  // opened on `dir` reads as this one was. Blocks for the copy: call it off the actors' threads.
+  // Empty on success, else why not.
+  virtual std::string checkpoint(const std::string& dir) = 0;
+
   // For refusing new work up front with a clear error while commits would fail. Thread-safe.
   virtual bool writable() const = 0;
   virtual StoreHealth health() const = 0;

@@ -5,6 +5,7 @@
 
 #include <capnp/message.h>
 #include <kj/exception.h>
+#include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
 #include "actors/api/responses.hpp"
@@ -106,14 +107,53 @@ caf::result<std::string> to_directory(RouterSelf* self, uint64_t id, const std::
   return rp;
 }
 
+// Its own: (backup_atom, dir) -> "" or why not, to the one-off actor that copies the store.
+using backup_atom = caf::atom_constant<caf::atom("backup")>;
+
+// The longest backup directory path taken (Linux's PATH_MAX).
+constexpr size_t kMaxBackupPath = 4096;
+
+// The copy blocks for as long as it takes: on a thread of its own, not an actor worker's.
+caf::result<std::string> backup(RouterSelf* self, uint64_t id, const std::string& dir) {
+  if (dir.empty() || dir.front() != '/' || dir.size() > kMaxBackupPath ||
+      dir.find('\0') != std::string::npos)
+    return error_response(id, Code::INVALID_ARGUMENT,
+                          "the backup directory must be an absolute path on the coordinator's "
+                          "machine, at most 4096 bytes",
+                          "backup");
+  auto rp = self->make_response_promise<std::string>();
+  auto store = self->state.env.store;
+  auto copier = self->spawn<caf::detached>([store]() -> caf::behavior {
+    return {[store](backup_atom, const std::string& to) { return store->checkpoint(to); }};
+  });
+  self->request(copier, caf::infinite, backup_atom::value, dir)
+      .then(
+          [self, rp, id, dir, copier](const std::string& error) mutable {
+            self->send_exit(copier, caf::exit_reason::user_shutdown);
+            if (!error.empty()) {
+              spdlog::error("backup to {} failed: {}", dir, error);
+              rp.deliver(error_response(id, Code::FAILED_PRECONDITION, error, "backup"));
+              return;
+            }
+            spdlog::info("backup of the coordinator's store written to {}", dir);
+            rp.deliver(ok_response(id));
+          },
+          [rp, id](caf::error&) mutable {
+            rp.deliver(error_response(id, Code::INTERNAL, "the backup did not finish"));
+          });
+  return rp;
+}
+
 caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
   uint64_t id = 0;
   api::Request::Which kind;
+  std::string backup_dir;
   try {
     FlatReader reader(bytes, client_reader_options());
     auto req = reader.root<api::Request>();
     id = req.getId();
     kind = req.which();
+    if (kind == api::Request::BACKUP) backup_dir = req.getBackup();
   } catch (const kj::Exception& e) {
     return unreadable_response(id, e.getDescription().cStr());
   }
@@ -133,6 +173,8 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
       return pong(st, id);
     case api::Request::LIST_NODES:
       return list_nodes(self, id);
+    case api::Request::BACKUP:
+      return backup(self, id, backup_dir);
     default:
       return to_directory(self, id, bytes);
   }

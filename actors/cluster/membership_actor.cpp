@@ -69,7 +69,7 @@ struct NodeHandle {
 };
 
 struct MembershipState {
-  explicit MembershipState() : core(MembershipOptions{}), identity({}, "", true, false) {}
+  explicit MembershipState() : core(MembershipOptions{}), identity({}, "", true, false, false) {}
   MembershipEnv env;
   Membership core;
   IdentityKeeper identity;
@@ -292,7 +292,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
   {
     auto& e = self->state.env;
     self->state.identity =
-        IdentityKeeper(e.identity, e.candidate_id, e.alone, e.accept_empty_store);
+        IdentityKeeper(e.identity, e.candidate_id, e.alone, e.accept_empty_store, e.restored);
     if (e.identity.id.empty() && !e.alone)
       spdlog::info(
           "cluster: a new store; the nodes' registrations tell a new cluster from a "

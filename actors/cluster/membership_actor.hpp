@@ -30,6 +30,7 @@ struct MembershipEnv {
   std::string candidate_id;
   bool alone = false;
   bool accept_empty_store = false;
+  bool restored = false;         // --restore-from: the store is a backup's, the next generation
   std::shared_ptr<Store> store;  // where a settled identity is written (Family::Meta)
 };
 

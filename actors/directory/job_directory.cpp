@@ -1302,6 +1302,7 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
         return delete_scheduling(self, id, req.getDeletePriorityClass(), false);
       case api::Request::PING:
       case api::Request::LIST_NODES:
+      case api::Request::BACKUP:
         break;  // the router's own
     }
     return error_response(id, Code::UNIMPLEMENTED,

@@ -35,6 +35,9 @@ enum class Deletable { Job, JobTemplate, JobFlow, Queue, PriorityClass };
 int delete_object(const Globals& g, Deletable kind, const std::string& name);
 // `action`: AbortJob, ResumeJob, RestartJob, TerminateJob or CompleteJob.
 int command(const Globals& g, const std::string& action, const std::string& name);
+// `admin backup DIR`: a consistent copy of the coordinator's store, taken while it runs, into
+// DIR (new) on the coordinator's machine.
+int backup(const Globals& g, const std::string& dir);
 
 // ---- follow.cpp: wait, logs ----
 

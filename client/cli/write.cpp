@@ -1,6 +1,7 @@
 // submit, delete and the job commands: requests that change the cluster.
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -149,6 +150,21 @@ int command(const Globals& g, const std::string& action, const std::string& name
       &rc);
   if (!r) return rc;
   report(g, kJobResource, name, action + " issued");
+  return 0;
+}
+
+int backup(const Globals& g, const std::string& dir) {
+  // The directory is the coordinator's: a relative one is taken from here, which is where it is
+  // when the CLI runs on the coordinator's machine.
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  if (ec) absolute = dir;
+  int rc = 0;
+  auto r = call(
+      g, [&](api::Request::Builder b) { b.setBackup(absolute); }, &rc);
+  if (!r) return rc;
+  std::cout << "backup of the coordinator's store written to " << absolute
+            << " on its machine; restore it with calderad --restore-from " << absolute << "\n";
   return 0;
 }
 

@@ -34,6 +34,14 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Whether the process whose pid the file holds is alive.
+bool alive(const std::string& pid_file) {
+  std::ifstream in(pid_file);
+  int pid = 0;
+  if (!(in >> pid) || pid <= 0) return false;
+  return ::kill(pid, 0) == 0;
+}
+
 constexpr const char* kLiveness = "  heartbeatInterval: 500ms\n  heartbeatTimeout: 2s\n";
 
 struct NodeSpec {
@@ -114,6 +122,30 @@ class Cluster : public ::testing::Test {
         },
         30s);
     return job;
+  }
+
+  // Three one-pod jobs of `prefix`0..2 that write their pid and sleep, one per node; the pid files
+  // of the two on the workers.
+  std::vector<std::string> run_on_every_node(const std::string& prefix) {
+    std::string all;
+    for (int i = 0; i < 3; ++i) {
+      auto name = prefix + std::to_string(i);
+      all += job(name, 1, "2", "echo $$ > " + dir_.path() + "/" + name + ".pid; exec sleep 300") +
+             "---\n";
+    }
+    EXPECT_EQ(nodes_[0]->cli({"submit", "-f", "-"}, all).exit_code, 0);
+    std::vector<std::string> on_workers;
+    for (const auto& node : {"node-2", "node-3"}) {
+      auto name = job_running_on(*nodes_[0], node);
+      if (name.empty()) {
+        ADD_FAILURE() << "no job runs on " << node;
+        return {};
+      }
+      on_workers.push_back(dir_.path() + "/" + name + ".pid");
+      const auto& file = on_workers.back();
+      if (!eventually([&] { return alive(file); }, 10s)) ADD_FAILURE() << file;
+    }
+    return on_workers;
   }
 
   // Three one-pod jobs that restart when a pod is evicted, one per node; then the coordinator
@@ -615,14 +647,6 @@ TEST_F(Cluster, PodsThatEndWhileTheCoordinatorIsDownAreCompletedOnceAndNeverRunA
   for (const auto& [name, n] : runs) EXPECT_EQ(n, 1) << name << " ran " << n << " times";
 }
 
-// Whether the process whose pid the file holds is alive.
-bool alive(const std::string& pid_file) {
-  std::ifstream in(pid_file);
-  int pid = 0;
-  if (!(in >> pid) || pid <= 0) return false;
-  return ::kill(pid, 0) == 0;
-}
-
 TEST_F(Cluster, APodAReturningNodeStillRunsForADeletedJobIsKilled) {
   auto& coordinator = *nodes_[0];
   std::string all;
@@ -695,20 +719,8 @@ TEST_F(Cluster, ANodeDroppedFromTheConfigIsLostWhenTheCoordinatorRestarts) {
 // (their leases held by its heartbeats). Told to start over (--accept-empty-store), it carries on
 // the workers' cluster in a new generation, and the pods of jobs it does not know are stopped.
 TEST_F(Cluster, ACoordinatorWhoseStoreWasLostHaltsAndThePodsRunOn) {
-  std::string all;
-  for (int i = 0; i < 3; ++i) {
-    auto name = "w" + std::to_string(i);
-    all += job(name, 1, "2", "echo $$ > " + dir_.path() + "/" + name + ".pid; exec sleep 300") +
-           "---\n";
-  }
-  ASSERT_EQ(nodes_[0]->cli({"submit", "-f", "-"}, all).exit_code, 0);
   std::vector<std::string> on_workers;
-  for (const auto& node : {"node-2", "node-3"}) {
-    auto name = job_running_on(*nodes_[0], node);
-    ASSERT_FALSE(name.empty());
-    on_workers.push_back(dir_.path() + "/" + name + ".pid");
-    ASSERT_TRUE(eventually([&] { return alive(on_workers.back()); }, 10s));
-  }
+  ASSERT_NO_FATAL_FAILURE(on_workers = run_on_every_node("w"));
   nodes_[0]->kill9();
   std::filesystem::remove_all(dir_.path() + "/node-1");
   nodes_[0]->start();
@@ -740,6 +752,44 @@ TEST_F(Cluster, ACoordinatorWhoseStoreWasLostHaltsAndThePodsRunOn) {
         << pid << nodes_[0]->log() << nodes_[1]->log() << nodes_[2]->log();
   EXPECT_EQ(nodes_[0]->cli({"get", "jobs"}).exit_code, 0);
   EXPECT_NE(nodes_[0]->log().find("generation=1"), std::string::npos) << nodes_[0]->log();
+}
+
+// A backup taken while the coordinator runs restores it after its data dir is lost: its jobs are
+// back, the workers' pods run on as theirs, and the cluster carries on in the next generation.
+TEST_F(Cluster, ABackupTakenWhileRunningRestoresALostCoordinator) {
+  std::vector<std::string> on_workers;
+  ASSERT_NO_FATAL_FAILURE(on_workers = run_on_every_node("b"));
+  const auto backup = dir_.path() + "/backup";
+  auto made = nodes_[0]->cli({"admin", "backup", backup});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_NE(made.out.find("--restore-from " + backup), std::string::npos) << made.out;
+  auto again = nodes_[0]->cli({"admin", "backup", backup});
+  EXPECT_NE(again.exit_code, 0) << "a backup never overwrites one";
+  nodes_[0]->kill9();
+  std::filesystem::remove_all(dir_.path() + "/node-1");
+  nodes_[0] = std::make_unique<Calderad>(
+      dir_.path() + "/node-1",
+      std::vector<std::string>{"--config", config_, "--node", "node-1", "--restore-from", backup});
+  nodes_[0]->start();
+  EXPECT_NE(nodes_[0]->log().find("restored the coordinator's store"), std::string::npos)
+      << nodes_[0]->log();
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(
+        nodes_[0]
+            ->cli({"wait", "job", "b" + std::to_string(i), "--for=phase=Running", "--timeout=20s"})
+            .exit_code,
+        0)
+        << nodes_[0]->log();
+  std::this_thread::sleep_for(3s);
+  for (const auto& pid : on_workers) EXPECT_TRUE(alive(pid)) << pid << nodes_[0]->log();
+  EXPECT_EQ(nodes_[0]->log().find("coordinator halted"), std::string::npos) << nodes_[0]->log();
+  EXPECT_NE(nodes_[0]->log().find("generation=1"), std::string::npos) << nodes_[0]->log();
+  // A restore never overwrites a store.
+  nodes_[0]->kill9();
+  auto refused =
+      run({CALDERAD_PATH, "--config", config_, "--node", "node-1", "--restore-from", backup});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("already has a store"), std::string::npos) << refused.err;
 }
 
 // Another process may only register and heartbeat through the cluster port: CAF's own type

@@ -8,7 +8,7 @@ namespace caldera {
 namespace {
 
 TEST(Identity, ANewClustersFirstNewNodeConfirmsTheCandidate) {
-  IdentityKeeper k({}, "c-new", false, false);
+  IdentityKeeper k({}, "c-new", false, false, false);
   EXPECT_EQ(k.identity().id, "") << "unconfirmed: nothing to tell nodes yet";
   EXPECT_FALSE(k.take_to_store());
   EXPECT_EQ(k.on_node("node-2", {}), IdentityVerdict::Admit);
@@ -19,7 +19,7 @@ TEST(Identity, ANewClustersFirstNewNodeConfirmsTheCandidate) {
 }
 
 TEST(Identity, ANewStoreWhoseNodesKnowTheClusterHaltsAndSaysHowToRestore) {
-  IdentityKeeper k({}, "c-new", false, false);
+  IdentityKeeper k({}, "c-new", false, false, false);
   EXPECT_EQ(k.on_node("node-2", {"c-old", 3}), IdentityVerdict::Halt);
   EXPECT_TRUE(k.halted());
   for (const char* says : {"store is new", "node-2", "c-old", "generation 3", "--restore-from",
@@ -32,7 +32,7 @@ TEST(Identity, ANewStoreWhoseNodesKnowTheClusterHaltsAndSaysHowToRestore) {
 }
 
 TEST(Identity, AnAcceptedEmptyStoreCarriesOnTheNodesClusterInANewGeneration) {
-  IdentityKeeper k({}, "c-new", false, true);
+  IdentityKeeper k({}, "c-new", false, true, false);
   EXPECT_EQ(k.on_node("node-2", {"c-old", 3}), IdentityVerdict::Admit);
   EXPECT_EQ(k.identity(), (ClusterIdentity{"c-old", 4}));
   EXPECT_EQ(k.take_to_store(), (ClusterIdentity{"c-old", 4}));
@@ -40,7 +40,7 @@ TEST(Identity, AnAcceptedEmptyStoreCarriesOnTheNodesClusterInANewGeneration) {
 }
 
 TEST(Identity, AnEstablishedClusterRefusesANodeOfAnother) {
-  IdentityKeeper k({"c-1", 2}, "unused", false, false);
+  IdentityKeeper k({"c-1", 2}, "unused", false, false, false);
   EXPECT_EQ(k.on_node("node-2", {"c-1", 2}), IdentityVerdict::Admit);
   EXPECT_EQ(k.on_node("node-3", {}), IdentityVerdict::Admit);
   EXPECT_EQ(k.on_node("node-4", {"c-9", 0}), IdentityVerdict::Foreign);
@@ -49,8 +49,15 @@ TEST(Identity, AnEstablishedClusterRefusesANodeOfAnother) {
   EXPECT_FALSE(k.take_to_store());
 }
 
+TEST(Identity, ARestoredStoreCarriesOnItsClusterInTheNextGeneration) {
+  IdentityKeeper k({"c-1", 2}, "unused", false, false, true);
+  EXPECT_EQ(k.identity(), (ClusterIdentity{"c-1", 3}));
+  EXPECT_EQ(k.take_to_store(), (ClusterIdentity{"c-1", 3}));
+  EXPECT_EQ(k.on_node("node-2", {"c-1", 2}), IdentityVerdict::Admit);
+}
+
 TEST(Identity, ACoordinatorAloneSettlesItsIdentityAtOnce) {
-  IdentityKeeper k({}, "c-solo", true, false);
+  IdentityKeeper k({}, "c-solo", true, false, false);
   EXPECT_EQ(k.identity(), (ClusterIdentity{"c-solo", 0}));
   EXPECT_EQ(k.take_to_store(), (ClusterIdentity{"c-solo", 0}));
 }

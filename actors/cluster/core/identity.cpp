@@ -5,11 +5,15 @@
 namespace caldera {
 
 IdentityKeeper::IdentityKeeper(ClusterIdentity stored, std::string candidate, bool alone,
-                               bool accept_empty_store)
+                               bool accept_empty_store, bool restored)
     : current_(std::move(stored)),
       candidate_(std::move(candidate)),
       accept_empty_store_(accept_empty_store),
       settled_(!current_.id.empty()) {
+  if (settled_ && restored) {
+    ++current_.generation;
+    to_store_ = current_;
+  }
   // A cluster of one node, or an embedded one: no other store could know better.
   if (!settled_ && alone) {
     current_ = {candidate_, 0};

@@ -35,9 +35,10 @@ class IdentityKeeper {
   // `stored`: what its store holds (an empty id for a new store). `candidate`: the id it takes
   // when a new store turns out to be a new cluster's. `alone`: no node but its own is configured
   // (nobody else could hold the cluster's id). `accept_empty_store`: the operator said a new
-  // store is to carry on the cluster the nodes hold.
-  IdentityKeeper(ClusterIdentity stored, std::string candidate, bool alone,
-                 bool accept_empty_store);
+  // store is to carry on the cluster the nodes hold. `restored`: the store was copied from a
+  // backup, and carries on its cluster in the next generation.
+  IdentityKeeper(ClusterIdentity stored, std::string candidate, bool alone, bool accept_empty_store,
+                 bool restored);
 
   // A node that is not the coordinator's own presents the identity its store holds.
   IdentityVerdict on_node(const std::string& node, const ClusterIdentity& presented);
