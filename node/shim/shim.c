@@ -74,6 +74,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -97,6 +98,9 @@ extern char** environ;
    SIGKILL (its own grace period if shorter): its replacement elsewhere waits for it, and the
    coordinator counts it in (kLeaseStopGraceMs in messages/pod.hpp). */
 #define LEASE_STOP_GRACE_MS 1000
+/* A container's output is dropped rather than written into the last 5% of its disk: a log bomb
+   fills neither the disk nor the node's store beside it, and the node still has room to work. */
+#define DISK_RESERVE_PERCENT 5
 
 /* One container's log: NAME.log and its rotated predecessors NAME.log.1, NAME.log.2, ... */
 struct logfile {
@@ -254,6 +258,20 @@ static void log_rotate(struct logfile* lf) {
   log_open(lf); /* on failure the next write tries again */
 }
 
+/* drop_errno's value for output dropped to keep the disk's reserve. */
+#define DROPPED_FOR_RESERVE (-1)
+
+/* Whether writing `len` more bytes to the log's file system would eat into its reserve. */
+static int log_into_reserve(const struct logfile* lf, size_t len) {
+  struct statvfs vfs;
+  if (lf->fd < 0 || fstatvfs(lf->fd, &vfs) != 0 || vfs.f_blocks == 0) return 0;
+  unsigned long long unit = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
+  unsigned long long size = (unsigned long long)vfs.f_blocks * unit;
+  unsigned long long free_bytes = (unsigned long long)vfs.f_bavail * unit;
+  unsigned long long reserve = size / 100 * DISK_RESERVE_PERCENT;
+  return free_bytes < reserve || free_bytes - reserve < len;
+}
+
 static void log_drop(struct logfile* lf, size_t len, int err) {
   lf->dropped += len;
   lf->drop_errno = err;
@@ -270,13 +288,20 @@ static ssize_t log_write_some(struct logfile* lf, const char* buf, size_t len) {
   return n;
 }
 
-/* Says how much output was lost, once the log can be written again. Returns 0 when said. */
-static int log_note_dropped(struct logfile* lf) {
+/* Says how much output was lost, once the log can be written again (out of the disk's reserve,
+   unless `last`: the container's last word, which is said if it can be). Returns 0 when said. */
+static int log_note_dropped(struct logfile* lf, int last) {
   if (lf->dropped == 0) return 0;
   if (lf->fd < 0 && log_open(lf) != 0) return -1;
-  char note[160];
-  int m = snprintf(note, sizeof note, "caldera: %llu bytes of output were lost: %s\n", lf->dropped,
-                   strerror(lf->drop_errno));
+  if (!last && lf->drop_errno == DROPPED_FOR_RESERVE && log_into_reserve(lf, 200)) return -1;
+  char note[200];
+  int m = lf->drop_errno == DROPPED_FOR_RESERVE
+              ? snprintf(note, sizeof note,
+                         "caldera: %llu bytes of output were lost: the disk is nearly full (its "
+                         "last %d%% is kept for the node)\n",
+                         lf->dropped, DISK_RESERVE_PERCENT)
+              : snprintf(note, sizeof note, "caldera: %llu bytes of output were lost: %s\n",
+                         lf->dropped, strerror(lf->drop_errno));
   if (log_write_some(lf, note, (size_t)m) != m) return -1;
   lf->dropped = 0;
   return 0;
@@ -290,8 +315,12 @@ static int log_note_dropped(struct logfile* lf) {
 static void log_append(struct logfile* lf, const char* buf, size_t len) {
   int rotation_failed = 0;
   while (len > 0) {
-    if ((lf->fd < 0 && log_open(lf) != 0) || log_note_dropped(lf) != 0) {
+    if (lf->fd < 0 && log_open(lf) != 0) {
       log_drop(lf, len, errno);
+      return;
+    }
+    if (log_note_dropped(lf, 0) != 0) {
+      log_drop(lf, len, lf->drop_errno == DROPPED_FOR_RESERVE ? DROPPED_FOR_RESERVE : errno);
       return;
     }
     long long room = g_log_max_bytes - lf->size;
@@ -309,6 +338,10 @@ static void log_append(struct logfile* lf, const char* buf, size_t len) {
       log_rotate(lf);
       rotation_failed = lf->fd >= 0 && lf->size > 0;
       continue;
+    }
+    if (log_into_reserve(lf, n)) {
+      log_drop(lf, len, DROPPED_FOR_RESERVE);
+      return;
     }
     ssize_t w = log_write_some(lf, buf, n);
     if (w <= 0) {
@@ -935,7 +968,7 @@ static int shim_main(int argc, char** argv) {
       pump(&cs[i]); /* what is there already; a straggler's later output is not waited for */
       if (cs[i].out_fd >= 0) close(cs[i].out_fd);
     }
-    log_note_dropped(&cs[i].log);
+    log_note_dropped(&cs[i].log, 1);
     if (cs[i].log.fd >= 0) close(cs[i].log.fd);
   }
 
