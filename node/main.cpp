@@ -368,9 +368,12 @@ int main(int argc, char** argv) {
         members.resources[name] = n.resources;
       }
     const auto members_allowed = members.options.allowed;
+    const auto dropped_node_wait =
+        std::chrono::milliseconds(Membership(members.options).startup_wait_ms());
     membership = spawn_membership(sys, std::move(members));
-    directory = spawn_job_directory(
-        sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics, members_allowed});
+    directory =
+        spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics,
+                                                 members_allowed, dropped_node_wait});
     router =
         spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.

@@ -1428,12 +1428,15 @@ void recover_jobs(DirSelf* self) {
     st.jobs[k] = std::move(entry);
     self->send(actor, recover_atom::value);
     for (const auto& node : dropped)
-      self->send(actor, node_lost_atom::value, node,
-                 std::string("it is not in the cluster config any more"), true);
+      self->delayed_send(actor, st.env.dropped_node_wait, node_lost_atom::value, node,
+                         std::string("it is not in the cluster config any more"), true);
     ++count;
   });
   for (const auto& [node, pods] : dropped_pods)
-    spdlog::warn("node={} is not in the cluster config: pods={} bound to it are lost", node, pods);
+    spdlog::warn(
+        "node={} is not in the cluster config: pods={} bound to it are lost once its lease is "
+        "surely over, in {}ms",
+        node, pods, st.env.dropped_node_wait.count());
   // Rows whose job row is gone belong to no job; left, they would join a later job of the name.
   std::vector<Write> orphans;
   for (const auto& [job, rows] : pod_rows) {

@@ -3,6 +3,7 @@
 // that the API router passes on, and routes node reports and node events to the job actors.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ struct JobDirectoryEnv {
   // The nodes of the cluster's config. A recovered pod bound to any other node is lost: that
   // node can never register again. Empty: not known, nothing is checked.
   std::set<std::string> nodes;
+  // How long after the coordinator's start such a node's pods are surely dead: it may have held
+  // a lease renewed just before (MembershipOptions, startup_wait_ms). Only then are they lost.
+  std::chrono::milliseconds dropped_node_wait{0};
 };
 
 // Messages:
