@@ -404,6 +404,7 @@ int main(int argc, char** argv) {
       }
       spdlog::info("calderad node={} coordinator of cluster={} listening for nodes on {}:{}",
                    node->name, cluster.name, node->host, *published);
+      wiring->send(membership, listen_atom::value);
     }
   }
   // The nodes this process is: one, or an entry's hollow nodes (each with its own link).

@@ -299,10 +299,6 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
           "lost store");
     store_identity(self);
   }
-  // A node that died while the coordinator was down never registers again: once the others have
-  // had time to, its pods are lost like those of any node that goes NotReady.
-  self->delayed_send(self, std::chrono::milliseconds(self->state.core.startup_wait_ms()),
-                     recover_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     for (const auto& [name, h] : st.nodes) {
@@ -322,6 +318,15 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         self->state.directory = directory;
         self->state.router = router;
         self->state.reports = reports;
+      },
+      [=](listen_atom) {
+        // A node that died while the coordinator was down never registers again: once the
+        // others have had time to, and its lease is surely over (a worker refused a connection
+        // holds its lease: it may have been renewed until the port opened), its pods are lost
+        // like those of any node that goes NotReady.
+        if (!from_here(self)) return;
+        self->delayed_send(self, std::chrono::milliseconds(self->state.core.startup_wait_ms()),
+                           recover_atom::value);
       },
       [=](register_atom, const std::string& bytes, const caf::actor& node) -> RegisterResult {
         return on_register(self, bytes, node);

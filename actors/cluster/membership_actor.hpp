@@ -39,6 +39,8 @@ struct MembershipEnv {
 //   (coordinator_atom, job directory, API router, report port)   first: whom admitted
 //                                           registrations and node events go to, and whom links
 //                                           send client requests and pod reports
+//   (listen_atom)                           the cluster port is open: a config's node that has
+//                                           not registered startup_wait_ms() later is lost
 //   (register_atom, NodeRegistration bytes, node actor) -> (refusal, report port, router,
 //                                           cluster id, generation): an empty refusal when
 //                                           admitted. A node of another cluster is refused; one

@@ -20,6 +20,8 @@ using membership = caf::typed_actor<
     // (job directory, API router, report port): whom registrations and node events go to, and
     // whom links send client requests and pod reports
     caf::reacts_to<coordinator_atom, caf::actor, caf::actor, caf::actor>,
+    // the cluster port is open: nodes that have not registered a whole lease from now are lost
+    caf::reacts_to<listen_atom>,
     // passed on from the membership port (see protocol::membership_port)
     caf::replies_to<register_atom, std::string,
                     caf::actor>::with<std::string, caf::actor, caf::actor, std::string, uint64_t>,
