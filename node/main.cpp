@@ -310,10 +310,14 @@ int main(int argc, char** argv) {
 
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
-  // A peer process that hangs (SIGSTOP, a partition) is noticed by its silence, not only a dead
-  // one by its closed connection.
+  // A connection whose peer says nothing (SIGSTOP, a partition) is closed after a whole lease, not
+  // sooner: a coordinator that is only paused then answers the heartbeats queued meanwhile on the
+  // same connection, renewing the workers' leases at once, instead of making them connect and
+  // register anew while their leases run out. A hung worker is NotReady after heartbeatTimeout
+  // all the same (the membership's own heartbeats), and a dead one at once (its connection
+  // closes).
   cfg.set("middleman.heartbeat-interval", caf::timespan{cluster.heartbeat_interval});
-  cfg.set("middleman.connection-timeout", caf::timespan{cluster.heartbeat_timeout});
+  cfg.set("middleman.connection-timeout", caf::timespan{cluster.lease_timeout});
   cfg.set("scheduler.max-threads", static_cast<size_t>(actor_threads));
   // Work stealing whose queues stay in FIFO order (node/fifo_stealing.hpp): on 2 CPUs, 5% more
   // simulated jobs a second and 9% less CPU per job than CAF's own (medians of 6 paired runs,

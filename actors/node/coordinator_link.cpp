@@ -104,6 +104,12 @@ void retry_later(LinkSelf* self, const std::string& why) {
   st.backoff = std::max(st.backoff, std::min(st.backoff * 2, kMaxRetry));
 }
 
+// How long the coordinator may be silent before the link gives up on the connection: a whole
+// lease (a late answer still renews it), or the heartbeat timeout without one.
+std::chrono::milliseconds patience(const CoordinatorLinkEnv& env) {
+  return std::max(env.heartbeat_timeout, env.lease_timeout);
+}
+
 // The coordinator answered something sent at `sent_ms` (monotonic): the node's lease runs on.
 void renew(LinkSelf* self, int64_t sent_ms) {
   auto& st = self->state;
@@ -293,15 +299,17 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
       [=](heartbeat_atom, uint64_t gen) {
         auto& st = self->state;
         if (gen != st.generation || st.state != LinkState::Running) return;
+        // A coordinator that is merely slow (paused, overloaded) is waited for while the lease
+        // holds: its late answers to the heartbeats sent meanwhile renew it.
         auto silent = caf::make_timestamp() - st.last_answer;
-        if (silent > st.env.heartbeat_timeout) {
+        if (silent > patience(st.env)) {
           spdlog::warn("node={} coordinator lost: no heartbeat answer for {}ms", st.env.node_name,
                        std::chrono::duration_cast<std::chrono::milliseconds>(silent).count());
           return retry_later(self, "no heartbeat answer");
         }
         const auto sent = lease_file::monotonic_ms();
-        self->request(st.membership, st.env.heartbeat_timeout, heartbeat_atom::value,
-                      st.env.node_name, st.incarnation)
+        self->request(st.membership, patience(st.env), heartbeat_atom::value, st.env.node_name,
+                      st.incarnation)
             .then(
                 [=](bool ok) {
                   auto& st = self->state;

@@ -21,8 +21,9 @@ struct CoordinatorLinkEnv {
 };
 
 // States: unconnected (waiting out a backoff) -> connecting -> registering -> running, and back
-// to unconnected when the coordinator's process is gone, stops answering heartbeats, or refuses
-// the node. Reconnects back off from 100 ms to 1 s, with jitter, so that every worker is back
+// to unconnected when the coordinator's process is gone, has answered no heartbeat for a whole
+// lease (a paused coordinator is waited for: its late answers renew the lease), or refuses the
+// node. Reconnects back off from 100 ms to 1 s, with jitter, so that every worker is back
 // within about a second of the coordinator's return, not all at the same instant.
 // The lease: every answer the coordinator gives to a registration or a heartbeat renews it, from
 // when that was sent, and the node actor is told (lease_atom, deadline). So does a connection the

@@ -89,6 +89,7 @@ for lease in $leases; do
         "$daemon" --config "$dir/cluster.yaml" --node "node-$i" >"$dir/node-$i.log" 2>&1 &
         pids+=($!)
         pid_of[node-$i]=$!
+        disown "$!"  # its kill -9 is the point, not a job to report
       done
       server="127.0.0.1:$(cat "$dir/port")"
       wait_for 20 ready3

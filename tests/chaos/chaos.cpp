@@ -1,24 +1,60 @@
 // Chaos driver: starts a cluster of real calderad processes (node-1 the coordinator), submits a
 // seeded stream of gang jobs (simulated pods and real processes, with and without
 // PodEvicted -> RestartJob, some with a two-task dependsOn) while a seeded schedule of faults hits
-// the nodes (kill -9 and restart of a worker, SIGSTOP/SIGCONT of a worker shorter and longer than
-// the heartbeat timeout, kill -9 and restart of the coordinator; one node down at a time), waits
-// for every job to end, then checks the invariants and prints figures. Its last line is
-// `chaos: F faults, J jobs, V violations`; it exits 1 when V > 0.
+// the nodes, one at a time: kill -9 and restart of a worker (kill-worker), SIGSTOP/SIGCONT of a
+// worker longer and shorter than the heartbeat timeout (stop-long, stop-short), a worker cut off
+// from the coordinator for about 12 s by iptables DROP rules (partition-worker), kill -9 and
+// restart of the coordinator (kill-coordinator), SIGSTOP of the coordinator for 4 s
+// (pause-coordinator). It waits for every job to end, then checks the invariants and prints
+// figures. Its last line is `chaos: F faults, J jobs, V violations`; it exits 1 when V > 0.
 //
-// Real pods append `START <pod> <uid> <node> <epoch ns>` and `END <pod> <uid> <node> <epoch ns>
-// ok|term` to one file: the uid and the node come from VC_POD_DIR (<node's dataDir>/pods/<uid>).
-// A pod's job version (its attempt) comes from `get pods -o json`, polled about once a second.
+// The invariants: every acknowledged job exists and ended as its policies allow, with no more
+// restarts than faults that may evict its pods (a coordinator's kill or pause explains none); every
+// gang whole or not running, dependencies respected; no node over-committed; no pod alive twice at
+// once, on two nodes or on one (the OVERLAP marks below, and the runs' intervals); no pod that
+// ended Succeeded started again, unless its job was restarted by PodEvicted -> RestartJob after
+// such a fault; a worker gone for longer than its lease had its pods ended within the lease (+1 s
+// of stop, +1 s of slack) and started none meanwhile; a coordinator's pause (shorter than the
+// lease) stopped no worker's pod; nothing left allocated once every job ended.
+// The figures: detection, and the worker-loss recovery, per worker kill, long stop or partition:
+// from the fault to the first job that had a pod on the worker Running again (at a new version,
+// or at all once every node is Ready again), its median over the faults and their count.
+//
+// The partition: each node is started in its own cgroup (v2) under this process's; a rule of this
+// run's iptables chain (CALDERA-CHAOS-<pid>, jumped to from OUTPUT) marks, with conntrack, every
+// connection a worker's processes open to the coordinator's cluster port, and the cut is one DROP
+// rule of that mark, both directions. Addresses cannot tell the workers apart: on loopback a
+// connection to any 127.x address leaves from 127.0.0.1 (the nodes do not bind their outgoing
+// sockets). The chain and the cgroups go at the end, on an interrupt, and in scripts/chaos.sh's
+// trap, which also kills the nodes left in the cgroups of a driver killed -9. Without iptables,
+// its cgroup match or a writable cgroup v2 tree (not root), the kind is skipped with one line
+// saying why.
+//
+// Real pods append `START <pod> <uid> <node> <epoch ns> <pid>` and `END <pod> <uid> <node>
+// <epoch ns> ok|term` to one file: the uid and the node come from VC_POD_DIR (<node's
+// dataDir>/pods/<uid>), the pid is the pod's shell. Right after its START a pod looks for every
+// other run of its pod name whose process is still alive (its pid, with that run's VC_POD_DIR in
+// /proc/PID/environ, not a zombie) and appends `OVERLAP <pod> <uid> <node> <epoch ns> <other uid>
+// <other node> <other pid>` for each: of two runs that overlap, the later one sees the earlier,
+// exactly, whether or not that one ever writes END (a SIGKILL, a node cut off). A thread also
+// polls /proc for the recorded pids every 100 ms, which gives a run without END its end (to
+// 100 ms). A pod's job version (its attempt) comes from `get pods -o json`, polled about once a
+// second.
 #include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -33,6 +69,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -51,11 +88,55 @@ constexpr int64_t kMs = 1'000'000;  // ns
 constexpr int64_t kSec = 1'000 * kMs;
 constexpr int kNodeCpuMilli = 2000;
 constexpr int64_t kHeartbeatTimeoutMs = 2000;
+// The worker's lease (the default, written into the config): its pods are stopped (SIGTERM,
+// SIGKILL at most 1 s later) this long after the last heartbeat the coordinator answered.
+constexpr int64_t kLeaseTimeoutMs = 5000;
 constexpr int kMaxRetry = 40;
 
 std::atomic<bool> g_abort{false};
 
+// The first interrupt ends the run, promptly, and everything is cleaned up at its end. A second
+// one, a second or more later, exits at once, after killing the nodes (their pods end by
+// themselves: a worker's at the end of its lease, the others at the end of their sleep) and running
+// the commands that remove this run's iptables chain, made beforehand: a signal handler allocates
+// nothing.
+constexpr int kMaxNodes = 9;
+std::atomic<pid_t> g_node_pids[kMaxNodes];
+constexpr int kMaxEmergency = 4;
+char* const* g_emergency[kMaxEmergency];
+std::atomic<int> g_emergency_n{0};
+
+std::atomic<int64_t> g_first_signal_ms{0};
+
+int64_t monotonic_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
 void on_signal(int) {
+  if (!g_abort.exchange(true)) {
+    g_first_signal_ms = monotonic_ms();
+    return;
+  }
+  // The same interrupt may come twice (the terminal's, and scripts/chaos.sh passing one on).
+  if (monotonic_ms() - g_first_signal_ms.load() < 1000) return;
+  static const char note[] = "chaos: interrupted again: nodes killed, work dir left\n";
+  for (auto& pid : g_node_pids)
+    if (pid_t p = pid.load(); p > 0) ::kill(p, SIGKILL);
+  for (int i = 0; i < g_emergency_n.load(); ++i) {
+    pid_t pid = vfork();
+    if (pid == 0) {
+      execv(g_emergency[i][0], g_emergency[i]);
+      _exit(127);
+    }
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
+  if (::write(2, note, sizeof note - 1) < 0) _exit(130);
+  _exit(130);
+}
+
+void on_sigpipe(int) {
   g_abort = true;
 }
 
@@ -197,7 +278,17 @@ struct JobPlan {
   std::string yaml;   // JSON, which is YAML
 };
 
-enum class FaultKind { KillWorker, StopLong, StopShort, KillCoordinator };
+enum class FaultKind {
+  KillWorker,
+  StopLong,
+  StopShort,
+  PartitionWorker,
+  KillCoordinator,
+  PauseCoordinator
+};
+constexpr FaultKind kAllFaultKinds[] = {FaultKind::KillWorker,      FaultKind::StopLong,
+                                        FaultKind::StopShort,       FaultKind::PartitionWorker,
+                                        FaultKind::KillCoordinator, FaultKind::PauseCoordinator};
 const char* to_string(FaultKind k) {
   switch (k) {
     case FaultKind::KillWorker:
@@ -206,10 +297,24 @@ const char* to_string(FaultKind k) {
       return "stop-long";
     case FaultKind::StopShort:
       return "stop-short";
+    case FaultKind::PartitionWorker:
+      return "partition-worker";
     case FaultKind::KillCoordinator:
       return "kill-coordinator";
+    case FaultKind::PauseCoordinator:
+      return "pause-coordinator";
   }
   return "?";
+}
+
+bool coordinator_fault(FaultKind k) {
+  return k == FaultKind::KillCoordinator || k == FaultKind::PauseCoordinator;
+}
+
+// The worker faults that may cost a worker its pods: it is gone (killed, stopped, cut off) for
+// seconds. A short stop is one too when the node was seen NotReady (Fault::node_down_fault).
+bool worker_loss(FaultKind k) {
+  return k == FaultKind::KillWorker || k == FaultKind::StopLong || k == FaultKind::PartitionWorker;
 }
 
 struct Fault {
@@ -221,26 +326,36 @@ struct Fault {
   int64_t restore_ns = 0;
   int64_t ready_ns = 0;  // every node Ready again
   int64_t detect_ns = 0;
-  bool detected = false;  // the node was seen NotReady
+  bool detected = false;  // the node (any node, for a coordinator's pause) was seen NotReady
   bool injected = false;
-  // Jobs expected to run again: name -> version when the fault hit.
+  // Jobs expected to run again: name -> version when the fault hit. A worker fault's are the jobs
+  // with a live pod on the worker; a coordinator fault's, the running jobs.
   std::map<std::string, int64_t> affected;
-  std::vector<double> recovery_ms;
-  int recovery_ended = 0;  // affected jobs that ended instead of running again
+  std::vector<double> recovery_ms;     // per affected job, from the injection
+  std::vector<std::string> recovered;  // those jobs, in the same order
+  std::vector<std::string> ended;      // affected jobs that ended instead of running again
   // The window in which the fault may have disturbed the cluster.
   int64_t window_end() const { return (ready_ns ? ready_ns : restore_ns) + 1 * kSec; }
-  bool node_down_fault() const {
-    return kind == FaultKind::KillWorker || kind == FaultKind::StopLong || detected;
-  }
+  bool node_down_fault() const { return worker_loss(kind) || detected; }
 };
 
+// START (with the shell's pid), then OVERLAP for every other run of the same pod name whose
+// process is alive: its pid, still with that run's VC_POD_DIR (not a reused pid), not a zombie.
+// Then the sleep, and END.
 std::string pod_script(const std::string& file, int duration_ms) {
   char sleep_s[32];
   std::snprintf(sleep_s, sizeof sleep_s, "%d.%03d", duration_ms / 1000, duration_ms % 1000);
   return "F='" + file +
          "'; d=\"$VC_POD_DIR\"; u=\"${d##*/}\"; n=\"${d%/pods/*}\"; n=\"${n##*/}\"; "
-         "echo \"START $HOSTNAME $u $n $(date +%s%N)\" >> \"$F\"; "
+         "echo \"START $HOSTNAME $u $n $(date +%s%N) $$\" >> \"$F\"; "
          "trap 'echo \"END $HOSTNAME $u $n $(date +%s%N) term\" >> \"$F\"; exit 143' TERM; "
+         "awk -v h=\"$HOSTNAME\" -v u=\"$u\" -v me=$$ "
+         "'$1 == \"START\" && $2 == h && !($3 == u && $6 == me) {print $6, $3, $4}' \"$F\" | "
+         "while read p ou on; do "
+         "[ \"$p\" != $$ ] && tr '\\000' '\\n' 2>/dev/null < /proc/$p/environ | "
+         "grep -q \"^VC_POD_DIR=.*/pods/$ou\\$\" && ! grep -q ') Z ' /proc/$p/stat 2>/dev/null && "
+         "echo \"OVERLAP $HOSTNAME $u $n $(date +%s%N) $ou $on $p\" >> \"$F\"; "
+         "done; "
          "sleep " +
          sleep_s + " & wait $!; echo \"END $HOSTNAME $u $n $(date +%s%N) ok\" >> \"$F\"";
 }
@@ -317,8 +432,7 @@ Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file
   }
   // Faults: every kind once first (in a seeded order), then any; each after the cluster is whole
   // again and a pause.
-  std::vector<FaultKind> first{FaultKind::KillWorker, FaultKind::StopLong, FaultKind::StopShort,
-                               FaultKind::KillCoordinator};
+  std::vector<FaultKind> first(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
   std::shuffle(first.begin(), first.end(), rng);
   for (size_t i = 0; i < 200; ++i) {
     Fault f;
@@ -326,12 +440,14 @@ Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file
       f.kind = first[i];
     } else {
       int pick = uniform(0, 99);
-      f.kind = pick < 35   ? FaultKind::KillWorker
-               : pick < 60 ? FaultKind::StopLong
-               : pick < 80 ? FaultKind::StopShort
-                           : FaultKind::KillCoordinator;
+      f.kind = pick < 25   ? FaultKind::KillWorker
+               : pick < 42 ? FaultKind::StopLong
+               : pick < 57 ? FaultKind::StopShort
+               : pick < 75 ? FaultKind::PartitionWorker
+               : pick < 88 ? FaultKind::KillCoordinator
+                           : FaultKind::PauseCoordinator;
     }
-    f.node = f.kind == FaultKind::KillCoordinator ? 0 : uniform(1, nodes - 1);
+    f.node = coordinator_fault(f.kind) ? 0 : uniform(1, nodes - 1);
     f.gap_ms = uniform(2000, 6000);
     switch (f.kind) {
       case FaultKind::KillWorker:
@@ -343,14 +459,323 @@ Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file
       case FaultKind::StopShort:
         f.down_ms = uniform(300, 1000);
         break;
+      case FaultKind::PartitionWorker:  // longer than the lease and its margins (6.3 s)
+        f.down_ms = uniform(11000, 13000);
+        break;
       case FaultKind::KillCoordinator:
         f.down_ms = uniform(500, 3000);
+        break;
+      case FaultKind::PauseCoordinator:  // less than the lease: it should cost nothing
+        f.down_ms = 4000;
         break;
     }
     if (allowed.count(f.kind)) plan.faults.push_back(f);
   }
   return plan;
 }
+
+// ---- partition-worker: a cgroup per worker, iptables rules of its connections ----
+
+std::string first_line(const std::string& text) {
+  auto start = text.find_first_not_of(" \n");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream read;
+  read << in.rdbuf();
+  return read.str();
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+bool pid_alive(pid_t pid) {
+  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+// A worker cut off from the coordinator: every packet of a connection that the worker's processes
+// opened to the coordinator's cluster port is dropped, both ways, while the coordinator and the
+// other workers go on. Each worker is born in its own cgroup (this process moves into it for the
+// fork); a rule marks, in conntrack, each connection whose packets leave a socket of that cgroup
+// for the cluster port; the cut is a DROP of that mark (the coordinator's answers match it too).
+// All in this run's chain, CALDERA-CHAOS-<pid>, jumped to from OUTPUT: on loopback every packet
+// passes OUTPUT once.
+class Partitioner {
+ public:
+  ~Partitioner() { teardown(); }
+
+  // Checks that it can be done and prepares it: "" when it can, else why not.
+  std::string setup(int nodes) {
+    nodes_ = nodes;
+    chain_ = "CALDERA-CHAOS-" + std::to_string(::getpid());
+    auto probe = testing::run({"iptables", "-w", "-S", "OUTPUT"});
+    if (probe.exit_code == 127) return "iptables is not installed";
+    if (probe.exit_code != 0) return "iptables -S failed: " + first_line(probe.err);
+    iptables_path_ = find_iptables();
+    sweep_stale(probe.out);
+    // The cgroup v2 tree and this process's place in it.
+    std::string mount;
+    if (auto info = read_text("/proc/self/mountinfo")) {
+      std::istringstream in(*info);
+      for (std::string line; std::getline(in, line);) {
+        auto dash = line.find(" - cgroup2 ");
+        if (dash == std::string::npos) continue;
+        std::istringstream fields(line.substr(0, dash));
+        std::string id, parent, dev, root, point;
+        fields >> id >> parent >> dev >> root >> point;
+        if (root == "/") {
+          mount = point;
+          break;
+        }
+      }
+    }
+    if (mount.empty()) return "no cgroup v2 tree is mounted";
+    std::string self;
+    if (auto text = read_text("/proc/self/cgroup")) {
+      std::istringstream in(*text);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("0::", 0) == 0) self = line.substr(3);
+    }
+    if (self.empty() || self[0] != '/') return "this process has no cgroup v2 path";
+    if (self == "/") self.clear();
+    home_ = mount + self;
+    sweep_stale_cgroups();
+    const std::string run_name = "caldera-chaos-" + std::to_string(::getpid());
+    run_dir_ = home_ + "/" + run_name;
+    std::error_code ec;
+    fs::create_directory(run_dir_, ec);
+    if (ec) return "cannot make the cgroup " + run_dir_ + ": " + ec.message();
+    for (int i = 0; i < nodes; ++i) {
+      fs::create_directory(node_dir(i), ec);
+      if (ec) return "cannot make the cgroup " + node_dir(i) + ": " + ec.message();
+    }
+    rel_ = (self.empty() ? "" : self.substr(1) + "/") + run_name;
+    // The chain, and a rule of the kind it will hold, to know that the cgroup match works.
+    if (auto e = iptables({"-N", chain_}); !e.empty()) return e;
+    chain_made_ = true;
+    if (auto e = iptables({"-I", "OUTPUT", "-j", chain_}); !e.empty()) return e;
+    publish_emergency();
+    auto probe_rule = [&](const std::string& op) {
+      return std::vector<std::string>{op,           chain_,
+                                      "-p",         "tcp",
+                                      "--dport",    "1",
+                                      "-m",         "cgroup",
+                                      "--path",     rel_ + "/node-1",
+                                      "-j",         "CONNMARK",
+                                      "--set-mark", std::to_string(mark(0))};
+    };
+    if (auto e = iptables(probe_rule("-A")); !e.empty()) return e;
+    if (auto e = iptables(probe_rule("-D")); !e.empty()) return e;
+    // A move of this process into a cgroup and back.
+    if (!enter(0) || !leave()) return "cannot move this process between cgroups under " + home_;
+    ready_ = true;
+    return "";
+  }
+
+  bool ready() const { return ready_; }
+
+  // Marks the connections of the workers (1 .. nodes-1) to the coordinator's cluster port.
+  std::string arm(const std::string& host, int port) {
+    for (int i = 1; i < nodes_; ++i) {
+      auto e = iptables({"-A", chain_, "-p", "tcp", "-d", host, "--dport", std::to_string(port),
+                         "-m", "cgroup", "--path", rel_ + "/node-" + std::to_string(i + 1), "-j",
+                         "CONNMARK", "--set-mark", std::to_string(mark(i))});
+      if (!e.empty()) {
+        ready_ = false;
+        return e;
+      }
+    }
+    port_ = port;
+    return "";
+  }
+
+  // Runs `start`, which forks node i, with this process in the node's cgroup: the node and all it
+  // starts are born there. The coordinator too, though no rule names its cgroup: so a driver
+  // killed -9 leaves every node of its run where scripts/chaos.sh's trap finds and kills it.
+  void start_in(int i, const std::function<void()>& start) {
+    if (!ready_) return start();
+    std::lock_guard lock(move_mu_);
+    if (!enter(i)) say("partition: could not move into %s's cgroup", node_dir(i).c_str());
+    try {
+      start();
+    } catch (...) {
+      leave();
+      throw;
+    }
+    leave();
+  }
+
+  // Whether each worker's connection to the coordinator is marked: conntrack holds an established
+  // connection to the cluster port with its mark (heartbeats every 500 ms mark it). "" when so,
+  // or when conntrack cannot be read.
+  std::string check_marks(std::chrono::milliseconds within) {
+    std::string missing;
+    bool ok = wait_for(
+        [&] {
+          auto table = read_text("/proc/net/nf_conntrack");
+          if (!table) return true;
+          missing.clear();
+          for (int i = 1; i < nodes_; ++i) {
+            const std::string dport = " dport=" + std::to_string(port_) + " ";
+            const std::string m = " mark=" + std::to_string(mark(i)) + " ";
+            bool found = false;
+            std::istringstream in(*table);
+            for (std::string line; std::getline(in, line) && !found;) {
+              line += " ";
+              auto d = line.find(dport);
+              found = line.find(" ESTABLISHED ") != std::string::npos && d != std::string::npos &&
+                      line.find(" src=", d) != std::string::npos &&  // the original direction's
+                      line.find(m) != std::string::npos;
+            }
+            if (!found) missing += " node-" + std::to_string(i + 1);
+          }
+          return missing.empty();
+        },
+        within);
+    return ok ? "" : "no marked connection to the coordinator from" + missing;
+  }
+
+  std::string cut(int i) {
+    return iptables(
+        {"-A", chain_, "-m", "connmark", "--mark", std::to_string(mark(i)), "-j", "DROP"});
+  }
+
+  std::string heal(int i) {
+    return iptables(
+        {"-D", chain_, "-m", "connmark", "--mark", std::to_string(mark(i)), "-j", "DROP"});
+  }
+
+  // The chain and the cgroups go (the cgroups once the processes in them are gone: call it after
+  // they were killed). Idempotent.
+  void teardown() {
+    if (chain_made_) {
+      g_emergency_n = 0;
+      for (int k = 0; k < 10 && iptables({"-D", "OUTPUT", "-j", chain_}).empty(); ++k) {
+      }
+      iptables({"-F", chain_});
+      if (auto e = iptables({"-X", chain_}); !e.empty())
+        std::fprintf(stderr, "chaos: could not remove the iptables chain %s: %s\n", chain_.c_str(),
+                     e.c_str());
+      chain_made_ = false;
+    }
+    ready_ = false;
+    if (run_dir_.empty()) return;
+    for (int i = 0; i < nodes_; ++i) {
+      auto procs = node_dir(i) + "/cgroup.procs";
+      wait_until_empty(procs);
+      if (::rmdir(node_dir(i).c_str()) != 0 && errno != ENOENT)
+        std::fprintf(stderr, "chaos: could not remove the cgroup %s: %s\n", node_dir(i).c_str(),
+                     std::strerror(errno));
+    }
+    ::rmdir(run_dir_.c_str());
+    run_dir_.clear();
+  }
+
+ private:
+  // A mark of this run's own: another run's rules never match its connections.
+  uint32_t mark(int i) const {
+    return ((static_cast<uint32_t>(::getpid()) & 0xffffffu) << 4) | static_cast<uint32_t>(i);
+  }
+
+  std::string node_dir(int i) const { return run_dir_ + "/node-" + std::to_string(i + 1); }
+
+  static void wait_until_empty(const std::string& procs) {
+    for (int k = 0; k < 50; ++k) {
+      auto text = read_text(procs);
+      if (!text || text->empty()) return;
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+
+  bool enter(int i) { return write_text(node_dir(i) + "/cgroup.procs", std::to_string(getpid())); }
+  bool leave() { return write_text(home_ + "/cgroup.procs", std::to_string(getpid())); }
+
+  std::string iptables(std::vector<std::string> args) {
+    args.insert(args.begin(), {"iptables", "-w"});
+    auto r = testing::run(args);
+    if (r.exit_code == 0) return "";
+    std::string cmd;
+    for (const auto& a : args) cmd += (cmd.empty() ? "" : " ") + a;
+    return cmd + " failed: " + first_line(r.err);
+  }
+
+  static std::string find_iptables() {
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "/usr/sbin:/sbin:/usr/bin:/bin");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      if (::access((dir + "/iptables").c_str(), X_OK) == 0) return dir + "/iptables";
+    return "iptables";
+  }
+
+  // The chains and cgroups of earlier runs whose process is gone (killed -9, say).
+  void sweep_stale(const std::string& rules) {
+    auto all = testing::run({"iptables", "-w", "-S"});
+    std::istringstream in(all.exit_code == 0 ? all.out : rules);
+    for (std::string line; std::getline(in, line);) {
+      const std::string prefix = "-N CALDERA-CHAOS-";
+      if (line.rfind(prefix, 0) != 0) continue;
+      auto pid = std::atoi(line.c_str() + prefix.size());
+      if (pid_alive(pid)) continue;
+      const std::string chain = line.substr(3);
+      while (iptables({"-D", "OUTPUT", "-j", chain}).empty()) {
+      }
+      iptables({"-F", chain});
+      iptables({"-X", chain});
+    }
+  }
+
+  // Their workers, shims and pods, if any still run (cgroup.kill), go too.
+  void sweep_stale_cgroups() {
+    std::error_code ec;
+    for (fs::directory_iterator it(home_, ec), end; !ec && it != end; it.increment(ec)) {
+      auto name = it->path().filename().string();
+      const std::string prefix = "caldera-chaos-";
+      if (name.rfind(prefix, 0) != 0 || !it->is_directory()) continue;
+      if (pid_alive(std::atoi(name.c_str() + prefix.size()))) continue;
+      std::error_code ec2;
+      for (fs::directory_iterator sub(it->path(), ec2), subend; !ec2 && sub != subend;
+           sub.increment(ec2)) {
+        if (!sub->is_directory()) continue;
+        write_text(sub->path() / "cgroup.kill", "1");
+        wait_until_empty(sub->path() / "cgroup.procs");
+        ::rmdir(sub->path().c_str());
+      }
+      ::rmdir(it->path().c_str());
+    }
+  }
+
+  // The commands a second interrupt runs (see on_signal).
+  void publish_emergency() {
+    emergency_args_ = {{iptables_path_, "-w", "-D", "OUTPUT", "-j", chain_},
+                       {iptables_path_, "-w", "-F", chain_},
+                       {iptables_path_, "-w", "-X", chain_}};
+    emergency_argv_.clear();
+    for (auto& cmd : emergency_args_) {
+      auto& argv = emergency_argv_.emplace_back();
+      for (auto& a : cmd) argv.push_back(a.data());
+      argv.push_back(nullptr);
+    }
+    for (size_t i = 0; i < emergency_argv_.size(); ++i) g_emergency[i] = emergency_argv_[i].data();
+    g_emergency_n = static_cast<int>(emergency_argv_.size());
+  }
+
+  int nodes_ = 0;
+  int port_ = 0;
+  bool ready_ = false;
+  bool chain_made_ = false;
+  std::string chain_, iptables_path_, home_, run_dir_, rel_;
+  std::mutex move_mu_;
+  std::vector<std::vector<std::string>> emergency_args_;
+  std::vector<std::vector<char*>> emergency_argv_;
+};
 
 // ---- the cluster ----
 
@@ -367,7 +792,8 @@ class Cluster {
     std::string y =
         "cluster:\n  name: chaos\n  coordinator: node-1\n  heartbeatInterval: 500ms\n"
         "  heartbeatTimeout: " +
-        std::to_string(kHeartbeatTimeoutMs) + "ms\nnodes:\n";
+        std::to_string(kHeartbeatTimeoutMs) +
+        "ms\n  leaseTimeout: " + std::to_string(kLeaseTimeoutMs) + "ms\nnodes:\n";
     for (const auto& s : specs_)
       y += "  - name: " + s.name +
            "\n    host: 127.0.0.1\n    clientPort: " + std::to_string(s.client_port) +
@@ -383,6 +809,19 @@ class Cluster {
 
   ~Cluster() {
     for (auto& n : nodes_) n->signal(SIGCONT);
+    for (auto& pid : g_node_pids) pid = 0;
+  }
+
+  // Starts node i (a worker in its own cgroup, for partitions); its pid is kept for a second
+  // interrupt.
+  void start(int i, Partitioner& part) {
+    part.start_in(i, [&] { nodes_[i]->start(); });
+    if (i < kMaxNodes) g_node_pids[i] = nodes_[i]->pid();
+  }
+
+  void kill9(int i) {
+    if (i < kMaxNodes) g_node_pids[i] = 0;
+    nodes_[i]->kill9();
   }
 
   int size() const { return static_cast<int>(specs_.size()); }
@@ -419,9 +858,11 @@ class Cluster {
     return testing::run(args, input);
   }
 
-  // `get nodes`: name -> Ready; nullopt when no answer.
-  std::optional<std::map<std::string, bool>> readiness(int avoid = -1) {
-    auto r = cli({"get", "nodes", "-o", "json"}, {}, avoid);
+  // `get nodes`: name -> Ready; nullopt when no answer. At node `at` (-1: any that is up, `avoid`
+  // excepted).
+  std::optional<std::map<std::string, bool>> readiness(int avoid = -1, int at = -1) {
+    auto r = at >= 0 ? cli_at(at, {"get", "nodes", "-o", "json"})
+                     : cli({"get", "nodes", "-o", "json"}, {}, avoid);
     if (r.exit_code != 0) return std::nullopt;
     try {
       std::map<std::string, bool> out;
@@ -491,7 +932,9 @@ struct Observations {
   int pod_polls = 0, job_polls = 0, failed_polls = 0;
 };
 
-void update_jobs(Observations& obs, const json& items, int64_t at) {
+// `items` from a poll sent at `sent` and answered at `at`: only a poll sent after a fault's
+// injection tells about the state after it.
+void update_jobs(Observations& obs, const json& items, int64_t sent, int64_t at) {
   std::lock_guard lock(obs.mu);
   ++obs.job_polls;
   std::map<std::string, std::pair<std::string, int64_t>> now;
@@ -509,16 +952,22 @@ void update_jobs(Observations& obs, const json& items, int64_t at) {
   auto& rs = obs.recoveries;
   for (auto it = rs.begin(); it != rs.end();) {
     auto got = now.find(it->job);
-    if (got == now.end()) {
+    if (got == now.end() || sent < it->fault->inject_ns) {
       ++it;
       continue;
     }
     const auto& [phase, version] = got->second;
-    bool running = phase == "Running" && (it->coordinator || version > it->version);
+    // Running again: at a new version (restarted, its pods replaced), or at all once the worker is
+    // back and every node Ready (its pods there ran on, or were replaced); after a coordinator's
+    // fault, Running at all.
+    const int64_t ready = it->fault->ready_ns;
+    bool running = phase == "Running" &&
+                   (it->coordinator || version > it->version || (ready != 0 && at >= ready));
     if (running || phase == "Completed") {
       it->fault->recovery_ms.push_back(static_cast<double>(at - it->fault->inject_ns) / kMs);
+      it->fault->recovered.push_back(it->job);
     } else if (terminal_phase(phase)) {
-      ++it->fault->recovery_ended;
+      it->fault->ended.push_back(it->job + " " + phase);
     } else {
       ++it;
       continue;
@@ -566,9 +1015,10 @@ void monitor(Cluster& c, Observations& obs, const std::atomic<bool>& stop) {
   while (!stop && !g_abort) {
     auto now = std::chrono::steady_clock::now();
     if (now >= next_jobs) {
+      const int64_t sent = now_ns();
       auto items = get_items(c, "jobs");
       try {
-        if (items) update_jobs(obs, *items, now_ns());
+        if (items) update_jobs(obs, *items, sent, now_ns());
       } catch (const std::exception&) {
         items.reset();
       }
@@ -634,19 +1084,118 @@ void submitter(Cluster& c, Observations& obs, const std::vector<JobPlan>& jobs) 
 
 // ---- the record of real pods ----
 
+// Whether pid is still the shell of the run of pod uid `uid`: alive, not a zombie, with that run's
+// VC_POD_DIR (a pid reused by another process is not).
+bool run_alive(long pid, const std::string& uid) {
+  if (pid <= 0) return false;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  auto env = read_text(proc + "/environ");
+  if (!env) return false;
+  const std::string want = "/pods/" + uid;
+  bool mine = false;
+  for (size_t at = 0; at < env->size() && !mine;) {
+    auto end = env->find('\0', at);
+    if (end == std::string::npos) end = env->size();
+    std::string_view var(env->data() + at, end - at);
+    mine = var.rfind("VC_POD_DIR=", 0) == 0 && var.size() >= want.size() &&
+           var.substr(var.size() - want.size()) == want;
+    at = end + 1;
+  }
+  if (!mine) return false;
+  auto stat = read_text(proc + "/stat");
+  if (!stat) return false;
+  auto close = stat->rfind(") ");
+  return close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] != 'Z';
+}
+
+// Follows the run log and polls /proc every 100 ms for the shell of each run it names (START's
+// pid): a run without END (SIGKILLed) gets its end from here, to within the poll.
+class PidWatch {
+ public:
+  struct Seen {
+    int64_t alive_ns = 0;  // last seen alive
+    int64_t gone_ns = 0;   // first seen gone
+  };
+  explicit PidWatch(std::string file) : file_(std::move(file)) {}
+
+  void run(const std::atomic<bool>& stop) {
+    while (!stop && !g_abort) {
+      poll();
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+
+  // (uid, pid) -> what was seen.
+  std::map<std::pair<std::string, long>, Seen> seen() const {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  void poll() {
+    std::ifstream in(file_);
+    in.seekg(offset_);
+    std::string line;
+    while (std::getline(in, line) && !in.eof()) {  // whole lines only: one being written waits
+      offset_ += static_cast<std::streamoff>(line.size() + 1);
+      std::istringstream ss(line);
+      std::string kind, pod, uid, node;
+      int64_t ns = 0;
+      long pid = 0;
+      if (ss >> kind >> pod >> uid >> node >> ns >> pid && kind == "START" && pid > 0)
+        live_.emplace(uid, pid);
+    }
+    const int64_t now = now_ns();
+    std::lock_guard lock(mu_);
+    for (auto it = live_.begin(); it != live_.end();) {
+      auto& seen = seen_[*it];
+      if (run_alive(it->second, it->first)) {
+        seen.alive_ns = now;
+        ++it;
+      } else {
+        seen.gone_ns = now;
+        it = live_.erase(it);
+      }
+    }
+  }
+
+  std::string file_;
+  std::streamoff offset_ = 0;
+  std::set<std::pair<std::string, long>> live_;
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, long>, Seen> seen_;
+};
+
 struct PodRun {
   std::string pod, uid, node;
+  long pid = 0;
   int64_t start_ns = 0, end_ns = 0;
   bool has_end = false;
   std::string end_how;
+  // For a run without END, from the /proc watch: last seen alive, first seen gone (0: unknown).
+  int64_t alive_ns = 0, gone_ns = 0;
+  // The latest time it surely ran (END, else last seen alive, else its start), and the earliest
+  // by which it surely no longer ran (END, else first seen gone; 0 when unknown).
+  int64_t surely_alive_until() const { return has_end ? end_ns : std::max(alive_ns, start_ns); }
+  int64_t surely_gone_by() const { return has_end ? end_ns : gone_ns; }
+};
+
+// A run that, right after its START, found another run of its pod name alive.
+struct OverlapMark {
+  std::string pod, uid, node;
+  int64_t ns = 0;
+  std::string other_uid, other_node;
+  long other_pid = 0;
 };
 
 struct RunLog {
   std::map<std::string, std::vector<PodRun>> by_uid;  // START lines (a pod may start twice)
+  std::vector<OverlapMark> overlaps;
   int malformed = 0;
 };
 
-RunLog read_run_log(const std::string& path) {
+RunLog read_run_log(const std::string& path,
+                    const std::map<std::pair<std::string, long>, PidWatch::Seen>& seen) {
   RunLog log;
   std::ifstream in(path);
   std::vector<std::tuple<std::string, std::string, std::string, int64_t, std::string>> ends;
@@ -659,10 +1208,26 @@ RunLog read_run_log(const std::string& path) {
       continue;
     }
     if (kind == "START") {
-      log.by_uid[uid].push_back({pod, uid, node, ns, 0, false, ""});
+      PodRun run;
+      run.pod = pod;
+      run.uid = uid;
+      run.node = node;
+      run.start_ns = ns;
+      ss >> run.pid;
+      log.by_uid[uid].push_back(run);
     } else if (kind == "END") {
       ss >> how;
       ends.emplace_back(pod, uid, node, ns, how);
+    } else if (kind == "OVERLAP") {
+      OverlapMark o;
+      o.pod = pod;
+      o.uid = uid;
+      o.node = node;
+      o.ns = ns;
+      if (!(ss >> o.other_uid >> o.other_node >> o.other_pid))
+        ++log.malformed;
+      else
+        log.overlaps.push_back(o);
     } else {
       ++log.malformed;
     }
@@ -687,6 +1252,13 @@ RunLog read_run_log(const std::string& path) {
     match->has_end = true;
     match->end_how = how;
   }
+  for (auto& [uid, runs] : log.by_uid)
+    for (auto& r : runs) {
+      auto it = seen.find({uid, r.pid});
+      if (it == seen.end()) continue;
+      r.alive_ns = it->second.alive_ns;
+      r.gone_ns = it->second.gone_ns;
+    }
   return log;
 }
 
@@ -771,11 +1343,12 @@ struct Checker {
     return out;
   }
 
-  // Those that evict pods: a worker killed, or stopped until it was seen NotReady. A coordinator
-  // restart loses nothing: it explains no failure and no restart.
+  // Those that may evict pods: a worker killed, stopped or cut off, or stopped until it was seen
+  // NotReady (at most: a worker back before its lease is over keeps its pods). A coordinator's
+  // restart or pause loses nothing: it explains no failure and no restart.
   static size_t evicting(const std::vector<const Fault*>& fs) {
     return std::count_if(fs.begin(), fs.end(), [](const Fault* f) {
-      return f->kind != FaultKind::KillCoordinator && f->node_down_fault();
+      return !coordinator_fault(f->kind) && f->node_down_fault();
     });
   }
 
@@ -897,6 +1470,7 @@ struct Checker {
 
   int64_t end_of(const PodRun& r) const {
     if (r.has_end) return r.end_ns;
+    if (r.gone_ns) return r.gone_ns;
     auto parsed = parse_pod(r.pod);
     int dur = parsed ? std::get<1>(*parsed)->duration_ms : 5000;
     return r.start_ns + (dur + 500) * kMs;  // no END line: at most its sleep
@@ -936,7 +1510,10 @@ struct Checker {
           std::string who;
           for (const auto* r : live)
             who += " " + r->pod + "[" + r->uid.substr(0, 8) + " " + fmt_s(r->start_ns) + ".." +
-                   (r->has_end ? fmt_s(r->end_ns) + " " + r->end_how : "no END") + "]";
+                   (r->has_end   ? fmt_s(r->end_ns) + " " + r->end_how
+                    : r->gone_ns ? "gone by " + fmt_s(r->gone_ns) + ", no END"
+                                 : "no END") +
+                   "]";
           report.violation(node + " over-committed at " + fmt_s(e.t) + ": " + std::to_string(sum) +
                            "m of " + std::to_string(kNodeCpuMilli) + "m cpu in use by" + who);
         } else if (sum <= kNodeCpuMilli) {
@@ -948,26 +1525,191 @@ struct Checker {
     }
   }
 
-  // A pod live on a node when that node went NotReady was evicted; once the node is back, the
-  // coordinator has it killed (its script then writes `END ... term`). Running to its end well
-  // after the node came back means the kill never reached it.
-  void evicted_pods_stopped() {
+  // The job version of a run (its uid's, as polled), -1 when no poll saw it.
+  int64_t version_of(const PodRun& r) const {
+    auto it = obs.pods.find(r.uid);
+    return it == obs.pods.end() ? -1 : it->second.version;
+  }
+
+  std::string run_text(const PodRun& r) const {
+    auto v = version_of(r);
+    return r.pod + " uid " + r.uid.substr(0, 8) + " on " + r.node + " (version " +
+           (v < 0 ? std::string("?") : std::to_string(v)) + ", " + fmt_s(r.start_ns) + ".." +
+           (r.has_end   ? fmt_s(r.end_ns) + " " + r.end_how
+            : r.gone_ns ? "gone by " + fmt_s(r.gone_ns) + ", no END"
+                        : "no END") +
+           ")";
+  }
+
+  // The faults whose window (from the injection to a second after every node was Ready again)
+  // meets [from, to], as text.
+  std::string faults_near(int64_t from, int64_t to) const {
+    std::string out;
+    for (size_t i = 0; i < faults.size(); ++i) {
+      const auto& f = faults[i];
+      if (!overlaps(from, to, f.inject_ns, f.window_end())) continue;
+      out += std::string(out.empty() ? "" : "; ") + "fault " + std::to_string(i + 1) + " " +
+             to_string(f.kind) + " of " + node_name(f) + " at " + fmt_s(f.inject_ns) + " (" +
+             std::to_string((f.restore_ns - f.inject_ns) / kMs) + " ms" +
+             (f.detected
+                  ? ", NotReady after " + std::to_string((f.detect_ns - f.inject_ns) / kMs) + " ms"
+                  : "") +
+             ")";
+    }
+    return out.empty() ? "no fault near" : out;
+  }
+
+  // No pod alive twice at once (on two nodes, or twice on one): the OVERLAP marks the runs wrote
+  // as they started, and the intervals each run surely lived (START to END, or to when the /proc
+  // watch last saw it alive) for two runs of one pod name.
+  void no_pod_alive_twice() {
+    std::set<std::pair<std::string, std::string>> reported;  // uid pairs
+    std::map<std::string, const PodRun*> run_of_uid;         // the last run of each uid
     for (const auto& [uid, runs] : log.by_uid)
-      for (const auto& r : runs) {
-        if (!r.has_end || r.end_how != "ok") continue;
-        for (const auto& f : faults) {
-          if (!f.detected || f.kind == FaultKind::KillCoordinator || node_name(f) != r.node)
-            continue;
-          if (r.start_ns >= f.detect_ns || r.end_ns <= f.detect_ns) continue;
-          if (!f.ready_ns || r.end_ns <= f.ready_ns + 5 * kSec) continue;
-          report.violation("pod " + r.pod + " uid " + uid.substr(0, 8) + " on " + r.node +
-                           " was live when " + r.node + " went NotReady (" + to_string(f.kind) +
-                           " at " + fmt_s(f.inject_ns) + ", NotReady by " + fmt_s(f.detect_ns) +
-                           ") and ran to its end at " + fmt_s(r.end_ns) + ", " +
-                           std::to_string((r.end_ns - f.ready_ns) / kMs) +
-                           " ms after the node was back: never killed");
+      for (const auto& r : runs) run_of_uid[uid] = &r;
+    auto text_of = [&](const std::string& uid, const std::string& node, long pid) {
+      auto it = run_of_uid.find(uid);
+      if (it != run_of_uid.end()) return run_text(*it->second);
+      return "uid " + uid.substr(0, 8) + " on " + node + " pid " + std::to_string(pid);
+    };
+    for (const auto& o : log.overlaps) {
+      if (!reported.insert(std::minmax(o.uid, o.other_uid)).second) continue;
+      report.violation("pod " + o.pod + " alive twice at once: " + text_of(o.uid, o.node, 0) +
+                       " found, as it started, " + text_of(o.other_uid, o.other_node, o.other_pid) +
+                       " still alive (pid " + std::to_string(o.other_pid) + ") at " + fmt_s(o.ns) +
+                       "; " + faults_near(o.ns - 15 * kSec, o.ns));
+    }
+    std::map<std::string, std::vector<const PodRun*>> by_pod;
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs) by_pod[r.pod].push_back(&r);
+    for (auto& [pod, runs] : by_pod) {
+      std::sort(runs.begin(), runs.end(),
+                [](const PodRun* a, const PodRun* b) { return a->start_ns < b->start_ns; });
+      for (size_t i = 0; i < runs.size(); ++i)
+        for (size_t k = i + 1; k < runs.size(); ++k) {
+          const PodRun& a = *runs[i];
+          const PodRun& b = *runs[k];
+          if (a.uid == b.uid && a.node == b.node) continue;  // uids_ran_once says it
+          if (b.start_ns >= a.surely_alive_until()) continue;
+          if (!reported.insert(std::minmax(a.uid, b.uid)).second) continue;
+          report.violation("pod " + pod + " alive twice at once: " + run_text(b) +
+                           " started while " + run_text(a) + " surely ran (no OVERLAP mark); " +
+                           faults_near(b.start_ns - 15 * kSec, b.start_ns));
+        }
+    }
+  }
+
+  // A pod whose run ended Succeeded (END ok) starts again only in a later version of a job with
+  // PodEvicted -> RestartJob, after a fault that may evict pods hit the job's nodes between that
+  // end and the new start (its pods all start anew then, the finished ones too). Never in the same
+  // version, never in a job without RestartJob.
+  void succeeded_pods_not_rerun() {
+    std::map<std::string, std::vector<const PodRun*>> by_pod;
+    for (const auto& [uid, runs] : log.by_uid)
+      for (const auto& r : runs) by_pod[r.pod].push_back(&r);
+    for (auto& [pod, runs] : by_pod) {
+      auto parsed = parse_pod(pod);
+      if (!parsed) continue;
+      const JobPlan& job = *std::get<0>(*parsed);
+      std::sort(runs.begin(), runs.end(),
+                [](const PodRun* a, const PodRun* b) { return a->start_ns < b->start_ns; });
+      for (size_t i = 0; i < runs.size(); ++i) {
+        const PodRun& done = *runs[i];
+        if (!done.has_end || done.end_how != "ok") continue;
+        for (size_t k = i + 1; k < runs.size(); ++k) {
+          const PodRun& again = *runs[k];
+          if (again.uid == done.uid || again.start_ns < done.end_ns) continue;
+          const int64_t v1 = version_of(done), v2 = version_of(again);
+          std::string why;
+          if (v1 >= 0 && v1 == v2) {
+            why = "in the same job version";
+          } else if (!job.restart) {
+            why = "in a job without PodEvicted -> RestartJob";
+          } else {
+            auto nodes = nodes_of(job.name);
+            bool evicted = false;
+            for (const auto& f : faults)
+              evicted |= !coordinator_fault(f.kind) && f.node_down_fault() &&
+                         nodes.count(node_name(f)) && f.inject_ns <= again.start_ns &&
+                         f.window_end() + 8 * kSec >= done.end_ns;
+            if (!evicted) why = "with no fault that may evict pods on the job's nodes in between";
+          }
+          if (!why.empty())
+            report.violation("pod " + pod + " ended Succeeded, then started again " + why + ": " +
+                             run_text(done) + ", then " + run_text(again) + "; " +
+                             faults_near(done.start_ns, again.start_ns));
+          break;  // the next run only: it is the one to explain
         }
       }
+    }
+  }
+
+  // A worker's pods run only while its lease is renewed. A worker gone (killed, stopped, cut off)
+  // for longer than the lease lost it at most a lease after the fault (its last renewal came
+  // before): every run on it then must have ended by that time, +1% for clock rates, +1 s for the
+  // stop's grace, +1 s for the supervisor's wake-up and this machine's load. And no run starts on
+  // it from then until the fault ends: a node starts no pod without a lease.
+  void pods_end_with_their_lease() {
+    int unknown = 0;
+    for (const auto& f : faults) {
+      if (coordinator_fault(f.kind) || f.node == 0 || !f.restore_ns) continue;
+      const int64_t lease = kLeaseTimeoutMs * kMs * 101 / 100;
+      if (f.restore_ns - f.inject_ns <= lease + 200 * kMs) continue;
+      const int64_t deadline = f.inject_ns + lease + 2 * kSec;
+      for (const auto& [uid, runs] : log.by_uid)
+        for (const auto& r : runs) {
+          if (r.node != node_name(f)) continue;
+          if (r.start_ns > f.inject_ns + lease + 200 * kMs && r.start_ns < f.restore_ns)
+            report.violation("pod " + run_text(r) +
+                             " started while its node had no lease: " + to_string(f.kind) + " of " +
+                             r.node + " from " + fmt_s(f.inject_ns) + " to " + fmt_s(f.restore_ns) +
+                             ", the lease over by " + fmt_s(f.inject_ns + lease));
+          if (r.start_ns >= f.inject_ns + lease) continue;
+          if (r.has_end && r.end_ns <= f.inject_ns) continue;
+          const int64_t gone = r.surely_gone_by();
+          if (!gone) {
+            ++unknown;
+            continue;
+          }
+          if (gone <= deadline) continue;
+          report.violation("pod " + run_text(r) + " outlived its node's lease: " +
+                           to_string(f.kind) + " of " + r.node + " at " + fmt_s(f.inject_ns) +
+                           " for " + std::to_string((f.restore_ns - f.inject_ns) / kMs) +
+                           " ms, so the lease was over by " + fmt_s(f.inject_ns + lease) +
+                           ", and the run went on " + std::to_string((gone - deadline) / kMs) +
+                           " ms past " + fmt_s(deadline));
+        }
+    }
+    if (unknown)
+      report.note(std::to_string(unknown) +
+                  " run(s) live when their node lost its lease have no known end (no END, not "
+                  "seen by the /proc watch)");
+  }
+
+  // A coordinator paused for less than a lease costs nothing (README, "Leases"): no pod of a worker
+  // is stopped meanwhile or just after, by its lease or by a restart, when no other fault was near.
+  void pause_costs_nothing() {
+    for (size_t i = 0; i < faults.size(); ++i) {
+      const auto& f = faults[i];
+      if (f.kind != FaultKind::PauseCoordinator) continue;
+      const int64_t from = f.inject_ns, to = f.window_end() + 2 * kSec;
+      bool other = false;
+      for (const auto& g : faults)
+        other |= !coordinator_fault(g.kind) && overlaps(g.inject_ns, g.window_end(), from, to);
+      if (other) continue;
+      for (const auto& [uid, runs] : log.by_uid)
+        for (const auto& r : runs) {
+          if (r.node == node_name_of(0) || !r.has_end || r.end_how != "term") continue;
+          if (r.start_ns >= from || r.end_ns < from || r.end_ns > to) continue;
+          report.violation("pod " + run_text(r) + " was stopped " +
+                           std::to_string((r.end_ns - f.inject_ns) / kMs) + " ms after fault " +
+                           std::to_string(i + 1) + " paused the coordinator for " +
+                           std::to_string((f.restore_ns - f.inject_ns) / kMs) + " ms (from " +
+                           fmt_s(f.inject_ns) + "), less than the " +
+                           std::to_string(kLeaseTimeoutMs) +
+                           " ms lease: such a pause should cost nothing");
+        }
+    }
   }
 
   // Real-pod gangs: every attempt (job version) that started any pod of its first gang started all
@@ -1017,7 +1759,7 @@ struct Checker {
       auto excused = [&](int64_t from, int64_t to) {
         for (const auto& f : faults)
           if (overlaps(from, to, f.inject_ns, f.window_end()) &&
-              (f.kind == FaultKind::KillCoordinator || nodes.count(node_name(f))))
+              (coordinator_fault(f.kind) || nodes.count(node_name(f))))
             return true;
         return false;
       };
@@ -1065,12 +1807,14 @@ int run(int argc, char** argv) {
                  "afterwards, how long to wait for every job to end (default 240)");
   app.add_option("--work-dir", work_dir, "an empty directory to run in (default: a new /tmp dir)");
   app.add_flag("--keep", keep, "keep the work directory (kept anyway when there are violations)");
-  std::vector<std::string> fault_names{"kill-worker", "stop-long", "stop-short",
-                                       "kill-coordinator"};
+  std::vector<std::string> fault_names;
+  for (auto k : kAllFaultKinds) fault_names.push_back(to_string(k));
   app.add_option("--faults", fault_names,
                  "the kinds of fault to inject (default all: kill-worker stop-long stop-short "
-                 "kill-coordinator; none for none); the seeded schedule is the same, the other "
-                 "kinds are left out")
+                 "partition-worker kill-coordinator pause-coordinator; none for none); the seeded "
+                 "schedule is the same, the other kinds are left out. partition-worker needs "
+                 "iptables (with its cgroup and connmark matches), a cgroup v2 tree and root; "
+                 "without them it is skipped, with a line saying why")
       ->delimiter(',');
   bool dry_run = false;
   app.add_flag("--dry-run", dry_run, "print the seeded plan (jobs, fault kinds) and exit");
@@ -1085,13 +1829,14 @@ int run(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
   // A reader of the output that goes away ends the run cleanly (a handler, unlike SIG_IGN, is not
   // inherited by the nodes and pods).
-  sigaction(SIGPIPE, &sa, nullptr);
+  struct sigaction pipe_sa {};
+  pipe_sa.sa_handler = on_sigpipe;
+  sigaction(SIGPIPE, &pipe_sa, nullptr);
 
   std::set<FaultKind> allowed;
   for (const auto& name : fault_names) {
     bool known = false;
-    for (auto k : {FaultKind::KillWorker, FaultKind::StopLong, FaultKind::StopShort,
-                   FaultKind::KillCoordinator})
+    for (auto k : kAllFaultKinds)
       if (name == to_string(k)) {
         allowed.insert(k);
         known = true;
@@ -1111,6 +1856,18 @@ int run(int argc, char** argv) {
   }
   const std::string run_file = work_dir + "/runs.log";
   std::ofstream(run_file).flush();
+
+  // Partitions need iptables and cgroups: checked first, and left out (one line says why) when
+  // they cannot be had. `part` outlives the cluster: its chain and cgroups go once the nodes did.
+  Partitioner part;
+  if (allowed.count(FaultKind::PartitionWorker) && !dry_run) {
+    if (auto why = part.setup(n_nodes); !why.empty()) {
+      std::printf("chaos: partition-worker skipped: %s\n", why.c_str());
+      std::fflush(stdout);
+      part.teardown();
+      allowed.erase(FaultKind::PartitionWorker);
+    }
+  }
 
   t0_ns = now_ns();
   Plan plan = make_plan(seed, run_ms, n_nodes, run_file, allowed);
@@ -1145,9 +1902,12 @@ int run(int argc, char** argv) {
 
   {
     Cluster cluster(work_dir, n_nodes);
+    if (part.ready())
+      if (auto e = part.arm("127.0.0.1", cluster.spec(0).cluster_port); !e.empty())
+        say("partition-worker skipped: %s", e.c_str());
     try {
       for (int i = 0; i < n_nodes; ++i) {
-        cluster.node(i).start();
+        cluster.start(i, part);
         cluster.set_up(i, true);
       }
     } catch (const std::exception& e) {
@@ -1155,21 +1915,31 @@ int run(int argc, char** argv) {
     }
     if (report.violations.empty() && !wait_for([&] { return cluster.all_ready(); }, 60s))
       report.violation("the nodes were not all Ready 60 s after they started");
+    // Each worker's connection must carry its mark, or a cut would cut nothing.
+    bool partitions = part.ready() && report.violations.empty();
+    if (partitions)
+      if (auto e = part.check_marks(10s); !e.empty()) {
+        say("partition-worker skipped: %s", e.c_str());
+        partitions = false;
+      }
     t0_ns = now_ns();
     say("cluster up: %d nodes; %zu jobs planned", n_nodes, plan.jobs.size());
 
     const bool started = report.violations.empty();
-    std::atomic<bool> stop_monitor{false};
-    std::thread monitor_thread, submit_thread;
+    std::atomic<bool> stop_monitor{false}, stop_watch{false};
+    std::thread monitor_thread, submit_thread, watch_thread;
+    PidWatch watch(run_file);
     if (started) {
       monitor_thread = std::thread([&] { monitor(cluster, obs, stop_monitor); });
       submit_thread = std::thread([&] { submitter(cluster, obs, plan.jobs); });
+      watch_thread = std::thread([&] { watch.run(stop_watch); });
     }
 
     // The faults, one at a time, each once the cluster is whole again.
     int64_t last_ready = t0_ns;
     for (size_t fi = 0; started && fi < plan.faults.size() && !g_abort; ++fi) {
       Fault f = plan.faults[fi];
+      if (f.kind == FaultKind::PartitionWorker && !partitions) continue;
       nap_until_ns(last_ready + f.gap_ms * kMs);
       if (now_ns() + f.down_ms * kMs > t0_ns + run_ms * kMs || g_abort) break;
       if (!wait_for([&] { return cluster.all_ready(); }, 60s)) {
@@ -1191,7 +1961,7 @@ int run(int argc, char** argv) {
           if (j["status"]["state"]["phase"] == "Running")
             running_jobs.insert(j["metadata"]["name"]);
         }
-      if (f.kind == FaultKind::KillCoordinator) {
+      if (coordinator_fault(f.kind)) {
         for (const auto& j : running_jobs) f.affected[j] = version_of[j];
       } else if (f.kind != FaultKind::StopShort && pods) {
         for (const auto& p : *pods) {
@@ -1199,21 +1969,34 @@ int run(int argc, char** argv) {
           if (p["spec"].value("nodeName", "") != node || (phase != "Running" && phase != "Pending"))
             continue;
           std::string job = p["metadata"]["labels"].value("volcano.sh/job-name", "");
-          auto jp = std::find_if(plan.jobs.begin(), plan.jobs.end(),
-                                 [&](const JobPlan& x) { return x.name == job; });
-          if (jp != plan.jobs.end() && jp->restart && version_of.count(job))
-            f.affected[job] = version_of[job];
+          if (version_of.count(job)) f.affected[job] = version_of[job];
         }
       }
 
       cluster.set_up(f.node, false);
       f.inject_ns = now_ns();
       f.injected = true;
-      const bool kill = f.kind == FaultKind::KillWorker || f.kind == FaultKind::KillCoordinator;
-      if (kill)
-        cluster.node(f.node).kill9();
-      else
-        cluster.node(f.node).signal(SIGSTOP);
+      std::string failed;
+      switch (f.kind) {
+        case FaultKind::KillWorker:
+        case FaultKind::KillCoordinator:
+          cluster.kill9(f.node);
+          break;
+        case FaultKind::StopLong:
+        case FaultKind::StopShort:
+        case FaultKind::PauseCoordinator:
+          cluster.node(f.node).signal(SIGSTOP);
+          break;
+        case FaultKind::PartitionWorker:
+          failed = part.cut(f.node);
+          break;
+      }
+      if (!failed.empty()) {
+        report.violation("fault " + std::to_string(fi + 1) + " " + to_string(f.kind) + " of " +
+                         node + ": " + failed);
+        cluster.set_up(f.node, true);
+        break;
+      }
       {
         std::lock_guard lock(obs.mu);
         injected.push_back(f);
@@ -1221,16 +2004,21 @@ int run(int argc, char** argv) {
       Fault& live = injected.back();  // recoveries point here: `injected` never reallocates
       say("fault %zu: %s %s for %lld ms (%zu jobs to run again)", fi + 1, to_string(f.kind),
           node.c_str(), static_cast<long long>(f.down_ms), f.affected.size());
+      {
+        std::lock_guard lock(obs.mu);
+        for (const auto& [job, v] : live.affected)
+          obs.recoveries.push_back({&live, job, v, coordinator_fault(f.kind)});
+      }
 
       // Detection: the node NotReady in `get nodes` at another node, polled every 100 ms. A
-      // worker's kill or long stop lasts until it is seen (20 s at most).
+      // worker's kill, long stop or partition lasts until it is seen (20 s at most).
       const int64_t planned_end = live.inject_ns + live.down_ms * kMs;
-      const bool wait_detection = f.kind == FaultKind::KillWorker || f.kind == FaultKind::StopLong;
+      const bool wait_detection = worker_loss(f.kind);
       while (!g_abort) {
         int64_t t = now_ns();
         if (t >= planned_end && (!wait_detection || live.detected)) break;
         if (t >= live.inject_ns + 20 * kSec) break;
-        if (f.kind != FaultKind::KillCoordinator && !live.detected) {
+        if (!coordinator_fault(f.kind) && !live.detected) {
           auto r = cluster.readiness(f.node);
           if (r && r->count(node) && !r->at(node)) {
             live.detected = true;
@@ -1244,44 +2032,77 @@ int run(int argc, char** argv) {
       if (wait_detection && !live.detected)
         report.violation(std::string(to_string(f.kind)) + " of " + node + " at " +
                          fmt_s(live.inject_ns) + ": not seen NotReady within 20 s");
-      {
-        std::lock_guard lock(obs.mu);
-        for (const auto& [job, v] : live.affected)
-          obs.recoveries.push_back({&live, job, v, f.kind == FaultKind::KillCoordinator});
-      }
       live.restore_ns = now_ns();
       try {
-        if (kill)
-          cluster.node(f.node).start();
-        else
-          cluster.node(f.node).signal(SIGCONT);
+        switch (f.kind) {
+          case FaultKind::KillWorker:
+          case FaultKind::KillCoordinator:
+            cluster.start(f.node, part);
+            break;
+          case FaultKind::StopLong:
+          case FaultKind::StopShort:
+          case FaultKind::PauseCoordinator:
+            cluster.node(f.node).signal(SIGCONT);
+            break;
+          case FaultKind::PartitionWorker:
+            if (auto e = part.heal(f.node); !e.empty()) throw std::runtime_error(e);
+            break;
+        }
         cluster.set_up(f.node, true);
       } catch (const std::exception& e) {
         report.violation(node + " did not come back after " + to_string(f.kind) + ": " + e.what());
         break;
       }
-      // A short stop: watch a little longer for a late NotReady.
-      if (f.kind == FaultKind::StopShort) {
-        auto until = now_ns() + 1 * kSec;
+      // A short stop: watch a little longer for a late NotReady. A coordinator's pause: whether
+      // it judged any node NotReady when it woke (it should not: it notices its own stall).
+      if (f.kind == FaultKind::StopShort || f.kind == FaultKind::PauseCoordinator) {
+        const bool pause = f.kind == FaultKind::PauseCoordinator;
+        auto until = now_ns() + (pause ? 2 : 1) * kSec;
+        std::string seen;
+        int64_t all_ready = 0;  // when every node was first seen Ready after the pause
         while (!live.detected && now_ns() < until && !g_abort) {
-          auto r = cluster.readiness(f.node);
-          if (r && r->count(node) && !r->at(node)) {
+          // After a pause, asked of the coordinator itself: a worker that dropped its link
+          // answers nothing until it is back.
+          auto r = pause ? cluster.readiness(-1, 0) : cluster.readiness(f.node);
+          for (const auto& [name, ready] : r ? *r : std::map<std::string, bool>{})
+            if (!ready && (pause || name == node)) seen += (seen.empty() ? "" : ",") + name;
+          if (!seen.empty()) {
             live.detected = true;
             live.detect_ns = now_ns();
+          } else if (r && static_cast<int>(r->size()) == cluster.size() && !all_ready) {
+            all_ready = now_ns();
           }
           nap(100ms);
         }
-        if (live.detected)
+        if (pause && !live.detected && all_ready) {
+          std::lock_guard lock(obs.mu);  // the monitor reads it
+          live.ready_ns = all_ready;
+        }
+        if (live.detected && !pause)
           say("  %s seen NotReady %lld ms into a %lld ms stop", node.c_str(),
               static_cast<long long>((live.detect_ns - live.inject_ns) / kMs),
               static_cast<long long>(live.down_ms));
+        if (live.detected && pause) {
+          say("  %s seen NotReady %lld ms after a %lld ms pause of the coordinator began",
+              seen.c_str(), static_cast<long long>((live.detect_ns - live.inject_ns) / kMs),
+              static_cast<long long>(live.down_ms));
+          report.note("fault " + std::to_string(fi + 1) + " pause-coordinator at " +
+                      fmt_s(live.inject_ns) + ": " + seen + " seen NotReady " +
+                      std::to_string((live.detect_ns - live.inject_ns) / kMs) +
+                      " ms after it began, by the coordinator (fine while no lease ran out: "
+                      "nothing is evicted then)");
+        }
       }
       if (!wait_for([&] { return cluster.all_ready(); }, 60s)) {
         report.violation(node + " not Ready again within 60 s of its " + to_string(f.kind) +
                          " ending");
         break;
       }
-      live.ready_ns = last_ready = now_ns();
+      {
+        std::lock_guard lock(obs.mu);  // the monitor reads it
+        last_ready = now_ns();
+        if (!live.ready_ns) live.ready_ns = last_ready;
+      }
       say("  back: every node Ready %lld ms after the fault ended",
           static_cast<long long>((live.ready_ns - live.restore_ns) / kMs));
       if (injected.size() == injected.capacity()) break;  // never reallocate under the monitor
@@ -1295,9 +2116,10 @@ int run(int argc, char** argv) {
     std::string last_signature;
     bool ended = false;
     while (started && !g_abort && now_ns() < drain_start + static_cast<int64_t>(drain_s) * kSec) {
+      const int64_t sent = now_ns();
       auto jobs = get_items(cluster, "jobs");
       if (jobs) {
-        update_jobs(obs, *jobs, now_ns());
+        update_jobs(obs, *jobs, sent, now_ns());
         std::string signature;
         for (const auto& j : *jobs)
           signature += j["metadata"]["name"].get<std::string>() + ":" +
@@ -1360,10 +2182,14 @@ int run(int argc, char** argv) {
       if (!clean) report.violation("every job ended, yet 15 s later:" + leak);
     }
 
-    // The final state, also kept in the work dir.
-    auto final_jobs = get_items(cluster, "jobs");
-    auto final_pods = get_items(cluster, "pods");
-    auto final_nodes = get_items(cluster, "nodes");
+    // The final state, also kept in the work dir; not asked for after an interrupt (an interrupt
+    // from the terminal stopped the nodes too, and the CLI would retry each for 30 s).
+    std::optional<json> final_jobs, final_pods, final_nodes;
+    if (!g_abort) {
+      final_jobs = get_items(cluster, "jobs");
+      final_pods = get_items(cluster, "pods");
+      final_nodes = get_items(cluster, "nodes");
+    }
     if (final_jobs) std::ofstream(work_dir + "/jobs.json") << final_jobs->dump(2);
     if (final_pods) std::ofstream(work_dir + "/pods.json") << final_pods->dump(2);
     if (final_nodes) {
@@ -1382,7 +2208,9 @@ int run(int argc, char** argv) {
     if (!final_jobs && started) report.violation("get jobs failed at the end");
     // The pods' processes have all ended by now; wait a little for any END line still coming.
     nap(500ms);
-    RunLog log = read_run_log(run_file);
+    stop_watch = true;
+    if (watch_thread.joinable()) watch_thread.join();
+    RunLog log = read_run_log(run_file, watch.seen());
     if (log.malformed) report.note(std::to_string(log.malformed) + " malformed run-log lines");
     Checker check{plan, injected, obs, log, report, cluster};
     if (g_abort) {
@@ -1393,23 +2221,42 @@ int run(int argc, char** argv) {
         check.retries_plausible();
       }
       check.uids_ran_once();
+      check.no_pod_alive_twice();
+      check.succeeded_pods_not_rerun();
       check.no_overcommit();
       check.gangs_whole();
-      check.evicted_pods_stopped();
+      check.pods_end_with_their_lease();
+      check.pause_costs_nothing();
     }
 
     // Figures.
     std::map<std::string, int> kinds;
-    std::vector<double> detect_ms, worker_recovery, coord_recovery;
-    int short_detected = 0, ended_instead = 0, open_recoveries = 0;
+    std::vector<double> detect_ms, worker_recovery, coord_recovery, pause_recovery;
+    // Worker-loss recovery, one figure per fault: to the first of its jobs Running again.
+    std::vector<double> loss_recovery;
+    std::map<std::string, std::vector<double>> loss_recovery_by_kind;
+    int short_detected = 0, ended_instead = 0, open_recoveries = 0, loss_no_job = 0,
+        loss_none_ran = 0;
     for (const auto& f : injected) {
       ++kinds[to_string(f.kind)];
-      if (f.detected && f.kind != FaultKind::StopShort)
+      if (f.detected && worker_loss(f.kind))
         detect_ms.push_back(static_cast<double>(f.detect_ns - f.inject_ns) / kMs);
       if (f.detected && f.kind == FaultKind::StopShort) ++short_detected;
-      auto& into = f.kind == FaultKind::KillCoordinator ? coord_recovery : worker_recovery;
+      auto& into = f.kind == FaultKind::KillCoordinator    ? coord_recovery
+                   : f.kind == FaultKind::PauseCoordinator ? pause_recovery
+                                                           : worker_recovery;
       into.insert(into.end(), f.recovery_ms.begin(), f.recovery_ms.end());
-      ended_instead += f.recovery_ended;
+      ended_instead += static_cast<int>(f.ended.size());
+      if (!worker_loss(f.kind)) continue;
+      if (f.affected.empty()) {
+        ++loss_no_job;
+      } else if (f.recovery_ms.empty()) {
+        ++loss_none_ran;
+      } else {
+        double first = *std::min_element(f.recovery_ms.begin(), f.recovery_ms.end());
+        loss_recovery.push_back(first);
+        loss_recovery_by_kind[to_string(f.kind)].push_back(first);
+      }
     }
     open_recoveries = static_cast<int>(obs.recoveries.size());
     int acked = 0, late = 0, completed = 0, failed = 0, retries = 0, real_pods = 0, no_end = 0;
@@ -1422,12 +2269,16 @@ int run(int argc, char** argv) {
       failed += j.phase == "Failed";
       retries += static_cast<int>(j.retry);
     }
+    int watched_end = 0;
     for (const auto& [uid, runs] : log.by_uid)
       for (const auto& r : runs) {
         ++real_pods;
         no_end += !r.has_end;
+        watched_end += !r.has_end && r.gone_ns;
       }
-    if (no_end) report.note(std::to_string(no_end) + " real pod run(s) without an END line");
+    if (no_end)
+      report.note(std::to_string(no_end) + " real pod run(s) without an END line (" +
+                  std::to_string(watched_end) + " of them seen gone by the /proc watch)");
     if (short_detected)
       report.note(std::to_string(short_detected) +
                   " stop(s) shorter than the heartbeat timeout were seen NotReady");
@@ -1450,10 +2301,15 @@ int run(int argc, char** argv) {
         line += "; " + std::to_string(f.affected.size()) + " job(s) hit";
         if (!f.recovery_ms.empty()) {
           line += ", running again after";
-          for (double ms : f.recovery_ms) line += " " + std::to_string(static_cast<int64_t>(ms));
-          line += " ms";
+          for (size_t k = 0; k < f.recovery_ms.size(); ++k)
+            line += std::string(k ? "," : "") + " " + f.recovered[k] + " " +
+                    std::to_string(static_cast<int64_t>(f.recovery_ms[k])) + " ms";
         }
-        if (f.recovery_ended) line += " (" + std::to_string(f.recovery_ended) + " ended instead)";
+        if (!f.ended.empty()) {
+          line += " (ended instead:";
+          for (const auto& e : f.ended) line += " " + e;
+          line += ")";
+        }
       }
       std::printf("%s\n", line.c_str());
     }
@@ -1466,16 +2322,34 @@ int run(int argc, char** argv) {
         "jobs: %zu planned, %d acknowledged (%d after a lost answer), %d completed, %d failed,"
         " %d restarts in all\n",
         plan.jobs.size(), acked, late, completed, failed, retries);
-    std::printf("real pod runs: %d; polls: %d of jobs, %d of pods, %d failed\n", real_pods,
-                obs.job_polls, obs.pod_polls, obs.failed_polls);
-    std::printf("detection (worker kill / long stop -> NotReady in get nodes): %s\n",
+    std::printf("real pod runs: %d (%zu OVERLAP marks); polls: %d of jobs, %d of pods, %d failed\n",
+                real_pods, log.overlaps.size(), obs.job_polls, obs.pod_polls, obs.failed_polls);
+    std::printf("detection (worker kill / long stop / partition -> NotReady in get nodes): %s\n",
                 figures(detect_ms).c_str());
+    std::string by_kind;
+    for (const auto& [kind, ms] : loss_recovery_by_kind) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s n=%zu median=%.0f ms", by_kind.empty() ? "" : ", ",
+                    kind.c_str(), ms.size(), percentile(ms, 0.5));
+      by_kind += buf;
+    }
     std::printf(
-        "recovery (worker fault -> its jobs Running again at a new version): %s%s\n",
+        "worker-loss recovery (worker kill / long stop / partition -> the first job that had a "
+        "pod on the worker Running again, at a new version or once every node is Ready): %s "
+        "faults%s%s%s\n",
+        figures(loss_recovery).c_str(), by_kind.empty() ? "" : (" (" + by_kind + ")").c_str(),
+        loss_no_job ? ("; " + std::to_string(loss_no_job) + " hit no job").c_str() : "",
+        loss_none_ran
+            ? ("; " + std::to_string(loss_none_ran) + " whose jobs all ended instead").c_str()
+            : "");
+    std::printf(
+        "recovery per job (worker fault -> that job Running again): %s%s\n",
         figures(worker_recovery).c_str(),
         ended_instead ? (", " + std::to_string(ended_instead) + " ended instead").c_str() : "");
     std::printf("recovery (coordinator kill -> its running jobs Running again): %s\n",
                 figures(coord_recovery).c_str());
+    std::printf("recovery (coordinator pause -> its running jobs Running again): %s\n",
+                figures(pause_recovery).c_str());
     if (!report.notes.empty()) {
       std::printf("notes:\n");
       for (const auto& n : report.notes) std::printf("  - %s\n", n.c_str());
@@ -1492,6 +2366,7 @@ int run(int argc, char** argv) {
   }
   bool keep_dir = keep || (!report.violations.empty() && !g_abort);
   kill_processes_under(work_dir);
+  part.teardown();  // the rules and cgroups, once their processes are gone
   if (!keep_dir) {
     std::error_code ec;
     fs::remove_all(work_dir, ec);

@@ -521,12 +521,13 @@ TEST_F(Cluster, AStoppedWorkerIsNotReadyWithinTheTimeoutAndReadyAfterItContinues
   auto stopped = std::chrono::steady_clock::now();
   bool not_ready = eventually([&] { return !ready_nodes(coordinator).count("node-3"); }, 10s);
   auto took = std::chrono::steady_clock::now() - stopped;
+  // Read while it is stopped: once it continues it is back within a heartbeat.
+  auto nodes = json::parse(coordinator.cli({"get", "nodes", "-o", "json"}).out)["items"];
   worker.signal(SIGCONT);
   ASSERT_TRUE(not_ready);
   EXPECT_LE(took, kHeartbeatTimeout + 500ms)
       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
   EXPECT_GE(took, kHeartbeatTimeout - 600ms) << "NotReady before its heartbeats could be missed";
-  auto nodes = json::parse(coordinator.cli({"get", "nodes", "-o", "json"}).out)["items"];
   for (const auto& n : nodes) {
     if (n["metadata"]["name"] != "node-3") continue;
     auto message = n["status"]["conditions"][0].value("message", "");
