@@ -372,8 +372,7 @@ int main(int argc, char** argv) {
         members.resources[name] = n.resources;
       }
     const auto members_allowed = members.options.allowed;
-    const auto dropped_node_wait =
-        std::chrono::milliseconds(Membership(members.options).startup_wait_ms());
+    const auto dropped_node_wait = std::chrono::milliseconds(startup_wait_ms(members.options));
     membership = spawn_membership(sys, std::move(members));
     directory =
         spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics,

@@ -325,7 +325,8 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         // holds its lease: it may have been renewed until the port opened), its pods are lost
         // like those of any node that goes NotReady.
         if (!from_here(self)) return;
-        self->delayed_send(self, std::chrono::milliseconds(self->state.core.startup_wait_ms()),
+        self->delayed_send(self,
+                           std::chrono::milliseconds(startup_wait_ms(self->state.env.options)),
                            recover_atom::value);
       },
       [=](register_atom, const std::string& bytes, const caf::actor& node) -> RegisterResult {
@@ -342,7 +343,7 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
         for (const auto& name : st.env.options.allowed) {
           if (st.core.find(name)) continue;
           auto why = fmt::format("did not register within {}ms of the coordinator's start",
-                                 st.core.startup_wait_ms());
+                                 startup_wait_ms(st.env.options));
           spdlog::warn("node={} NotReady reason=\"{}\"", name, why);
           if (st.directory) self->send(st.directory, node_lost_atom::value, name, why, true);
         }

@@ -195,8 +195,8 @@ TEST(Membership, AStallOfOursGivesEveryReadyNodeAFreshTimeoutButNoLongerLease) {
 }
 
 TEST(Membership, AfterAStartTheConfigsNodesAreWaitedForAWholeLease) {
-  EXPECT_EQ(Membership(leased()).startup_wait_ms(), 6250);
-  EXPECT_EQ(Membership({2000, "", {}}).startup_wait_ms(), 4000);
+  EXPECT_EQ(startup_wait_ms(leased()), 6250);
+  EXPECT_EQ(startup_wait_ms({2000, "", {}}), 4000);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <caf/all.hpp>
 
 #include "../proc_stat.hpp"
+#include "actors/node/lease_file.hpp"
 #include "actors/node/pod_dir.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/cluster.capnp.h"
@@ -401,6 +402,34 @@ class NodeOutbox : public SimulatedPods {
 
 // An evicting kill (the scheduler's preemption) ends the pod Failed with the eviction's reason
 // and the kill's text as its message, so that its job hears PodEvicted, not a failure.
+// A worker's node runs pods only under a lease: a launch that comes before the first renewal
+// waits for it, and once the lease runs out without one, a simulated pod (run by the node
+// itself, not a supervisor) ends NodeLost.
+TEST_F(NodeOutbox, ALeasedNodeStartsNothingWithoutALeaseAndEndsItsPodsWhenItRunsOut) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto e = env(coordinator);
+  e.lease_file = e.data_dir + "/lease";
+  auto node = spawn_node_actor(sys, e);
+  caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
+  EXPECT_FALSE(next_report(coordinator, 300ms)) << "started without a lease";
+  const auto deadline = lease_file::monotonic_ms() + 500;
+  coordinator->send(caf::actor_cast<caf::actor>(node), lease_atom::value, deadline);  // as its link
+  auto running = next_report(coordinator, 2s);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->phase, PodPhase::Running);
+  EXPECT_EQ(lease_file::read(e.lease_file), deadline) << "on disk for the supervisors";
+  std::optional<Pod> ended;  // Running is sent again meanwhile: nobody acknowledges it here
+  while ((ended = next_report(coordinator, 3s)) && !is_terminal(ended->phase)) {
+  }
+  ASSERT_TRUE(ended);
+  EXPECT_GE(lease_file::monotonic_ms(), deadline) << "ended before the lease ran out";
+  EXPECT_EQ(ended->phase, PodPhase::Failed);
+  EXPECT_EQ(ended->reason, kNodeLost);
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
 TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};

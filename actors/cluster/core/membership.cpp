@@ -114,8 +114,8 @@ int64_t Membership::lease_over_ms(const Member& m) const {
   return m.last_renewal_ms + lease_over_after_ms(options_);
 }
 
-int64_t Membership::startup_wait_ms() const {
-  return std::max(2 * options_.heartbeat_timeout_ms, lease_over_after_ms(options_));
+int64_t startup_wait_ms(const MembershipOptions& o) {
+  return std::max(2 * o.heartbeat_timeout_ms, lease_over_after_ms(o));
 }
 
 const Member* Membership::find(const std::string& name) const {

@@ -33,6 +33,10 @@ inline constexpr int64_t kLeaseNoticeMarginMs = 200;
 // the pods' grace period.
 int64_t lease_over_after_ms(const MembershipOptions& options);
 
+// After the coordinator's cluster port opens, how long a config's node that has not registered is
+// waited for before its pods are lost: its lease, renewed at most until then, is surely over.
+int64_t startup_wait_ms(const MembershipOptions& options);
+
 // One node as the coordinator sees it.
 struct Member {
   std::string name;
@@ -92,10 +96,6 @@ class Membership {
   std::optional<int64_t> next_expiry_ms() const;
   // When the pods of a member are surely dead, counting from its last renewal.
   int64_t lease_over_ms(const Member& m) const;
-  // After the coordinator's start, how long a config's node that has not registered is waited
-  // for before its pods are lost: its lease, renewed at most by the coordinator before us, is
-  // surely over then.
-  int64_t startup_wait_ms() const;
   bool leases() const { return options_.lease_ms > 0; }
 
   const Member* find(const std::string& name) const;
