@@ -88,6 +88,8 @@ json task_to_json(const TaskSpec& t) {
   if (!t.template_.restart_policy.empty()) spec["restartPolicy"] = t.template_.restart_policy;
   if (!t.template_.node_selector.empty())
     spec["nodeSelector"] = string_map(t.template_.node_selector);
+  if (t.template_.termination_grace_seconds)
+    spec["terminationGracePeriodSeconds"] = *t.template_.termination_grace_seconds;
   spec["containers"] = json::array();
   for (const auto& c : t.template_.containers) spec["containers"].push_back(container_to_json(c));
   j["template"] = {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}};

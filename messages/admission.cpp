@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "messages/pod.hpp"
+
 namespace caldera {
 namespace {
 
@@ -203,6 +205,12 @@ void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diag
   check_containers(task, tpath, d);
   check_fit(task, tpath, ctx, d);
   check_sim_annotations(task, tpath, d);
+  if (auto g = task.template_.termination_grace_seconds;
+      g && (*g < 0 || *g > kMaxTerminationGraceSeconds))
+    d.error(tpath + ".template.spec.terminationGracePeriodSeconds",
+            "terminationGracePeriodSeconds (" + std::to_string(*g) + ") must be within 0.." +
+                std::to_string(kMaxTerminationGraceSeconds) +
+                ": a lost node's pods are replaced only after it");
 }
 
 // Reports each dependency cycle once, starting at its lowest-indexed task.

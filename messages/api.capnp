@@ -35,6 +35,7 @@ struct PodTemplate {
   containers @2 :List(Container);
   restartPolicy @3 :Text;
   nodeSelector @4 :List(KeyValue);  # labels the pod's node must have (the cluster config's)
+  terminationGracePeriodSeconds @5 :Int64 = -1;  # -1: not set
 }
 
 struct LifecyclePolicy {

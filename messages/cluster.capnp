@@ -16,6 +16,7 @@ struct PodLaunch {
   simExitCode @4 :Int32;
   graceMs @5 :Int64 = 10000;            # SIGTERM -> SIGKILL grace period when killed
   files @6 :List(Api.KeyValue);         # plugin files: path relative to the pod dir -> content
+  leaseStopGraceMs @7 :Int64 = 1000;    # the same when stopped because the node's lease ran out
 }
 
 # Scheduler -> node (through the membership): hold room for these pods of one gang, all of them

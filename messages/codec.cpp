@@ -143,6 +143,7 @@ void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
     encode_container(in.template_.containers[i], containers[i]);
   t.setRestartPolicy(text(in.template_.restart_policy));
   encode_map(in.template_.node_selector, t.initNodeSelector(in.template_.node_selector.size()));
+  t.setTerminationGracePeriodSeconds(in.template_.termination_grace_seconds.value_or(-1));
 }
 
 TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -173,6 +174,8 @@ TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::st
         decode_container(containers[i], diags, indexed(path + ".template.spec", "containers", i)));
   t.template_.restart_policy = str(tpl.getRestartPolicy());
   t.template_.node_selector = decode_map(tpl.getNodeSelector());
+  if (tpl.getTerminationGracePeriodSeconds() != -1)
+    t.template_.termination_grace_seconds = tpl.getTerminationGracePeriodSeconds();
   return t;
 }
 

@@ -36,6 +36,9 @@ struct PodTemplate {
   std::vector<Container> containers;
   std::string restart_policy;  // only "Never" semantics are implemented; others warn
   std::map<std::string, std::string> node_selector;  // labels the pod's node must have
+  // Between SIGTERM and SIGKILL when the pod is stopped; unset: kPodGraceMs, and kLeaseStopGraceMs
+  // when its node's lease runs out (messages/pod.hpp).
+  std::optional<int64_t> termination_grace_seconds;
   bool operator==(const PodTemplate&) const = default;
 };
 

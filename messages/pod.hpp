@@ -66,12 +66,15 @@ inline constexpr std::string_view kFailedCreate = "FailedCreate";
 // The reason of a pod whose node was lost (NotReady) while it was live: the pod is evicted, as the
 // Kubernetes node controller marks the pods of an unresponsive node.
 inline constexpr std::string_view kNodeLost = "NodeLost";
-// A pod's grace period between SIGTERM and SIGKILL when it is stopped (cluster.capnp's PodLaunch
-// graceMs default).
+// A pod's grace period between SIGTERM and SIGKILL when it is stopped and its template sets no
+// terminationGracePeriodSeconds (cluster.capnp's PodLaunch graceMs default).
 inline constexpr int64_t kPodGraceMs = 10000;
-// A pod stopped by its supervisor because its node's lease ran out has at most this long between
-// SIGTERM and SIGKILL: its replacement waits for it (LEASE_STOP_GRACE_MS in node/shim/shim.c).
+// The same when its supervisor stops it because its node's lease ran out: its replacement waits
+// for it, so a pod that asks for nothing gets a short one (LEASE_STOP_GRACE_MS in
+// node/shim/shim.c, PodLaunch leaseStopGraceMs).
 inline constexpr int64_t kLeaseStopGraceMs = 1000;
+// terminationGracePeriodSeconds at most: a lost node's pods are replaced only after it.
+inline constexpr int64_t kMaxTerminationGraceSeconds = 3600;
 // A container's reason when its node's lease ran out (the node was cut off from the coordinator):
 // its pod ends Failed with kNodeLost.
 inline constexpr std::string_view kLeaseExpired = "LeaseExpired";

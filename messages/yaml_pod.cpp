@@ -74,6 +74,7 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
     }
     spec.str("restartPolicy", t.restart_policy);
     spec.string_map("nodeSelector", t.node_selector);
+    spec.i64("terminationGracePeriodSeconds", t.termination_grace_seconds);
     if (!t.restart_policy.empty() && t.restart_policy != "Never")
       ctx.warn(spec.path("restartPolicy"),
                "only restartPolicy Never is implemented: a failed pod is handled by the job's "
@@ -99,7 +100,6 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
                  "priorityClassName",
                  "priority",
                  "runtimeClassName",
-                 "terminationGracePeriodSeconds",
                  "activeDeadlineSeconds",
                  "topologySpreadConstraints",
                  "enableServiceLinks",

@@ -56,7 +56,7 @@ struct ClusterConfig {
   std::chrono::milliseconds heartbeat_timeout{2000};
   // A worker stops its pods once it has not heard from the coordinator for this long (its lease
   // is over), and the coordinator replaces a lost worker's pods only after that (plus margins and
-  // the stop's grace period, kLeaseStopGraceMs), so that no pod runs twice at once. Default: the
+  // each pod's grace period for that stop), so that no pod runs twice at once. Default: the
   // larger of 5 s and heartbeatTimeout; never less than heartbeatTimeout.
   std::chrono::milliseconds lease_timeout{5000};
   // How the scheduler ranks the nodes a pod fits: least-allocated spreads pods, binpack fills

@@ -364,7 +364,6 @@ int main(int argc, char** argv) {
                    members.identity.id);
     members.options.heartbeat_timeout_ms = cluster.heartbeat_timeout.count();
     members.options.lease_ms = cluster.lease_timeout.count();
-    members.options.stop_grace_ms = kLeaseStopGraceMs;
     members.options.token = cluster.token;
     for (const auto& n : cluster.nodes)
       for (const auto& name : n.node_names()) {

@@ -83,6 +83,10 @@ struct JobState {
   // were last shown, so that a pod the write did not change is not sent again.
   bool watch_pods = false;
   std::map<std::string, size_t> seen_pods;
+  // Lost nodes whose pods' lease-stop grace runs, with the number of that wait: a node that
+  // comes back meanwhile ends it (its pods then report their own ends).
+  std::map<std::string, uint64_t> stopping_nodes;
+  uint64_t last_wait = 0;
   static inline const char* name = "job";
 };
 
@@ -111,6 +115,8 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
     auto cs = l.initContainers(static_cast<unsigned>(rt->containers.size()));
     for (unsigned i = 0; i < rt->containers.size(); ++i) encode_container(rt->containers[i], cs[i]);
     encode(rt->requests, l.initRequests(static_cast<unsigned>(rt->requests.values.size())));
+    l.setGraceMs(rt->grace_ms);
+    l.setLeaseStopGraceMs(rt->lease_stop_grace_ms);
     if (rt->sim_duration_ms) {
       l.setSimDurationMs(*rt->sim_duration_ms);
       l.setSimExitCode(rt->sim_exit_code);
@@ -222,8 +228,6 @@ void pod_events(const JobModel& m, const PodTable::Changes& changes, bool erase,
 // A write that failed (say, a full disk) is tried again this often; the store itself tries to
 // resume every second.
 constexpr std::chrono::milliseconds kRewriteAfter{1000};
-// How long a pod the job stops has between SIGTERM and SIGKILL.
-constexpr int64_t kKillGraceMs = 10000;
 
 void schedule_rewrite(JobSelf* self) {
   auto& st = self->state;
@@ -278,7 +282,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   for (const auto& k : in.fx.kill)
     self->send(st.env.nodes, kill_atom::value, k.node,
-               pod_kill_bytes(k.uid, kKillGraceMs, k.reason, k.evict_reason));
+               pod_kill_bytes(k.uid, k.grace_ms, k.reason, k.evict_reason));
   for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (!in.fx.unreserve.empty()) unreserve(self, in.fx.unreserve);
@@ -446,9 +450,28 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         commit(self, on_tick(st.model, clock));
       },
       [=](node_lost_atom, const std::string& node, const std::string& why, bool lease_over) {
-        if (self->state.deleted) return;
-        if (!lease_over && !replaces_lost_pods_at_once(self->state.model.job.spec)) return;
-        commit(self, on_node_lost(self->state.model, node, why, make_clock()));
+        auto& st = self->state;
+        if (st.deleted) return;
+        const bool at_once = replaces_lost_pods_at_once(st.model.job.spec);
+        if (!lease_over && !at_once) return;
+        if (!at_once) {
+          if (st.stopping_nodes.count(node)) return;
+          if (auto ms = lost_pods_stop_ms(st.model, node); ms > 0) {
+            st.stopping_nodes[node] = ++st.last_wait;
+            self->delayed_send(self, std::chrono::milliseconds(ms), replace_atom::value, node, why,
+                               st.last_wait);
+            return;
+          }
+        }
+        commit(self, on_node_lost(st.model, node, why, make_clock()));
+      },
+      [=](replace_atom, const std::string& node, const std::string& why, uint64_t wait) {
+        auto& st = self->state;
+        auto it = st.stopping_nodes.find(node);
+        if (it == st.stopping_nodes.end() || it->second != wait) return;
+        st.stopping_nodes.erase(it);
+        if (st.deleted) return;
+        commit(self, on_node_lost(st.model, node, why, make_clock()));
       },
       [=](evict_atom, const std::string& uid, const std::string& reason, const std::string& why) {
         if (self->state.deleted) return;
@@ -476,6 +499,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         commit(self, on_pods_placed(self->state.model, by_uid, make_clock()));
       },
       [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
+        self->state.stopping_nodes.erase(node);
         if (self->state.deleted) return;
         std::set<std::string> present(uids.begin(), uids.end());
         commit(self, on_node_up(self->state.model, node, present, make_clock()));

@@ -59,7 +59,8 @@ struct NodePodEntry {
   std::vector<Container> containers;
   int64_t sim_duration_ms = -1;
   int32_t sim_exit_code = 0;
-  int64_t grace_ms = 10000;
+  int64_t grace_ms = kPodGraceMs;
+  int64_t lease_stop_grace_ms = kLeaseStopGraceMs;
   ResourceList requests;  // what it holds of the node while live
   int32_t shim_pid = 0;
   uint64_t shim_start_ticks = 0;
@@ -176,6 +177,7 @@ NodePodEntry entry_from_launch(const std::string& bytes, const std::string& node
   e.sim_duration_ms = l.getSimDurationMs();
   e.sim_exit_code = l.getSimExitCode();
   e.grace_ms = l.getGraceMs();
+  e.lease_stop_grace_ms = l.getLeaseStopGraceMs();
   e.requests = decode_resources(l.getRequests());
   e.status.containers.clear();
   for (const auto& c : e.containers) {
@@ -416,6 +418,7 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.pod_dir = pod_dir(st, e.status.uid);
   spec.containers = e.containers;
   spec.grace_ms = e.grace_ms;
+  spec.lease_stop_grace_ms = e.lease_stop_grace_ms;
   spec.log_max_bytes = st.env.container_log_max_size;
   spec.log_max_files = st.env.container_log_max_files;
   spec.open_files_limit = st.env.container_open_files_limit;

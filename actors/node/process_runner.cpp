@@ -416,6 +416,7 @@ class UvProcessRunner final : public ProcessRunner {
     }
 
     std::string grace = std::to_string(std::max<int64_t>(spec.grace_ms, 0));
+    std::string lease_grace = std::to_string(std::max<int64_t>(spec.lease_stop_grace_ms, 0));
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
     std::string open_files = std::to_string(spec.open_files_limit);
@@ -434,7 +435,7 @@ class UvProcessRunner final : public ProcessRunner {
     if (ensure_launcher()) {
       pod->launch_seq = ++launch_seq_;
       if (send_to_launcher({std::to_string(pod->launch_seq), spec.pod_dir, grace, log_max_bytes,
-                            log_max_files, open_files, spec.lease_file},
+                            log_max_files, open_files, spec.lease_file, lease_grace},
                            spec_fd, out[1])) {
         pod->via_launcher = true;
         pod->awaiting_pid = true;
@@ -446,9 +447,9 @@ class UvProcessRunner final : public ProcessRunner {
         return;
       }
     }
-    char* args[] = {
-        shim_path_.data(),    spec.pod_dir.data(), grace.data(),           log_max_bytes.data(),
-        log_max_files.data(), open_files.data(),   spec.lease_file.data(), nullptr};
+    char* args[] = {shim_path_.data(),      spec.pod_dir.data(),  grace.data(),
+                    log_max_bytes.data(),   log_max_files.data(), open_files.data(),
+                    spec.lease_file.data(), lease_grace.data(),   nullptr};
     pid_t pid = 0;
     int rc = spawn(shim_path_, args, spec_fd, out[1], &pid);
     if (rc != 0) {

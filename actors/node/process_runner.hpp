@@ -15,9 +15,10 @@ namespace caldera {
 
 struct PodProcessSpec {
   std::string uid;
-  std::string pod_dir;                // created by the runner; logs: <pod_dir>/<container>.log*
-  std::vector<Container> containers;  // command+args is argv; env is the complete extra env
-  int64_t grace_ms = 10000;           // SIGTERM -> SIGKILL
+  std::string pod_dir;                 // created by the runner; logs: <pod_dir>/<container>.log*
+  std::vector<Container> containers;   // command+args is argv; env is the complete extra env
+  int64_t grace_ms = 10000;            // SIGTERM -> SIGKILL
+  int64_t lease_stop_grace_ms = 1000;  // the same when the shim stops it at the lease's end
   std::map<std::string, std::string> files;  // written into pod_dir first (relative paths)
   // The shim rotates <container>.log past this size into .log.1, .log.2, ..., keeping this many
   // files in all (the kubelet's containerLogMaxSize and containerLogMaxFiles, same defaults).

@@ -58,6 +58,8 @@ using membership_atom = caf::atom_constant<caf::atom("members")>;
 // membership -> coordinator: (node_lost_atom, node, reason, lease over), a node went NotReady,
 // or its lease is over too
 using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
+// job actor -> itself: (replace_atom, node, why, wait number), a lost node's pods are surely dead
+using replace_atom = caf::atom_constant<caf::atom("replace")>;
 // main -> membership: (listen_atom), the cluster port is open: the wait for the config's nodes
 // starts now (a worker refused before then may hold a lease renewed until then)
 using listen_atom = caf::atom_constant<caf::atom("listen")>;

@@ -29,6 +29,8 @@ using job = caf::typed_actor<
     // (node, why, lease over) the node went NotReady (false), or its lease is over too (true):
     // its pods are evicted once its lease is over, or at once when the job asks for it
     caf::reacts_to<node_lost_atom, std::string, std::string, bool>,
+    // (node, why, wait number) its own: the lost node's pods' lease-stop grace is over
+    caf::reacts_to<replace_atom, std::string, std::string, uint64_t>,
     // (uid, reason, why) the scheduler evicts one of its pods (preemption, reclaim)
     caf::reacts_to<evict_atom, std::string, std::string, std::string>,
     // (node, uids) a node (re)registered with these pods

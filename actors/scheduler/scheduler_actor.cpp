@@ -30,7 +30,7 @@ constexpr int64_t kReservationTtlMs = 30000;
 // A gang whose reservation failed waits this long before the next session tries it again.
 constexpr auto kRetryAfterCancel = 500ms;
 // How long a preempted pod of a job that never asked this coordinator (its pods were adopted
-// after a restart) has between SIGTERM and SIGKILL; other jobs kill with their own grace (10 s).
+// after a restart) has between SIGTERM and SIGKILL; other jobs kill with their pods' own.
 constexpr int64_t kEvictionGraceMs = 10000;
 
 // How often a waiting gang's job hears a new reason at most: the reason counts nodes, which

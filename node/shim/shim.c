@@ -2,10 +2,11 @@
  * SIGKILL deadline, and records in the pod dir how each container ended, so that calderad may die
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
- * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE [LEASE_FILE]]] < SPEC
+ * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE [LEASE_FILE
+ *        [LEASE_GRACE_MS]]]] < SPEC
  *        caldera-shim --launcher   (stdin: a SOCK_SEQPACKET socket from calderad)
  *
- * As a launcher it makes shims without an exec each: per request (a sequence number and the six
+ * As a launcher it makes shims without an exec each: per request (a sequence number and the seven
  * arguments above, NUL-terminated, with the spec's and the record pipe's descriptors attached)
  * it forks a child that runs as the shim of that pod, and answers with the sequence number, the
  * child's pid (negative: -errno) and a pidfd for it. It never waits for its children (the kernel
@@ -24,7 +25,8 @@
  * dead, stopped, or cut off from the coordinator, which replaces the pod elsewhere once the lease
  * is over) stops its containers as a SIGTERM would, and records each container
  * that was running then (or never started) as ended with REASON LeaseExpired. The stop's grace
- * period is GRACE_MS up to 1 s (LEASE_STOP_GRACE_MS), as the pod's replacement waits for it. A
+ * period is LEASE_GRACE_MS (absent: GRACE_MS up to 1 s, LEASE_STOP_GRACE_MS), the pod's own when
+ * it sets one, as its replacement waits for it; a kill under way gets no longer than that. A
  * lease file that cannot be read counts as past. The shim reads it only when the deadline it knows
  * comes due.
  *
@@ -94,10 +96,12 @@ extern char** environ;
 /* After a pod's main processes ended, how long the shim waits for the end of their output: only
    a process that left the container's process group (setsid) can hold its pipe open longer. */
 #define DRAIN_MS 1000
-/* A pod stopped because its node's lease ran out has at most this long between SIGTERM and
-   SIGKILL (its own grace period if shorter): its replacement elsewhere waits for it, and the
-   coordinator counts it in (kLeaseStopGraceMs in messages/pod.hpp). */
+/* Without LEASE_GRACE_MS, a pod stopped because its node's lease ran out has at most this long
+   between SIGTERM and SIGKILL (its own grace period if shorter) (kLeaseStopGraceMs in
+   messages/pod.hpp). */
 #define LEASE_STOP_GRACE_MS 1000
+/* Grace periods travel in a sigqueue()'s int. */
+#define MAX_GRACE_MS INT_MAX
 /* A container's output is dropped rather than written into the last 5% of its disk: a log bomb
    fills neither the disk nor the node's store beside it, and the node still has room to work. */
 #define DISK_RESERVE_PERCENT 5
@@ -154,6 +158,29 @@ static void on_alarm(int sig) {
 }
 static void on_child(int sig) {
   (void)sig;
+}
+
+/* SIGKILL (g_alarm) in ms from now. */
+static void arm_kill_timer(long long ms) {
+  if (ms <= 0) {
+    g_alarm = 1;
+    return;
+  }
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_sec = (time_t)(ms / 1000);
+  it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* A kill under way gets no longer than ms from now (a lease that ran out meanwhile). */
+static void cut_kill_timer(long long ms) {
+  struct itimerval left;
+  if (getitimer(ITIMER_REAL, &left) == 0 &&
+      (left.it_value.tv_sec != 0 || left.it_value.tv_usec != 0) &&
+      (long long)left.it_value.tv_sec * 1000 + left.it_value.tv_usec / 1000 <= ms)
+    return;
+  if (!g_alarm) arm_kill_timer(ms);
 }
 
 static long long now_ms(void) {
@@ -800,10 +827,10 @@ static int shim_main(int argc, char** argv) {
   if (fstat(STDOUT_FILENO, &out_st) == 0 && S_ISFIFO(out_st.st_mode))
     fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-  if (argc != 3 && argc != 5 && argc != 6 && argc != 7) {
+  if (argc != 3 && argc != 5 && argc != 6 && argc != 7 && argc != 8) {
     fprintf(stderr,
             "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE "
-            "[LEASE_FILE]]]\n");
+            "[LEASE_FILE [LEASE_GRACE_MS]]]]\n");
     return 2;
   }
   if (mkdir(argv[1], 0755) != 0 && errno != EEXIST) {
@@ -819,8 +846,8 @@ static int shim_main(int argc, char** argv) {
   char* endp;
   errno = 0;
   long long grace = strtoll(argv[2], &endp, 10);
-  if (errno != 0 || *endp != '\0' || endp == argv[2] || grace < 0)
-    give_up(dirfd, 2, "caldera-shim: bad GRACE_MS '%s'", argv[2]);
+  if (errno != 0 || *endp != '\0' || endp == argv[2] || grace < 0 || grace > MAX_GRACE_MS)
+    give_up(dirfd, 2, "caldera-shim: bad GRACE_MS '%s' (0..%d)", argv[2], MAX_GRACE_MS);
   if (argc >= 5) {
     errno = 0;
     g_log_max_bytes = strtoll(argv[3], &endp, 10);
@@ -838,7 +865,15 @@ static int shim_main(int argc, char** argv) {
     if (errno != 0 || *endp != '\0' || endp == argv[5] || g_nofile < 0)
       give_up(dirfd, 2, "caldera-shim: bad NOFILE '%s'", argv[5]);
   }
-  if (argc == 7 && argv[6][0] != '\0') g_lease_path = argv[6];
+  if (argc >= 7 && argv[6][0] != '\0') g_lease_path = argv[6];
+  long long lease_grace = grace < LEASE_STOP_GRACE_MS ? grace : LEASE_STOP_GRACE_MS;
+  if (argc == 8) {
+    errno = 0;
+    lease_grace = strtoll(argv[7], &endp, 10);
+    if (errno != 0 || *endp != '\0' || endp == argv[7] || lease_grace < 0 ||
+        lease_grace > MAX_GRACE_MS)
+      give_up(dirfd, 2, "caldera-shim: bad LEASE_GRACE_MS '%s' (0..%d)", argv[7], MAX_GRACE_MS);
+  }
 
   size_t spec_len = 0;
   char* spec = read_spec(&spec_len);
@@ -900,9 +935,9 @@ static int shim_main(int argc, char** argv) {
         lease_over = 1;
         for (size_t i = 0; i < n; ++i)
           if (cs[i].state == RUNNING) cs[i].lease_stopped = 1;
-        g_term = 1; /* stopped as a kill stops it, with a grace period of at most 1 s */
-        if (g_term_grace < 0 || g_term_grace > LEASE_STOP_GRACE_MS)
-          g_term_grace = grace < LEASE_STOP_GRACE_MS ? (int)grace : LEASE_STOP_GRACE_MS;
+        g_term = 1; /* stopped as a kill stops it, with the lease's grace period at most */
+        if (g_term_grace < 0 || g_term_grace > lease_grace) g_term_grace = (int)lease_grace;
+        if (forwarded && !escalated) cut_kill_timer(lease_grace);
       }
     }
     if (running > 0 && lease_due >= 0 && !lease_over && timeout == NULL) {
@@ -916,16 +951,7 @@ static int shim_main(int argc, char** argv) {
       forwarded = 1;
       g_alarm = 0;
       signal_running(cs, n, SIGTERM);
-      long long ms = g_term_grace >= 0 ? (long long)g_term_grace : grace;
-      if (ms == 0) {
-        g_alarm = 1;
-      } else {
-        struct itimerval it;
-        memset(&it, 0, sizeof it);
-        it.it_value.tv_sec = (time_t)(ms / 1000);
-        it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-        setitimer(ITIMER_REAL, &it, NULL);
-      }
+      arm_kill_timer(g_term_grace >= 0 ? (long long)g_term_grace : grace);
     }
     if (running > 0 && g_alarm && forwarded && !escalated) {
       escalated = 1;
@@ -981,7 +1007,7 @@ static int shim_main(int argc, char** argv) {
 
 /* ---- launcher ---- */
 
-#define LAUNCH_ARGS 7 /* the request's sequence number, then the shim's six arguments */
+#define LAUNCH_ARGS 8 /* the request's sequence number, then the shim's seven arguments */
 #define CLONE_PIDFD_FLAG 0x00001000
 
 /* Reads one request: its arguments into args (pointing into buf) and its two descriptors. Any
@@ -1097,8 +1123,8 @@ static int launcher_main(void) {
         sa.sa_handler = SIG_DFL;
         for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &sa, NULL);
         setsid();
-        char* argv[LAUNCH_ARGS + 1] = {"caldera-shim", args[1], args[2], args[3],
-                                       args[4],        args[5], args[6], NULL};
+        char* argv[LAUNCH_ARGS + 1] = {"caldera-shim", args[1], args[2], args[3], args[4],
+                                       args[5],        args[6], args[7], NULL};
         exit(shim_main(LAUNCH_ARGS, argv));
       }
       launcher_answer(seq, pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);

@@ -4,7 +4,7 @@
 # coordinator, holding no pods; node-2 and node-3 one pod's room each). Faults: kill (kill -9 of
 # the worker's calderad; its pod's supervisor runs on) and stop (SIGSTOP of it, as a hang or a
 # partition). The replacement may start only once the worker's lease is surely over (leaseTimeout
-# + 1% + 200 ms + the 1 s stop), counted from the last heartbeat the coordinator took in: that
+# + 1% + 200 ms + the 1 s stop of a pod that sets no grace period), counted from the last heartbeat the coordinator took in: that
 # bound is printed beside the figures. Each run also says whether the first copy of the pod was
 # still alive when its replacement ran (old_alive=1: two copies at once). A fresh cluster each
 # run; the median of RUNS per case. With BASELINE_REV, that revision's calderad runs the same

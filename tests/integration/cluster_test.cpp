@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -820,7 +821,7 @@ TEST_F(Cluster, TheClusterPortTakesOnlyRegistrationsAndHeartbeats) {
 }
 
 // Leases of 3 s, heartbeats every 250 ms: a cut-off worker's pods are surely dead 4.2 s after its
-// last renewal (3 s, 1%, 200 ms, and the stop's 1 s grace).
+// last renewal (3 s, 1%, 200 ms, and the stop's 1 s grace for a pod that sets none).
 class LeaseCluster : public Cluster {
  protected:
   void SetUp() override {
@@ -828,12 +829,48 @@ class LeaseCluster : public Cluster {
   }
 
   // A one-pod job of two cpus (a node's all) whose pod, as it starts, writes "start PID" to
-  // `markers` and "overlap PID" first for every earlier copy whose process is still alive.
-  std::string marked_job(const std::string& name, const std::string& markers) {
-    const std::string script = "for p in $(awk '/^start/ {print $2}' " + markers +
-                               " 2>/dev/null); do kill -0 $p 2>/dev/null && echo overlap $p >> " +
-                               markers + "; done; echo start $$ >> " + markers + "; exec sleep 60";
+  // `markers` and "overlap PID" first for every earlier copy whose process is still alive. With
+  // `on_term`, the pod runs it on SIGTERM and exits 0 (else SIGTERM ends it).
+  std::string marked_job(const std::string& name, const std::string& markers,
+                         const std::string& on_term = "") {
+    std::string script = "for p in $(awk '/^start/ {print $2}' " + markers +
+                         " 2>/dev/null); do kill -0 $p 2>/dev/null && echo overlap $p >> " +
+                         markers + "; done; echo start $$ >> " + markers + "; ";
+    script +=
+        on_term.empty() ? "exec sleep 60" : "trap '" + on_term + "; exit 0' TERM; sleep 60 & wait";
     return job(name, 1, "2", script) + "  policies: [{event: PodEvicted, action: RestartJob}]\n";
+  }
+
+  // Submits `jobs` (named prefix0, prefix1, prefix2, marking in dir/<name>), waits for the one on
+  // node-3 to start, deletes the others (room for its replacement) and stops node-3's calderad,
+  // as a hang or a partition would: the victim's name, "" on failure.
+  std::string cut_off_node3(const std::string& prefix, const std::vector<std::string>& jobs) {
+    auto& coordinator = *nodes_[0];
+    std::string all;
+    for (const auto& j : jobs) all += j + "---\n";
+    if (coordinator.cli({"submit", "-f", "-"}, all).exit_code != 0) return "";
+    auto victim = job_running_on(coordinator, "node-3");
+    if (victim.empty()) return "";
+    const auto markers = dir_.path() + "/" + victim;
+    if (!eventually([&] { return slurp(markers).find("start") != std::string::npos; })) return "";
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const auto name = prefix + std::to_string(i);
+      if (name != victim && coordinator.cli({"delete", "job", name}).exit_code != 0) return "";
+    }
+    nodes_[2]->signal(SIGSTOP);
+    return victim;
+  }
+
+  // The node other than node-3 that `victim`'s pod runs on, once it does (within `timeout`).
+  std::string moved(const std::string& victim, std::chrono::milliseconds timeout) {
+    std::string elsewhere;
+    eventually(
+        [&] {
+          elsewhere = running_node(*nodes_[0], victim);
+          return !elsewhere.empty() && elsewhere != "node-3";
+        },
+        timeout);
+    return elsewhere != "node-3" ? elsewhere : "";
   }
 
   // The node a job's Running pod is on, "" if none.
@@ -855,32 +892,19 @@ class LeaseCluster : public Cluster {
 // is dead, and the worker's return changes nothing.
 TEST_F(LeaseCluster, ACutOffWorkersPodRunsAgainElsewhereOnlyAfterItsCopyIsDead) {
   auto& coordinator = *nodes_[0];
-  std::string all;
+  std::vector<std::string> jobs;
   for (int i = 0; i < 3; ++i)
-    all += marked_job("m" + std::to_string(i), dir_.path() + "/m" + std::to_string(i)) + "---\n";
-  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, all).exit_code, 0);
-  auto victim = job_running_on(coordinator, "node-3");
+    jobs.push_back(marked_job("m" + std::to_string(i), dir_.path() + "/m" + std::to_string(i)));
+  const auto victim = cut_off_node3("m", jobs);
+  const auto cut = std::chrono::steady_clock::now();
   ASSERT_FALSE(victim.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
   const auto markers = dir_.path() + "/" + victim;
-  ASSERT_TRUE(eventually([&] { return slurp(markers).find("start") != std::string::npos; }));
-  // Room for its replacement: the other jobs go.
-  for (int i = 0; i < 3; ++i) {
-    if ("m" + std::to_string(i) == victim) continue;
-    ASSERT_EQ(coordinator.cli({"delete", "job", "m" + std::to_string(i)}).exit_code, 0);
-  }
-  nodes_[2]->signal(SIGSTOP);
-  const auto cut = std::chrono::steady_clock::now();
-  std::string elsewhere;
-  bool moved = eventually(
-      [&] {
-        elsewhere = running_node(coordinator, victim);
-        return !elsewhere.empty() && elsewhere != "node-3";
-      },
-      11s);
+  const auto elsewhere = moved(victim, 11s);
   const auto took = std::chrono::steady_clock::now() - cut;
   std::this_thread::sleep_until(cut + 12s);
   nodes_[2]->signal(SIGCONT);
-  ASSERT_TRUE(moved) << coordinator.cli({"describe", "job", victim}).out << coordinator.log();
+  ASSERT_FALSE(elsewhere.empty()) << coordinator.cli({"describe", "job", victim}).out
+                                  << coordinator.log();
   // NotReady after 1 s, lease over 4.2 s after the last renewal; and not much later.
   EXPECT_GE(took, 3s) << "replaced before the lease could be over";
   EXPECT_LE(took, 8s);
@@ -895,6 +919,45 @@ TEST_F(LeaseCluster, ACutOffWorkersPodRunsAgainElsewhereOnlyAfterItsCopyIsDead) 
   EXPECT_EQ(running_node(coordinator, victim), elsewhere);
   text = slurp(markers);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+// A pod with terminationGracePeriodSeconds: 3 whose TERM handler takes 2 s: when its worker is cut
+// off, the lease's stop gives it its 3 s (not the 1 s of a pod that sets none), and its
+// replacement starts only after that, once it has cleaned up and ended.
+TEST_F(LeaseCluster, ACutOffWorkersPodHasItsOwnGracePeriodBeforeItsReplacementStarts) {
+  auto& coordinator = *nodes_[0];
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 3; ++i) {
+    const auto markers = dir_.path() + "/g" + std::to_string(i);
+    auto yaml = marked_job("g" + std::to_string(i), markers,
+                           "echo term $$ >> " + markers + "; sleep 2; echo clean $$ >> " + markers);
+    const std::string spec = "        spec:\n";
+    yaml.replace(yaml.find(spec), spec.size(),
+                 spec + "          terminationGracePeriodSeconds: 3\n");
+    jobs.push_back(yaml);
+  }
+  const auto victim = cut_off_node3("g", jobs);
+  const auto cut = std::chrono::steady_clock::now();
+  ASSERT_FALSE(victim.empty()) << coordinator.cli({"get", "pods", "-o", "wide"}).out;
+  const auto markers = dir_.path() + "/" + victim;
+  const auto elsewhere = moved(victim, 15s);
+  const auto took = std::chrono::steady_clock::now() - cut;
+  nodes_[2]->signal(SIGCONT);
+  ASSERT_FALSE(elsewhere.empty()) << coordinator.cli({"describe", "job", victim}).out
+                                  << coordinator.log();
+  // The lease is over 3.23 s after the last renewal (at most 250 ms before the cut), and the pod's
+  // 3 s follow.
+  EXPECT_GE(took, 5500ms) << "replaced before its grace period could be over";
+  ASSERT_TRUE(eventually([&] {
+    const auto text = slurp(markers);
+    return std::count(text.begin(), text.end(), '\n') >= 4;
+  }));
+  const auto text = slurp(markers);
+  EXPECT_EQ(text.find("overlap"), std::string::npos) << text;
+  std::istringstream lines(text);
+  std::vector<std::string> words;
+  for (std::string w, pid; lines >> w >> pid;) words.push_back(w);
+  EXPECT_EQ(words, (std::vector<std::string>{"start", "term", "clean", "start"})) << text;
 }
 
 // A worker restarted on a config of its own that gives it 16 cpus (the cluster's says 2): the

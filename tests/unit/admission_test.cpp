@@ -115,6 +115,20 @@ TEST(Admission, TaskNamesMustBeLabelsAndPodNamesShortEnough) {
   EXPECT_TRUE(has(d.errors, "spec.tasks[1].name", "would be 266 characters; at most 253"));
 }
 
+TEST(Admission, AGracePeriodIsWithinZeroToAnHour) {
+  auto grace = [](const std::string& seconds) {
+    return job(
+        "  tasks:\n    - name: t\n      replicas: 1\n      template: {spec: "
+        "{terminationGracePeriodSeconds: " +
+        seconds + ", containers: [{name: c, command: [\"true\"]}]}}\n");
+  };
+  const std::string path = "spec.tasks[0].template.spec.terminationGracePeriodSeconds";
+  EXPECT_TRUE(admit_yaml(grace("0")).ok());
+  EXPECT_TRUE(admit_yaml(grace("3600")).ok());
+  EXPECT_TRUE(has(admit_yaml(grace("3601")).errors, path, "must be within 0..3600"));
+  EXPECT_TRUE(has(admit_yaml(grace("-1")).errors, path, "must be within 0..3600"));
+}
+
 TEST(Admission, NeedsTasksWithUniqueNamesAndReplicas) {
   EXPECT_TRUE(has(admit_yaml(job("  tasks: []\n")).errors, "spec.tasks", "at least one task"));
   EXPECT_TRUE(

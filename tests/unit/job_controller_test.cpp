@@ -419,6 +419,42 @@ TEST(JobController, AnEvictedPodIsKilledOnItsNodeOrEndsAtOnceIfNotLaunched) {
   EXPECT_TRUE(on_pod_evicted(waiting, "nobody", "Reclaimed", "", c).kill.empty());
 }
 
+// terminationGracePeriodSeconds: the pod's SIGTERM-to-SIGKILL time on every stop, and what a lost
+// node's pods are waited for once its lease is over; a pod that sets none gets 10 s when killed
+// and 1 s when its lease runs out.
+TEST(JobController, APodIsStoppedWithItsTasksGracePeriod) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 3}});
+  spec.tasks.push_back(spec.tasks[0]);
+  spec.tasks[1].name = "p";
+  spec.tasks[1].replicas = 1;
+  spec.tasks[0].template_.termination_grace_seconds = 30;
+  auto m = running_job(spec, c);
+  const auto& w = m.pods.at("job-w-0");
+  const auto& p = m.pods.at("job-p-0");
+  auto rw = pod_runtime(m.job.spec, w);
+  auto rp = pod_runtime(m.job.spec, p);
+  ASSERT_TRUE(rw && rp);
+  EXPECT_EQ(rw->grace_ms, 30000);
+  EXPECT_EQ(rw->lease_stop_grace_ms, 30000);
+  EXPECT_EQ(rp->grace_ms, kPodGraceMs);
+  EXPECT_EQ(rp->lease_stop_grace_ms, kLeaseStopGraceMs);
+  auto fx = on_pod_evicted(m, w.uid, "Preempted", "preempted by job default/high", c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].grace_ms, 30000);
+  fx = on_pod_evicted(m, p.uid, "Preempted", "preempted by job default/high", c);
+  ASSERT_EQ(fx.kill.size(), 1u);
+  EXPECT_EQ(fx.kill[0].grace_ms, kPodGraceMs);
+
+  auto lost = running_job(spec, c);  // every pod on n1
+  EXPECT_EQ(lost_pods_stop_ms(lost, "n1"), 30000);
+  EXPECT_EQ(lost_pods_stop_ms(lost, "n2"), 0);
+  for (auto name : {"job-w-0", "job-w-1", "job-w-2"}) report(lost, name, PodPhase::Succeeded, c);
+  EXPECT_EQ(lost_pods_stop_ms(lost, "n1"), kLeaseStopGraceMs) << "only job-p-0 runs there now";
+  report(lost, "job-p-0", PodPhase::Succeeded, c);
+  EXPECT_EQ(lost_pods_stop_ms(lost, "n1"), 0);
+}
+
 TEST(JobController, NodeLost_FailsOnlyTheLivePodsOfThatNodeWithReasonNodeLost) {
   auto c = test_clock();
   auto m = running_on_two_nodes(spec_with({{"w", 3}}), c);

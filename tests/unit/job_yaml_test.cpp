@@ -207,6 +207,47 @@ spec:
   EXPECT_EQ(bad.errors[0].path, "spec.tasks[0].template.spec.nodeSelector");
 }
 
+TEST(JobYaml, TerminationGracePeriodSecondsIsReadAndTravelsWithTheSpec) {
+  Diagnostics diags;
+  auto parsed = parse_yaml(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  tasks:
+    - name: slow
+      template: {spec: {terminationGracePeriodSeconds: 45, containers: [{command: [true]}]}}
+    - name: plain
+      template: {spec: {containers: [{command: [true]}]}}
+)",
+                           diags);
+  ASSERT_TRUE(diags.ok()) << dump(diags.errors);
+  EXPECT_TRUE(diags.warnings.empty()) << dump(diags.warnings);
+  const auto& spec = parsed.jobs.at(0).value;
+  EXPECT_EQ(spec.tasks.at(0).template_.termination_grace_seconds, 45);
+  EXPECT_FALSE(spec.tasks.at(1).template_.termination_grace_seconds);
+  capnp::MallocMessageBuilder b;
+  encode(spec, b.initRoot<api::JobSpec>());
+  Diagnostics ignored;
+  auto back = decode(b.getRoot<api::JobSpec>().asReader(), ignored);
+  EXPECT_EQ(back.tasks.at(0).template_.termination_grace_seconds, 45);
+  EXPECT_FALSE(back.tasks.at(1).template_.termination_grace_seconds);
+
+  Diagnostics bad;
+  parse_yaml(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  tasks:
+    - name: t
+      template: {spec: {terminationGracePeriodSeconds: soon, containers: [{command: [true]}]}}
+)",
+             bad);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors[0].path, "spec.tasks[0].template.spec.terminationGracePeriodSeconds");
+}
+
 TEST(JobYaml, SeveralDocumentsPrefixPathsAndSkipEmptyOnes) {
   Diagnostics diags;
   auto parsed = parse_yaml(R"(

@@ -118,18 +118,17 @@ TEST(Membership, TheCoordinatorsOwnNodeNeverTimesOut) {
   EXPECT_FALSE(m.next_expiry_ms());
 }
 
-// Leases of 5 s, pods stopped with 1 s of grace: the pods are surely dead 5000 + 50 + 200 + 1000
-// ms after the last renewal.
+// Leases of 5 s: the pods have surely been told to stop 5000 + 50 + 200 ms after the last
+// renewal.
 MembershipOptions leased() {
   MembershipOptions o;
   o.heartbeat_timeout_ms = 2000;
   o.lease_ms = 5000;
-  o.stop_grace_ms = 1000;
   return o;
 }
 
-TEST(Membership, ALeaseIsOverAfterItsTimeItsMarginsAndTheGracePeriod) {
-  EXPECT_EQ(lease_over_after_ms(leased()), 6250);
+TEST(Membership, ALeaseIsOverAfterItsTimeAndItsMargins) {
+  EXPECT_EQ(lease_over_after_ms(leased()), 5250);
   MembershipOptions none;
   EXPECT_EQ(lease_over_after_ms(none), 0);
 }
@@ -141,9 +140,9 @@ TEST(Membership, ANotReadyNodeIsLostOnlyOnceItsLeaseIsSurelyOver) {
   EXPECT_EQ(m.expire(3000), std::vector<std::string>{"n2"});
   EXPECT_FALSE(m.find("n2")->ready);
   EXPECT_TRUE(m.lose(3000).empty());
-  EXPECT_EQ(m.next_expiry_ms(), 7250);
-  EXPECT_TRUE(m.lose(7249).empty());
-  EXPECT_EQ(m.lose(7250), std::vector<std::string>{"n2"});
+  EXPECT_EQ(m.next_expiry_ms(), 6250);
+  EXPECT_TRUE(m.lose(6249).empty());
+  EXPECT_EQ(m.lose(6250), std::vector<std::string>{"n2"});
   EXPECT_TRUE(m.find("n2")->lost);
   EXPECT_TRUE(m.lose(9000).empty());  // once per outage
   EXPECT_FALSE(m.next_expiry_ms());
@@ -154,7 +153,7 @@ TEST(Membership, ADisconnectedNodeIsLostAtItsLeasesEndNotAtTheDisconnect) {
   m.on_register(reg("n2", 1), 500);
   ASSERT_TRUE(m.on_disconnect("n2", 1, "connection lost"));
   EXPECT_TRUE(m.lose(501).empty());
-  EXPECT_EQ(m.lose(6750), std::vector<std::string>{"n2"});
+  EXPECT_EQ(m.lose(5750), std::vector<std::string>{"n2"});
 }
 
 TEST(Membership, ANodeBackBeforeItsLeaseIsOverIsNeverLost) {
@@ -167,8 +166,8 @@ TEST(Membership, ANodeBackBeforeItsLeaseIsOverIsNeverLost) {
   EXPECT_TRUE(m.find("n2")->ready);
   // Lost in a later outage: counted from the registration, its renewal.
   EXPECT_EQ(m.expire(6100).size(), 1u);
-  EXPECT_TRUE(m.lose(10349).empty());
-  EXPECT_EQ(m.lose(10350).size(), 1u);
+  EXPECT_TRUE(m.lose(9349).empty());
+  EXPECT_EQ(m.lose(9350).size(), 1u);
 }
 
 TEST(Membership, WithoutLeasesANotReadyNodeIsLostAtOnce) {
@@ -191,11 +190,11 @@ TEST(Membership, AStallOfOursGivesEveryReadyNodeAFreshTimeoutButNoLongerLease) {
   EXPECT_TRUE(m.expire(6099).empty());
   EXPECT_EQ(m.expire(6100), std::vector<std::string>{"n2"});
   // Its lease still runs from its last renewal: lost at once now.
-  EXPECT_EQ(m.lose(6250), (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_EQ(m.lose(5250), (std::vector<std::string>{"n2", "n3"}));
 }
 
 TEST(Membership, AfterAStartTheConfigsNodesAreWaitedForAWholeLease) {
-  EXPECT_EQ(startup_wait_ms(leased()), 6250);
+  EXPECT_EQ(startup_wait_ms(leased()), 5250);
   EXPECT_EQ(startup_wait_ms({2000, "", {}}), 4000);
 }
 

@@ -382,6 +382,7 @@ TEST_F(ProcessRunnerTest, ASupervisorStopsItsPodWhenTheLeaseRunsOutThoughCaldera
   const auto lease = (root_ / "lease").string();
   ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() + 800), "");
   auto s = spec("leased", {shell("main", "trap '' TERM; echo ready; exec sleep 30")}, 300);
+  s.lease_stop_grace_ms = 300;
   s.lease_file = lease;
   runner_->launch(s);
   auto running = collector_.wait_running("leased");
@@ -401,6 +402,36 @@ TEST_F(ProcessRunnerTest, ASupervisorStopsItsPodWhenTheLeaseRunsOutThoughCaldera
   auto st = pod_dir::parse_state(slurp(root_ / "leased" / "state"), 1);
   EXPECT_EQ((*st.ended)[0].reason, "LeaseExpired");
   EXPECT_EQ((*st.ended)[0].signal, SIGKILL);
+}
+
+// The lease's stop takes the pod's own lease-stop grace period, longer than 1 s here, and cuts a
+// kill under way with a longer one down to it: the coordinator waits no longer than that.
+TEST_F(ProcessRunnerTest, ALeaseStopGivesThePodItsOwnGraceAndCutsALongerKillToIt) {
+  const auto lease = (root_ / "lease").string();
+  const auto written = Clock::now();
+  ASSERT_EQ(lease_file::write(lease, lease_file::monotonic_ms() + 500), "");
+  const std::string stubborn = "trap '' TERM; echo ready; exec sleep 30";
+  auto own = spec("own", {shell("main", stubborn)}, 20000);
+  own.lease_stop_grace_ms = 1500;
+  own.lease_file = lease;
+  auto killed = spec("killed", {shell("main", stubborn)}, 20000);
+  killed.lease_stop_grace_ms = 1500;
+  killed.lease_file = lease;
+  runner_->launch(own);
+  runner_->launch(killed);
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "own" / "main.log") == "ready\n"; }));
+  ASSERT_TRUE(eventually([&] { return slurp(root_ / "killed" / "main.log") == "ready\n"; }));
+  runner_->kill("killed", 20000);  // SIGTERM now, SIGKILL in 20 s: the lease ends it sooner
+  auto a = collector_.wait_final("own", 6s);
+  auto b = collector_.wait_final("killed", 1s);
+  ASSERT_TRUE(a && b);
+  const auto took = Clock::now() - written;
+  EXPECT_GE(took, 500ms + 1400ms) << "the lease's end plus the pod's 1.5 s";
+  EXPECT_LT(took, 5s) << "the kill's 20 s were cut to the lease's grace";
+  for (const auto& done : {*a, *b}) {
+    EXPECT_EQ(done.containers[0].reason, "LeaseExpired") << done.uid;
+    EXPECT_EQ(done.containers[0].signal, SIGKILL) << done.uid;
+  }
 }
 
 TEST_F(ProcessRunnerTest, ARenewedLeaseKeepsThePodRunningAndItsEndStopsIt) {

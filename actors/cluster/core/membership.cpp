@@ -6,8 +6,7 @@ namespace caldera {
 
 int64_t lease_over_after_ms(const MembershipOptions& o) {
   if (o.lease_ms <= 0) return 0;
-  return o.lease_ms + (o.lease_ms * kLeaseRateMarginPercent + 99) / 100 + kLeaseNoticeMarginMs +
-         o.stop_grace_ms;
+  return o.lease_ms + (o.lease_ms * kLeaseRateMarginPercent + 99) / 100 + kLeaseNoticeMarginMs;
 }
 
 Admission Membership::on_register(const Registration& r, int64_t now_ms) {

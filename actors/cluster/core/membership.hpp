@@ -18,9 +18,6 @@ struct MembershipOptions {
   // A worker's lease (actors/node/core/lease.hpp): it stops its pods this long after the last
   // message of its that renewed it. 0: workers hold none, and a NotReady node is lost at once.
   int64_t lease_ms = 0;
-  // The worker stops its pods with SIGTERM and SIGKILL this much later: they are surely dead only
-  // then.
-  int64_t stop_grace_ms = 0;
 };
 
 // Between the worker's clock and ours, rates may differ (NTP slews by at most 500 ppm): the
@@ -29,8 +26,9 @@ struct MembershipOptions {
 inline constexpr int64_t kLeaseRateMarginPercent = 1;
 inline constexpr int64_t kLeaseNoticeMarginMs = 200;
 
-// How long after the last renewal a worker's pods are surely dead: the lease, its margins and
-// the pods' grace period.
+// How long after the last renewal a worker's pods have surely been told to stop (SIGTERM): the
+// lease and its margins. Each job waits its own pods' grace period on top
+// (actors/job/core/job_controller.hpp, lost_pods_stop_ms).
 int64_t lease_over_after_ms(const MembershipOptions& options);
 
 // After the coordinator's cluster port opens, how long a config's node that has not registered is

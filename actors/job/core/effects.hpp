@@ -14,7 +14,8 @@ struct PodKillEffect {
   std::string uid;
   std::string node;
   std::string reason;
-  std::string evict_reason = {};  // set: the pod ends Failed with it (PodKill.evictReason)
+  std::string evict_reason = {};   // set: the pod ends Failed with it (PodKill.evictReason)
+  int64_t grace_ms = kPodGraceMs;  // SIGTERM -> SIGKILL (pod_grace_ms)
 };
 
 // A pod on a node, by uid.

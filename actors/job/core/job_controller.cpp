@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "actors/job/core/job_steps.hpp"
+#include "actors/job/core/pod_template.hpp"
 
 namespace caldera {
 namespace {
@@ -184,7 +185,11 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     // its node forgets it: a node that was away when it was replaced would keep it for good.
     if (!report.node.empty()) {
       if (is_live(report))
-        fx.kill.push_back({report.uid, report.node, "pod not owned by the current job"});
+        fx.kill.push_back({report.uid,
+                           report.node,
+                           "pod not owned by the current job",
+                           {},
+                           pod_grace_ms(m.job.spec, report.task_name)});
       else
         fx.remove.push_back({report.uid, report.node, "pod not owned by the current job"});
     }
@@ -195,7 +200,11 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
     // Terminal is final; repeats change nothing. A node that was lost may come back still
     // running a pod that was evicted from it meanwhile: that pod must not run on.
     if (is_live(report) && !report.node.empty())
-      fx.kill.push_back({report.uid, report.node, "evicted while its node was lost"});
+      fx.kill.push_back({report.uid,
+                         report.node,
+                         "evicted while its node was lost",
+                         {},
+                         pod_grace_ms(m.job.spec, report.task_name)});
     fx.merge(sync_job(m, clock));
     return fx;
   }
@@ -244,6 +253,14 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
 bool replaces_lost_pods_at_once(const JobSpec& spec) {
   auto it = spec.annotations.find(kReplaceLostPodsAnnotation);
   return it != spec.annotations.end() && it->second == "immediately";
+}
+
+int64_t lost_pods_stop_ms(const JobModel& m, const std::string& node) {
+  int64_t ms = 0;
+  for (const auto& [name, p] : m.pods)
+    if (p.node == node && is_live(p))
+      ms = std::max(ms, lease_stop_grace_ms(m.job.spec, p.task_name));
+  return ms;
 }
 
 Effects on_node_lost(JobModel& m, const std::string& node, const std::string& why,
@@ -303,7 +320,7 @@ Effects on_pod_evicted(JobModel& m, const std::string& uid, const std::string& r
   const Pod& p = it->second;
   if (launched(m, p)) {
     // Its node ends it and reports it with the reason (its launch went the same way, first).
-    fx.kill.push_back({p.uid, p.node, why, reason});
+    fx.kill.push_back({p.uid, p.node, why, reason, pod_grace_ms(m.job.spec, p.task_name)});
     return fx;
   }
   // Never sent to its node: nothing runs, it ends here, and the node lets its reservation go
@@ -428,7 +445,11 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
     if (p.node != node || !is_live(p)) continue;
     bool held = present.count(p.uid) > 0;
     if (held && p.out_of_sync) {
-      fx.kill.push_back({p.uid, p.node, "killed by the controller before the node restarted"});
+      fx.kill.push_back({p.uid,
+                         p.node,
+                         "killed by the controller before the node restarted",
+                         {},
+                         pod_grace_ms(m.job.spec, p.task_name)});
     } else if (!held && p.out_of_sync) {
       Pod& w = m.pods.edit(it);
       w.phase = PodPhase::Failed;

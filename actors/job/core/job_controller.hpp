@@ -81,6 +81,10 @@ Effects on_node_lost(JobModel& m, const std::string& node, const std::string& wh
 // Whether the job has a NotReady node's pods replaced before the node's lease is over
 // (kReplaceLostPodsAnnotation: "immediately"); by default only after, when they are surely dead.
 bool replaces_lost_pods_at_once(const JobSpec& spec);
+// Once a lost node's lease is over its supervisors have sent its pods SIGTERM; they are surely
+// dead this much later: the longest lease-stop grace period among the job's live pods on it
+// (lease_stop_grace_ms; 0 when it has none there).
+int64_t lost_pods_stop_ms(const JobModel& m, const std::string& node);
 
 // The scheduler evicts pod `uid` (preemption or reclaim, `reason` "Preempted" or "Reclaimed"):
 // a pod on its node is killed there and ends with that reason; one not launched yet ends here.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "actors/job/core/job_steps.hpp"
+#include "actors/job/core/pod_template.hpp"
 
 namespace caldera {
 namespace {
@@ -88,7 +89,7 @@ void kill_pods(JobModel& m, const Target& target, Retain retain, const std::stri
       p.finished_ms = clock.now_ms;
       fx.release.push_back(p.uid);
     } else {
-      fx.kill.push_back({p.uid, p.node, why});
+      fx.kill.push_back({p.uid, p.node, why, {}, pod_grace_ms(m.job.spec, p.task_name)});
     }
   }
 }

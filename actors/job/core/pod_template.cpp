@@ -26,6 +26,25 @@ void set_env(std::vector<EnvVar>& env, const std::string& name, const std::strin
 
 }  // namespace
 
+namespace {
+
+std::optional<int64_t> template_grace_ms(const JobSpec& spec, const std::string& task_name) {
+  for (const auto& task : spec.tasks)
+    if (task.name == task_name && task.template_.termination_grace_seconds)
+      return *task.template_.termination_grace_seconds * 1000;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int64_t pod_grace_ms(const JobSpec& spec, const std::string& task_name) {
+  return template_grace_ms(spec, task_name).value_or(kPodGraceMs);
+}
+
+int64_t lease_stop_grace_ms(const JobSpec& spec, const std::string& task_name) {
+  return template_grace_ms(spec, task_name).value_or(kLeaseStopGraceMs);
+}
+
 std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
   for (const auto& task : spec.tasks) {
     if (task.name != pod.task_name) continue;
@@ -50,6 +69,8 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
     for (auto& c : rt.containers)
       for (const auto& e : plugins.env) set_env(c.env, e.name, e.value);
     rt.files = std::move(plugins.files);
+    rt.grace_ms = pod_grace_ms(spec, task.name);
+    rt.lease_stop_grace_ms = lease_stop_grace_ms(spec, task.name);
     return rt;
   }
   return std::nullopt;
