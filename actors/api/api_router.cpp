@@ -28,14 +28,16 @@ struct RouterState {
 
 using RouterSelf = caf::stateful_actor<RouterState>;
 
-bool changes_state(api::Request::Which kind) {
+// What a full disk refuses. A job's delete is let through: its pods' logs, which it frees, are
+// most often what filled the disk (the job waits for the store to write again; flows and other
+// objects write before they free anything).
+bool refused_on_full_disk(api::Request::Which kind) {
   switch (kind) {
     case api::Request::SUBMIT_YAML:
     case api::Request::SUBMIT_JOB:
     case api::Request::SUBMIT_JOB_TEMPLATE:
     case api::Request::SUBMIT_JOB_FLOW:
     case api::Request::COMMAND:
-    case api::Request::DELETE_JOB:
     case api::Request::DELETE_JOB_TEMPLATE:
     case api::Request::DELETE_JOB_FLOW:
     case api::Request::DELETE_QUEUE:
@@ -161,7 +163,7 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
   // A halted coordinator (its store lost) answers nothing but who it is and what its nodes are.
   if (!st.halted.empty() && kind != api::Request::PING && kind != api::Request::LIST_NODES)
     return error_response(id, Code::FAILED_PRECONDITION, st.halted);
-  if (changes_state(kind) && !st.env.store->writable()) {
+  if (refused_on_full_disk(kind) && !st.env.store->writable()) {
     // Refused before anything is decided, so that nothing half done waits for the disk.
     auto h = st.env.store->health();
     return error_response(id, Code::UNAVAILABLE,

@@ -87,6 +87,13 @@ struct JobState {
   // comes back meanwhile ends it (its pods then report their own ends).
   std::map<std::string, uint64_t> stopping_nodes;
   uint64_t last_wait = 0;
+  // A delete waiting for the store to write again (kEraseWaitsForDisk).
+  struct PendingErase {
+    Effects fx;
+    caf::response_promise reply;
+    std::chrono::steady_clock::time_point give_up;
+  };
+  std::optional<PendingErase> pending_erase;
   static inline const char* name = "job";
 };
 
@@ -228,6 +235,11 @@ void pod_events(const JobModel& m, const PodTable::Changes& changes, bool erase,
 // A write that failed (say, a full disk) is tried again this often; the store itself tries to
 // resume every second.
 constexpr std::chrono::milliseconds kRewriteAfter{1000};
+// A delete that finds the store unwritable (a full disk) has its pods leave their nodes at once,
+// logs and all, since deleting is what frees space; then it looks this often, this long at most,
+// for the store to write again before it writes the delete (or gives up: the job stays).
+constexpr std::chrono::milliseconds kEraseLooksForDisk{200};
+constexpr std::chrono::milliseconds kEraseWaitsForDisk{10000};
 
 void schedule_rewrite(JobSelf* self) {
   auto& st = self->state;
@@ -547,6 +559,18 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         // released). The pods and logs leave only once the delete is durable (apply_effects).
         self->send(st.env.scheduler, place_atom::value, GangRequest{st.model.key(), {}, 0, {}});
         st.deleted = true;
+        if (!st.env.store->writable()) {
+          spdlog::warn(
+              "job={} delete: the data dir is not writable; its pods leave their nodes now to "
+              "free space, and the delete is written once the store writes again (within {} s)",
+              st.model.key(), kEraseWaitsForDisk.count() / 1000);
+          for (const auto& [name, p] : std::as_const(st.model.pods))
+            if (!p.node.empty()) self->send(st.env.nodes, remove_atom::value, p.node, p.uid);
+          st.pending_erase = JobState::PendingErase{
+              std::move(fx), rp, std::chrono::steady_clock::now() + kEraseWaitsForDisk};
+          self->delayed_send(self, kEraseLooksForDisk, retry_atom::value);
+          return rp;
+        }
         commit(self, std::move(fx), rp, Kind::Erase);
         return rp;
       },
@@ -587,6 +611,17 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](retry_atom) {
         auto& st = self->state;
         st.retry_scheduled = false;
+        if (st.pending_erase) {
+          if (!st.env.store->writable() &&
+              std::chrono::steady_clock::now() < st.pending_erase->give_up) {
+            self->delayed_send(self, kEraseLooksForDisk, retry_atom::value);
+            return;
+          }
+          auto erase = std::move(*st.pending_erase);
+          st.pending_erase.reset();
+          commit(self, std::move(erase.fx), erase.reply, Kind::Erase);
+          return;
+        }
         if (st.deleted) return;  // the erase under way heals or keeps them (committed_atom)
         bool waiting = std::any_of(st.inflight.begin(), st.inflight.end(),
                                    [](const Inflight& in) { return in.failed; });

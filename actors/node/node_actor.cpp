@@ -329,8 +329,9 @@ void restore_unstored(NodeSelf* self) {
   for (const auto& uid : to_delete) forget(self, uid);
 }
 
-// The record goes first and the pod's directory (its logs) only once that is durable: a failed
-// removal leaves the pod whole, to be removed again, rather than a record without its logs.
+// The record goes first and the pod's directory (its logs) once that is durable, or at once when
+// it fails (a full disk): deleting is what frees space, and an ended pod's record without its
+// logs harms nothing while its delete is tried again.
 void forget(NodeSelf* self, const std::string& uid) {
   auto& st = self->state;
   auto it = st.pods.find(uid);
@@ -350,7 +351,9 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
   if (it == st.pods.end()) return;
   st.accounting.release(uid);
   if (!error.empty()) {
-    spdlog::error("node={} pod={} kept with its logs: the delete of its record failed: {}",
+    std::error_code ec;
+    fs::remove_all(pod_dir(st, uid), ec);
+    spdlog::error("node={} pod={} logs removed, record kept: the delete of its record failed: {}",
                   st.env.name, uid, error);
     it->second.forgetting = false;
     it->second.undeleted = true;

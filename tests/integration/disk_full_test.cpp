@@ -215,9 +215,9 @@ TEST_F(DiskFull, ALogBombIsRotatedAndTheNodeKeepsWorking) {
   expect_clean_exit(terminate(), log());
 }
 
-// With the default 10Mi x 5 the flood fills this disk. Writes fail and new jobs are refused;
-// deleting the bomb fails and so keeps its logs; once an operator frees space the node takes and
-// finishes jobs again without a restart, the delete goes through, and SIGTERM still exits 0.
+// With the default 10Mi x 5 the flood fills this disk. Writes fail and new jobs are refused; once
+// an operator frees space the node takes and finishes jobs again without a restart, the bomb's
+// end is recorded, and SIGTERM still exits 0.
 TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   start();
   const std::string ended = dir_.path() + "/bomb-ended";
@@ -235,12 +235,10 @@ TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("not writable"), std::string::npos) << refused.err;
 
-  // All or nothing: a delete that cannot be recorded is refused and leaves the logs in place.
-  auto del = cli({"delete", "job", "bomb"});
+  // Other objects' deletes write before they free anything: they wait for space.
+  auto del = cli({"delete", "queue", "nothing-here"});
   EXPECT_NE(del.exit_code, 0);
   EXPECT_NE(del.err.find("not writable"), std::string::npos) << del.err;
-  EXPECT_TRUE(fs::exists(dir / "main.log.1"));
-  EXPECT_TRUE(fs::exists(dir / "main.log"));
 
   // A bomb still writing would take the freed space back (a slow machine, CI).
   ASSERT_TRUE(eventually([&] { return fs::exists(ended); }, 30s));
@@ -264,6 +262,31 @@ TEST_F(DiskFull, TheNodeResumesOnceSpaceIsFreedAndStopsCleanly) {
   auto again = cli({"delete", "job", "bomb"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_TRUE(eventually([&] { return !fs::exists(dir); }, 10s));
+  expect_clean_exit(terminate(), log());
+}
+
+// Deleting is what frees space: on a full disk `delete job` has the job's pods leave at once,
+// logs and all (the bomb still running is stopped first), the store writes again, and the delete
+// is recorded; the node then takes new work.
+TEST_F(DiskFull, ADeleteOnAFullDiskFreesTheJobsLogsAndGoesThrough) {
+  start();
+  ASSERT_EQ(submit(bomb_yaml()).exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(fill_the_rest());
+  auto dir = bomb_dir();
+  EXPECT_NE(submit(sim_yaml("big", std::string(64 << 10, 'p'))).exit_code, 0);
+  auto refused = submit(sim_yaml("sim"));
+  ASSERT_NE(refused.exit_code, 0);
+  ASSERT_NE(refused.err.find("not writable"), std::string::npos) << refused.err;
+
+  auto del = cli({"delete", "job", "bomb"});
+  EXPECT_EQ(del.exit_code, 0) << del.err << log();
+  EXPECT_FALSE(fs::exists(dir));
+  EXPECT_NE(cli({"get", "job", "bomb"}).exit_code, 0);
+  EXPECT_NE(log().find("job=default/bomb delete: the data dir is not writable"), std::string::npos)
+      << log();
+  ASSERT_EQ(submit(sim_yaml("sim")).exit_code, 0) << log();
+  auto sim = cli({"wait", "job", "sim", "--for=phase=Completed", "--timeout=30s"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err << log();
   expect_clean_exit(terminate(), log());
 }
 
