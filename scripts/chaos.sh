@@ -4,25 +4,31 @@
 # restart of a worker (kill-worker), SIGSTOP/SIGCONT of a worker longer and shorter than the
 # heartbeat timeout (stop-long, stop-short), a worker cut off from the coordinator for ~12 s by
 # iptables DROP rules (partition-worker), kill -9 and restart of the coordinator
-# (kill-coordinator), SIGSTOP of the coordinator for 4 s (pause-coordinator). Then every job is
-# waited for and the invariants checked (tests/chaos/chaos.cpp): no acknowledged job lost, every
-# gang whole or not running, no pod alive on two nodes at once (the pods mark it themselves), no
-# pod that ended Succeeded started again unless its job was restarted after an eviction, a
-# worker's pods ended with its lease, a 4 s coordinator pause stopped no pod. Prints the faults
-# as they happen, figures (the median worker-loss recovery among them), notes and violations; the
-# last line is `chaos: F faults, J jobs, V violations`, and the exit status is 1 when V > 0.
+# (kill-coordinator), SIGSTOP of the coordinator for 4 s (pause-coordinator), and a wiped
+# coordinator data dir (wipe-coordinator): with submissions held, `caldera admin backup` into the
+# work dir, kill -9, its data dir emptied, a restart that must halt (get jobs refused, naming the
+# lost store) for 5 s while no worker's pod is stopped or started, then a restart with
+# --restore-from the backup. Then every job is waited for and the invariants checked
+# (tests/chaos/chaos.cpp): no acknowledged job lost, every gang whole or not running, no pod
+# alive on two nodes at once (the pods mark it themselves), no pod that ended Succeeded started
+# again unless its job was restarted after an eviction, no pod that ended well reported Failed,
+# a worker's pods ended with its lease, a 4 s coordinator pause stopped no pod; the restore after
+# a wipe must lose nothing. Prints the faults as they happen, figures (the median worker-loss
+# recovery among them), notes and violations; the last line is
+# `chaos: F faults, J jobs, V violations`, and the exit status is 1 when V > 0.
 # Usage: scripts/chaos.sh [--seed S=1] [--minutes M=2] [--nodes N=3] [driver options...]
 #   driver options: --drain-seconds S (wait for the jobs to end, default 240), --keep (keep the
 #   work directory; it is kept anyway when there are violations), --work-dir DIR, --faults
 #   KIND,... (some of kill-worker,stop-long,stop-short,partition-worker,kill-coordinator,
-#   pause-coordinator; all by default), --dry-run (the plan).
+#   pause-coordinator,wipe-coordinator; all by default), --dry-run (the plan).
 #   partition-worker needs root, iptables (cgroup and connmark matches) and a cgroup v2 tree;
 #   without them the driver skips it, saying why. Its rules live in the chain
 #   CALDERA-CHAOS-<driver pid> (jumped to from OUTPUT) and its cgroups in caldera-chaos-<pid>:
 #   the driver removes them as it ends, and this script's trap removes any left by a driver that
 #   is gone (killed -9, say).
 #   CALDERA_CHAOS_DRIVER=PATH runs that caldera-chaos instead of building build/.
-# CTest runs a short form of it, without partitions: ctest -L chaos.
+# CTest runs short forms of it (ctest -L chaos): chaos.short, without partitions or wipes, and
+# chaos.wipe, of wipes and worker kills.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -266,13 +266,14 @@ RegisterResult on_register(MemberSelf* self, const std::string& bytes, const caf
   h.info = info;
   if (halted) {
     // Its heartbeats renew its lease, so its pods run on; nothing of it reaches the scheduler or
-    // the jobs, which would take its pods for strays.
+    // the jobs, which would take its pods for strays: not its registration, and not its reports
+    // (no report port: its outbox keeps them for a coordinator that acts).
     spdlog::warn(
         "node={} admitted for its heartbeats only (the coordinator is halted) pods={} "
         "cluster={} generation={}",
         r.name, pods, presented.id, presented.generation);
     arm(self);
-    return {std::string(), st.reports, st.router, std::string(), uint64_t{0}};
+    return {std::string(), caf::actor{}, st.router, std::string(), uint64_t{0}};
   }
   spdlog::info("node={} {} address={} incarnation={} pods={}", r.name,
                admission.restarted       ? "rejoined after a restart"

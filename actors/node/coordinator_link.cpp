@@ -151,7 +151,7 @@ void do_register(LinkSelf* self) {
                       // Before the lease: the node must know whose word it takes before it
                       // may take any.
                       self->send(caf::actor_cast<caf::actor>(st.node), identity_atom::value,
-                                 cluster, cluster_generation);
+                                 cluster, cluster_generation, st.membership.node());
                       renew(self, sent);
                       st.reports = reports;
                       st.router = router;
@@ -160,8 +160,10 @@ void do_register(LinkSelf* self) {
                       for (auto& bridge : st.forget)
                         self->send(st.router, unwatch_atom::value, bridge, uint64_t{0});
                       st.forget.clear();
-                      for (auto& report : st.held_reports)
-                        self->send(st.reports, report_atom::value, std::move(report));
+                      // A halted coordinator takes none (its outbox keeps them for later).
+                      if (st.reports)
+                        for (auto& report : st.held_reports)
+                          self->send(st.reports, report_atom::value, std::move(report));
                       st.held_reports.clear();
                       st.backoff = kFirstRetry;
                       st.said_waiting = false;
@@ -330,7 +332,7 @@ caf::behavior coordinator_link(LinkSelf* self, CoordinatorLinkEnv env) {
       },
       [=](report_atom a, const std::string& bytes) {
         auto& st = self->state;
-        if (st.state == LinkState::Running)
+        if (st.state == LinkState::Running && st.reports)
           self->send(st.reports, a, bytes);
         else if (st.state == LinkState::Registering && st.held_reports.size() < kMaxHeldReports)
           st.held_reports.push_back(bytes);

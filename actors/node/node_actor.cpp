@@ -97,8 +97,10 @@ using NodeImpl = protocol::node::extend<
     caf::reacts_to<stored_atom, std::string, uint64_t>, caf::reacts_to<resend_atom>,
     caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>,
     caf::reacts_to<lease_atom, int64_t>,  // its link: the lease runs to this (monotonic ms)
-    // its link: the coordinator's cluster identity ("" while it acts on nothing)
-    caf::reacts_to<identity_atom, std::string, uint64_t>, caf::reacts_to<lapse_atom, int64_t>>;
+    // its link: the coordinator's cluster identity ("" while it acts on nothing), and which
+    // process it is
+    caf::reacts_to<identity_atom, std::string, uint64_t, caf::node_id>,
+    caf::reacts_to<lapse_atom, int64_t>>;
 
 struct NodeState {
   explicit NodeState() : accounting(ResourceList{}) {}
@@ -127,9 +129,17 @@ struct NodeState {
   std::string cluster_id;
   uint64_t cluster_generation = 0;
   bool foreign_coordinator = false;
-  // Orders that came while it was: carried out if the coordinator turns out to be of this
-  // cluster after all (its identity comes by another path than its orders), else never.
-  std::vector<std::pair<caf::atom_value, std::string>> held_orders;
+  // Orders that came while it was, with the process they came from: carried out if that very
+  // coordinator turns out to be of this cluster after all (its identity comes by another path
+  // than its orders, so a new coordinator's first orders may come first), else never: a halted
+  // coordinator's orders were decided on a store it lost, and another process (say, one restored
+  // from a backup) does not take them over.
+  struct HeldOrder {
+    caf::atom_value what;
+    std::string bytes;
+    caf::node_id from;
+  };
+  std::vector<HeldOrder> held_orders;
   static inline const char* name = "node";
 };
 
@@ -386,7 +396,9 @@ bool hold_order(NodeSelf* self, caf::atom_value what, const std::string& bytes) 
   if (st.held_orders.size() < 10)
     spdlog::warn("node={} holds a {} from a coordinator it does not take orders from", st.env.name,
                  to_string(what));
-  if (st.held_orders.size() < kMaxHeldOrders) st.held_orders.emplace_back(what, bytes);
+  const auto& sender = self->current_sender();
+  if (st.held_orders.size() < kMaxHeldOrders)
+    st.held_orders.push_back({what, bytes, sender ? sender->node() : caf::node_id{}});
   return true;
 }
 
@@ -813,7 +825,8 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         auto left = std::max<int64_t>(0, deadline - lease_file::monotonic_ms());
         self->delayed_send(self, std::chrono::milliseconds(left + 1), lapse_atom::value, deadline);
       },
-      [=](identity_atom, const std::string& cluster, uint64_t generation) {
+      [=](identity_atom, const std::string& cluster, uint64_t generation,
+          const caf::node_id& coordinator) {
         auto& st = self->state;
         const auto& sender = self->current_sender();
         if (!sender || sender->node() != self->node()) return;  // only its own link says this
@@ -830,14 +843,20 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         if (foreign) return;
         auto held = std::move(st.held_orders);
         st.held_orders.clear();
-        for (auto& [what, bytes] : held) {
-          if (what == launch_atom::value)
+        size_t dropped = 0;
+        for (auto& [what, bytes, from] : held) {
+          if (from != coordinator)
+            ++dropped;
+          else if (what == launch_atom::value)
             self->send(self, launch_atom::value, std::move(bytes));
           else if (what == kill_atom::value)
             self->send(self, kill_atom::value, std::move(bytes));
           else
             self->send(self, remove_atom::value, std::move(bytes));
         }
+        if (dropped > 0)
+          spdlog::warn("node={} dropped {} held orders of a coordinator process that is gone",
+                       st.env.name, dropped);
         if (cluster == st.cluster_id && generation == st.cluster_generation) return;
         if (st.cluster_id.empty())
           spdlog::info("node={} joined cluster={} generation={}", st.env.name, cluster, generation);

@@ -32,6 +32,8 @@ extern char** environ;
 namespace caldera {
 namespace {
 
+namespace fs = std::filesystem;
+
 // A plugin file may only be below the pod's directory, whatever the launch says.
 std::optional<std::string> check_pod_file(const std::string& rel) {
   std::filesystem::path p(rel);
@@ -125,11 +127,44 @@ struct SupervisedPod {
   std::string record;  // what came through the pipe so far
   bool reported_running = false;
   std::string create_error;  // the pod could not be set up: nothing of it ran
+  // An adopted shim whose state file was deleted under it (its data dir lost and restored from
+  // a backup): the file as the shim still has it open, to learn how the pod ends.
+  int state_fd = -1;
 
   ~SupervisedPod() {
     if (pidfd >= 0) ::close(pidfd);
+    if (state_fd >= 0) ::close(state_fd);
   }
 };
+
+// The shim's state file: by its path, or through the descriptor kept of it once deleted.
+std::optional<std::string> read_state(const SupervisedPod& pod) {
+  if (pod.state_fd < 0) return pod_dir::read_file(pod.dir + "/state");
+  std::string text;
+  char buf[4096];
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(pod.state_fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+    at += n;
+  }
+}
+
+// A descriptor of `path` (deleted since) that process `pid` holds open, or -1: the file lives on
+// while it is open, and /proc opens it again.
+int open_deleted(int32_t pid, const std::string& path) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fds, ec)) {
+    auto target = fs::read_symlink(entry.path(), ec);
+    if (ec || target.string() != path + " (deleted)") continue;
+    int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) return fd;
+  }
+  return -1;
+}
 
 // Closes the descriptors it holds unless released.
 struct Fds {
@@ -299,7 +334,7 @@ class UvProcessRunner final : public ProcessRunner {
   std::optional<std::vector<ContainerStatus>> recorded_statuses(SupervisedPod& pod) {
     auto st = pod_dir::parse_state(pod.record, pod.names.size());
     if (!st.ended) {
-      auto text = pod_dir::read_file(pod.dir + "/state");
+      auto text = read_state(pod);
       if (!text) return std::nullopt;
       st = pod_dir::parse_state(*text, pod.names.size());
     }
@@ -543,6 +578,20 @@ class UvProcessRunner final : public ProcessRunner {
     // Open first, then check the start time: the pidfd then surely refers to the shim.
     pod->pidfd = c.pid > 0 ? pidfd_open(c.pid) : -1;
     bool alive = pod->pidfd >= 0 && c.ticks != 0 && pod_dir::proc_start_ticks(c.pid) == c.ticks;
+    if (alive && !fs::exists(c.pod_dir + "/state")) {
+      pod->state_fd = open_deleted(c.pid, c.pod_dir + "/state");
+      if (pod->state_fd >= 0) {
+        spdlog::warn(
+            "pod={} its directory is gone; its supervisor (pid {}) still tells how it ends, "
+            "its logs are lost",
+            c.uid, c.pid);
+        if (auto text = read_state(*pod))
+          learn(*pod, pod_dir::parse_state(*text, c.container_count));
+        // It waits after its pod's end for a reader of the file (ORPHAN_WAIT_MS in the shim):
+        // this one holds it now.
+        pidfd_send_signal(pod->pidfd, SIGUSR1, nullptr);
+      }
+    }
     if (!alive || uv_poll_init(&loop_, &pod->poll, pod->pidfd) != 0) {
       auto statuses = recorded_statuses(*pod);
       report(*pod, statuses ? std::move(*statuses)
@@ -591,8 +640,7 @@ class UvProcessRunner final : public ProcessRunner {
     if (claimed_elsewhere && adopt_claimant(pod)) return;
     auto st = pod_dir::parse_state(pod->record, pod->names.size());
     if (!claimed_elsewhere && !st.ended) {  // what the pipe had no room for is in the file
-      if (auto text = pod_dir::read_file(pod->dir + "/state"))
-        st = pod_dir::parse_state(*text, pod->names.size());
+      if (auto text = read_state(*pod)) st = pod_dir::parse_state(*text, pod->names.size());
     }
     learn(*pod, st);
     bool claimed = pod->adopted || (st.shim_pid != 0 && (pod->pid == 0 || st.shim_pid == pod->pid));
@@ -611,7 +659,7 @@ class UvProcessRunner final : public ProcessRunner {
   // The pod was launched again while a shim still ran it (a restart raced with a launch its
   // launcher still had queued): that shim, if it is alive, is the pod's.
   bool adopt_claimant(SupervisedPod* pod) {
-    auto text = pod_dir::read_file(pod->dir + "/state");
+    auto text = read_state(*pod);
     auto st = pod_dir::parse_state(text ? *text : "", pod->names.size());
     if (st.shim_pid <= 0 || st.shim_start_ticks == 0 ||
         pod_dir::proc_start_ticks(st.shim_pid) != st.shim_start_ticks)
@@ -693,8 +741,7 @@ class UvProcessRunner final : public ProcessRunner {
     // A group whose leader the shim reaped may be gone and its number reused: only groups still
     // in the shim's session are the pod's.
     if (pod->pgids.empty())
-      if (auto text = pod_dir::read_file(pod->dir + "/state"))
-        learn(*pod, pod_dir::parse_state(*text, pod->names.size()));
+      if (auto text = read_state(*pod)) learn(*pod, pod_dir::parse_state(*text, pod->names.size()));
     for (int32_t pgid : pod->pgids)
       if (pgid > 0 && ::getsid(pgid) == pod->pid) ::kill(-pgid, SIGKILL);
     if (pod->pidfd < 0) pod->kill_overdue = true;  // sent once its pidfd comes

@@ -42,7 +42,8 @@ using ack_atom = caf::atom_constant<caf::atom("ack")>;
 using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
 // membership -> API router: (halt_atom, why), the coordinator acts on nothing (its store was lost)
 using halt_atom = caf::atom_constant<caf::atom("halt")>;
-// coordinator link -> its node actor: (identity_atom, cluster id, generation), the coordinator's
+// coordinator link -> its node actor: (identity_atom, cluster id, generation, node id), who the
+// coordinator it registered with is (cluster id "": one that acts on nothing)
 using identity_atom = caf::atom_constant<caf::atom("identity")>;
 // coordinator link -> its node actor: (lease_atom, deadline), the node's lease runs to it (ms of
 // CLOCK_MONOTONIC)

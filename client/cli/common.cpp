@@ -44,10 +44,10 @@ std::string code_name(api::Error::Code c) {
   return "error";
 }
 
-// Retries start after this pause and double it up to kMaxPause; the waiting line is said again
-// after kSayEvery.
+// Retries start after this pause and double it up to kMaxPause (a client answers within a second
+// of the coordinator's return); the waiting line is said again after kSayEvery.
 constexpr std::chrono::milliseconds kFirstPause = 200ms;
-constexpr std::chrono::milliseconds kMaxPause = 2s;
+constexpr std::chrono::milliseconds kMaxPause = 1s;
 constexpr std::chrono::milliseconds kSayEvery = 5s;
 
 // What an `unavailable` answer says about the coordinator, told by its words (the API has one

@@ -16,7 +16,7 @@ using SteadyClock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr auto kFirstPause = 200ms;
-constexpr auto kMaxPause = 2s;
+constexpr auto kMaxPause = 1s;  // as a request's retries (cli/common.cpp)
 // How long one read waits before it looks at the deadline again; a watch may be quiet for hours.
 constexpr auto kReadSlice = 60s;
 

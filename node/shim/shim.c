@@ -152,6 +152,11 @@ static void on_term(int sig, siginfo_t* info, void* ctx) {
     g_term_grace = info->si_value.sival_int;
   g_term = 1;
 }
+static volatile sig_atomic_t g_released; /* SIGUSR1: a node holds our state file open too */
+static void on_release(int sig) {
+  (void)sig;
+  g_released = 1;
+}
 static void on_alarm(int sig) {
   (void)sig;
   g_alarm = 1;
@@ -658,6 +663,22 @@ static char* g_unsent;
 static size_t g_unsent_len, g_unsent_cap;
 static int g_report_broken; /* the node's pipe is gone (or no memory): it gets nothing more */
 
+/* A state file deleted under us (the node's data dir lost, to be restored from a backup that
+   knows the pod as running) would take the pod's outcome with it once we exit. We keep it open
+   instead, for ORPHAN_WAIT_MS at most, until a restored node has opened it too through /proc and
+   lets us go (SIGUSR1, before or after the pod's end; or a SIGTERM). */
+#define ORPHAN_WAIT_MS (10LL * 60 * 1000)
+static void linger_if_orphaned(const sigset_t* wait_mask) {
+  struct stat st;
+  if (g_released || g_state_fd < 0 || fstat(g_state_fd, &st) != 0 || st.st_nlink != 0) return;
+  g_term = 0;
+  long long until = now_ms() + ORPHAN_WAIT_MS;
+  while (!g_term && !g_released && now_ms() < until) {
+    struct timespec second = {1, 0};
+    ppoll(NULL, 0, &second, wait_mask);
+  }
+}
+
 /* Sends what is unsent, whole lines at a time, at most PIPE_BUF bytes per write: such a write to
    a pipe is all or nothing, so the node never sees a torn line. Never waits: stdout does not
    block, and what a slow node has no room for waits here for the next try. */
@@ -762,6 +783,9 @@ static void setup_signals(sigset_t* orig_mask, sigset_t* wait_mask) {
   sa.sa_flags = SA_SIGINFO;
   sa.sa_sigaction = on_term;
   sigaction(SIGTERM, &sa, NULL);
+  sa.sa_flags = 0;
+  sa.sa_handler = on_release;
+  sigaction(SIGUSR1, &sa, NULL);
 
   /* Blocked except inside sigsuspend: no signal slips between a check and the wait. */
   sigset_t block;
@@ -769,11 +793,13 @@ static void setup_signals(sigset_t* orig_mask, sigset_t* wait_mask) {
   sigaddset(&block, SIGTERM);
   sigaddset(&block, SIGCHLD);
   sigaddset(&block, SIGALRM);
+  sigaddset(&block, SIGUSR1);
   sigprocmask(SIG_BLOCK, &block, orig_mask);
   *wait_mask = *orig_mask;
   sigdelset(wait_mask, SIGTERM);
   sigdelset(wait_mask, SIGCHLD);
   sigdelset(wait_mask, SIGALRM);
+  sigdelset(wait_mask, SIGUSR1);
 }
 
 /* Field 22 of /proc/self/stat: this process's start time, so a restarted node can tell our pid
@@ -1002,6 +1028,7 @@ static int shim_main(int argc, char** argv) {
   if (record_ended(cs, n) != 0)
     give_up(dirfd, 1, "caldera-shim: cannot write state: %s", strerror(errno));
   if (record_failed) give_up(dirfd, 1, "caldera-shim: cannot write state (started)");
+  linger_if_orphaned(&wait_mask);
   return 0;
 }
 

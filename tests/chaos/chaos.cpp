@@ -5,20 +5,33 @@
 // worker longer and shorter than the heartbeat timeout (stop-long, stop-short), a worker cut off
 // from the coordinator for about 12 s by iptables DROP rules (partition-worker), kill -9 and
 // restart of the coordinator (kill-coordinator), SIGSTOP of the coordinator for 4 s
-// (pause-coordinator). It waits for every job to end, then checks the invariants and prints
-// figures. Its last line is `chaos: F faults, J jobs, V violations`; it exits 1 when V > 0.
+// (pause-coordinator), and the coordinator's data dir wiped (wipe-coordinator), as an operator
+// would live it: the submissions held (a backup cannot hold a job acknowledged after it),
+// `caldera admin backup` into the work dir, kill -9, the data dir emptied (its calderad.log
+// excepted), a restart as before, which must halt (`get jobs` refused, at it and at the workers,
+// with an error that names the lost store and --restore-from), 5 s of halt (past the lease), the
+// halted one killed, its new empty store moved aside, a restart with --restore-from the backup,
+// and the submissions resumed once it answers `get jobs`. The driver waits for every job to end,
+// then checks the invariants and prints figures. Its last line is
+// `chaos: F faults, J jobs, V violations`; it exits 1 when V > 0.
 //
 // The invariants: every acknowledged job exists and ended as its policies allow, with no more
-// restarts than faults that may evict its pods (a coordinator's kill or pause explains none); every
-// gang whole or not running, dependencies respected; no node over-committed; no pod alive twice at
-// once, on two nodes or on one (the OVERLAP marks below, and the runs' intervals); no pod that
-// ended Succeeded started again, unless its job was restarted by PodEvicted -> RestartJob after
-// such a fault; a worker gone for longer than its lease had its pods ended within the lease (+1 s
-// of stop, +1 s of slack) and started none meanwhile; a coordinator's pause (shorter than the
-// lease) stopped no worker's pod; nothing left allocated once every job ended.
+// restarts than faults that may evict its pods (a coordinator's kill, pause or wipe explains none);
+// every gang whole or not running, dependencies respected; no node over-committed; no pod alive
+// twice at once, on two nodes or on one (the OVERLAP marks below, and the runs' intervals); no pod
+// that ended Succeeded started again, unless its job was restarted by PodEvicted -> RestartJob
+// after such a fault; a worker gone for longer than its lease had its pods ended within the lease
+// (+1 s of stop, +1 s of slack) and started none meanwhile; a coordinator's pause (shorter than the
+// lease) stopped no worker's pod; a coordinator halted on its wiped data dir stopped no worker's
+// pod (pods that finish are fine) from its restart until 3 s after the restore, and started none
+// during the halt; a real pod whose run ended ok is not reported Failed, unless a worker fault
+// that may evict pods hit its node then; nothing left allocated once every job ended. After a
+// wipe the restore must lose nothing: the invariants above hold across it, with no excuse for it.
 // The figures: detection, and the worker-loss recovery, per worker kill, long stop or partition:
 // from the fault to the first job that had a pod on the worker Running again (at a new version,
-// or at all once every node is Ready again), its median over the faults and their count.
+// or at all once every node is Ready again), its median over the faults and their count; per
+// coordinator kill, pause or wipe (its halt and restore included), from the fault to each job that
+// was running then Running again.
 //
 // The partition: each node is started in its own cgroup (v2) under this process's; a rule of this
 // run's iptables chain (CALDERA-CHAOS-<pid>, jumped to from OUTPUT) marks, with conntrack, every
@@ -51,6 +64,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -284,11 +298,13 @@ enum class FaultKind {
   StopShort,
   PartitionWorker,
   KillCoordinator,
-  PauseCoordinator
+  PauseCoordinator,
+  WipeCoordinator
 };
 constexpr FaultKind kAllFaultKinds[] = {FaultKind::KillWorker,      FaultKind::StopLong,
                                         FaultKind::StopShort,       FaultKind::PartitionWorker,
-                                        FaultKind::KillCoordinator, FaultKind::PauseCoordinator};
+                                        FaultKind::KillCoordinator, FaultKind::PauseCoordinator,
+                                        FaultKind::WipeCoordinator};
 const char* to_string(FaultKind k) {
   switch (k) {
     case FaultKind::KillWorker:
@@ -303,12 +319,15 @@ const char* to_string(FaultKind k) {
       return "kill-coordinator";
     case FaultKind::PauseCoordinator:
       return "pause-coordinator";
+    case FaultKind::WipeCoordinator:
+      return "wipe-coordinator";
   }
   return "?";
 }
 
 bool coordinator_fault(FaultKind k) {
-  return k == FaultKind::KillCoordinator || k == FaultKind::PauseCoordinator;
+  return k == FaultKind::KillCoordinator || k == FaultKind::PauseCoordinator ||
+         k == FaultKind::WipeCoordinator;
 }
 
 // The worker faults that may cost a worker its pods: it is gone (killed, stopped, cut off) for
@@ -334,6 +353,11 @@ struct Fault {
   std::vector<double> recovery_ms;     // per affected job, from the injection
   std::vector<std::string> recovered;  // those jobs, in the same order
   std::vector<std::string> ended;      // affected jobs that ended instead of running again
+  // wipe-coordinator: the backup it is restored from; when the coordinator restarted on its wiped
+  // data dir answered (its halt began), when `get jobs` was first refused as halted, and when the
+  // coordinator restored from the backup answered `get jobs`.
+  std::string backup;
+  int64_t wiped_up_ns = 0, halted_ns = 0, restored_ns = 0;
   // The window in which the fault may have disturbed the cluster.
   int64_t window_end() const { return (ready_ns ? ready_ns : restore_ns) + 1 * kSec; }
   bool node_down_fault() const { return worker_loss(kind) || detected; }
@@ -431,10 +455,26 @@ Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file
     at += static_cast<int64_t>(uniform(2000, 5000)) * 3 / std::max(nodes, 1);
   }
   // Faults: every kind once first (in a seeded order), then any; each after the cluster is whole
-  // again and a pause.
-  std::vector<FaultKind> first(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  // again and a pause. The wipes draw from a stream of their own, so that a seed gives the other
+  // kinds the schedule it gave before wipe-coordinator existed, the wipes inserted: once in the
+  // first round, then before one fault in 20.
+  static_assert(std::end(kAllFaultKinds)[-1] == FaultKind::WipeCoordinator);
+  std::mt19937_64 wipe_rng(seed ^ 0x77697065u);
+  auto wipe_uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(wipe_rng);
+  };
+  std::vector<FaultKind> first(std::begin(kAllFaultKinds), std::end(kAllFaultKinds) - 1);
   std::shuffle(first.begin(), first.end(), rng);
+  const size_t wipe_at = static_cast<size_t>(wipe_uniform(0, static_cast<int>(first.size())));
   for (size_t i = 0; i < 200; ++i) {
+    if (i == wipe_at || (i > first.size() && wipe_uniform(0, 99) < 5)) {
+      Fault w;
+      w.kind = FaultKind::WipeCoordinator;
+      w.node = 0;
+      w.gap_ms = wipe_uniform(2000, 6000);
+      w.down_ms = 5000;  // the halt, past the lease: the halted coordinator renews them
+      if (allowed.count(w.kind)) plan.faults.push_back(w);
+    }
     Fault f;
     if (i < first.size()) {
       f.kind = first[i];
@@ -467,6 +507,8 @@ Plan make_plan(uint64_t seed, int64_t run_ms, int nodes, const std::string& file
         break;
       case FaultKind::PauseCoordinator:  // less than the lease: it should cost nothing
         f.down_ms = 4000;
+        break;
+      case FaultKind::WipeCoordinator:  // inserted above, never drawn here
         break;
     }
     if (allowed.count(f.kind)) plan.faults.push_back(f);
@@ -799,10 +841,9 @@ class Cluster {
            "\n    host: 127.0.0.1\n    clientPort: " + std::to_string(s.client_port) +
            "\n    clusterPort: " + std::to_string(s.cluster_port) + "\n    dataDir: " + dir + "/" +
            s.name + "\n    resources: {cpu: 2, memory: 4Gi, pods: 40}\n";
-    auto config = testing::write_file(dir, "cluster.yaml", y);
+    config_ = testing::write_file(dir, "cluster.yaml", y);
     for (const auto& s : specs_) {
-      nodes_.push_back(std::make_unique<Calderad>(
-          dir + "/" + s.name, std::vector<std::string>{"--config", config, "--node", s.name}));
+      nodes_.push_back(std::make_unique<Calderad>(dir_of(s.name), args(s.name)));
       up_.push_back(false);
     }
   }
@@ -812,9 +853,14 @@ class Cluster {
     for (auto& pid : g_node_pids) pid = 0;
   }
 
-  // Starts node i (a worker in its own cgroup, for partitions); its pid is kept for a second
-  // interrupt.
-  void start(int i, Partitioner& part) {
+  // Starts node i (a worker in its own cgroup, for partitions) with these flags besides its own
+  // (--restore-from DIR, say: for this start only); its pid is kept for a second interrupt.
+  void start(int i, Partitioner& part, const std::vector<std::string>& extra = {}) {
+    if (!nodes_[i]->running()) {  // a new process, with the flags of this start
+      auto a = args(specs_[i].name);
+      a.insert(a.end(), extra.begin(), extra.end());
+      nodes_[i] = std::make_unique<Calderad>(dir_of(specs_[i].name), a);
+    }
     part.start_in(i, [&] { nodes_[i]->start(); });
     if (i < kMaxNodes) g_node_pids[i] = nodes_[i]->pid();
   }
@@ -826,6 +872,7 @@ class Cluster {
 
   int size() const { return static_cast<int>(specs_.size()); }
   const NodeSpec& spec(int i) const { return specs_[i]; }
+  std::string data_dir(int i) const { return dir_of(specs_[i].name); }
   Calderad& node(int i) { return *nodes_[i]; }
   std::string log(int i) const { return nodes_[i]->log(); }
 
@@ -884,7 +931,12 @@ class Cluster {
   }
 
  private:
-  std::string dir_;
+  std::string dir_of(const std::string& name) const { return dir_ + "/" + name; }
+  std::vector<std::string> args(const std::string& name) const {
+    return {"--config", config_, "--node", name};
+  }
+
+  std::string dir_, config_;
   std::vector<NodeSpec> specs_;
   std::vector<std::unique_ptr<Calderad>> nodes_;
   std::mutex mu_;
@@ -1046,7 +1098,65 @@ void monitor(Cluster& c, Observations& obs, const std::atomic<bool>& stop) {
   }
 }
 
-void submitter(Cluster& c, Observations& obs, const std::vector<JobPlan>& jobs) {
+// Holds the submitter: while held, no submission is under way and none starts (a fault that
+// restores the coordinator from a backup: a backup cannot hold a job acknowledged after it).
+class SubmitGate {
+ public:
+  // Holds it once the submission under way, if any, has been answered.
+  void hold() {
+    std::unique_lock lock(mu_);
+    held_ = true;
+    cv_.wait(lock, [&] { return !busy_; });
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      held_ = false;
+    }
+    cv_.notify_all();
+  }
+  // The submitter, before an attempt: waits while held, and returns how long it waited (nothing
+  // when the run was interrupted meanwhile).
+  std::optional<std::chrono::steady_clock::duration> enter() {
+    auto from = std::chrono::steady_clock::now();
+    std::unique_lock lock(mu_);
+    while (held_ && !g_abort) cv_.wait_for(lock, 100ms);
+    if (g_abort) return std::nullopt;
+    busy_ = true;
+    return std::chrono::steady_clock::now() - from;
+  }
+  void leave() {
+    {
+      std::lock_guard lock(mu_);
+      busy_ = false;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false, busy_ = false;
+};
+
+// Holds the gate for a scope.
+class SubmitHold {
+ public:
+  explicit SubmitHold(SubmitGate& gate) : gate_(gate) { gate_.hold(); }
+  ~SubmitHold() { release(); }
+  void release() {
+    if (held_) gate_.release();
+    held_ = false;
+  }
+  SubmitHold(const SubmitHold&) = delete;
+  SubmitHold& operator=(const SubmitHold&) = delete;
+
+ private:
+  SubmitGate& gate_;
+  bool held_ = true;
+};
+
+void submitter(Cluster& c, Observations& obs, const std::vector<JobPlan>& jobs, SubmitGate& gate) {
   for (const auto& j : jobs) {
     nap_until_ns(t0_ns + j.at_ns);
     if (g_abort) return;
@@ -1054,13 +1164,18 @@ void submitter(Cluster& c, Observations& obs, const std::vector<JobPlan>& jobs) 
       std::lock_guard lock(obs.mu);
       obs.jobs[j.name].submit_ns = now_ns();
     }
-    // Until acknowledged; a node or the coordinator may be down for a few seconds.
+    // Until acknowledged; a node or the coordinator may be down for a few seconds. A hold of the
+    // gate does not count.
     auto deadline = std::chrono::steady_clock::now() + 90s;
     bool acked = false, late = false;
     int attempts = 0;
     while (!acked && !g_abort && std::chrono::steady_clock::now() < deadline) {
+      auto waited = gate.enter();
+      if (!waited) return;
+      deadline += *waited;
       ++attempts;
       auto r = c.cli({"submit", "-f", "-"}, j.yaml);
+      gate.leave();
       if (r.exit_code == 0) {
         acked = true;
       } else if (r.err.find("already exists") != std::string::npos) {
@@ -1430,8 +1545,28 @@ struct Checker {
       report.violation("job " + p.name + " ended " + why +
                        (p.restart ? " despite PodEvicted -> RestartJob" : "") + "; nodes " +
                        nodes_text(p.name) + ", retryCount " + std::to_string(o.retry) + "; " +
-                       describe(hit));
+                       describe(hit) + failed_pods(p.name));
     }
+  }
+
+  // A failed job's Failed pods (as last polled), each with how its run ended by its own marks.
+  std::string failed_pods(const std::string& job) const {
+    std::string out;
+    int n = 0;
+    for (const auto& [uid, p] : obs.pods) {
+      if (p.job != job || p.phase != "Failed") continue;
+      if (++n > 4) continue;
+      out += " " + p.name + " on " + (p.node.empty() ? "?" : p.node) + " (" + p.reason;
+      auto runs = log.by_uid.find(uid);
+      if (runs != log.by_uid.end() && !runs->second.empty()) {
+        const auto& r = runs->second.back();
+        out += std::string(", its run ") +
+               (r.has_end ? "ended " + r.end_how + " at " + fmt_s(r.end_ns) : "left no END line");
+      }
+      out += ");";
+    }
+    if (n > 4) out += " and " + std::to_string(n - 4) + " more;";
+    return n ? " Failed pods:" + out : "";
   }
 
   void retries_plausible() {
@@ -1712,6 +1847,96 @@ struct Checker {
     }
   }
 
+  // A real pod is reported as its run ended: one whose last run ended ok (its END mark) is not
+  // Failed, unless a fault that may evict pods hit its node while it ran or just after (its node
+  // lost, the outcome may not have reached anyone in time). A coordinator's fault explains none:
+  // the outcome is the node's to keep and report; but a wipe takes the coordinator's own node's
+  // records with it, and the outcome of a pod of that node that ended while nobody held its
+  // deleted state file open (between the backup and the restored node's adoption) is lost: a
+  // note says so.
+  void outcomes_match_runs() {
+    for (const auto& [uid, p] : obs.pods) {
+      if (p.phase != "Failed") continue;
+      auto it = log.by_uid.find(uid);
+      if (it == log.by_uid.end() || it->second.empty()) continue;
+      const PodRun& r = it->second.back();
+      if (!r.has_end || r.end_how != "ok") continue;
+      bool excused = false;
+      for (const auto& f : faults)
+        excused |= !coordinator_fault(f.kind) && f.node_down_fault() && node_name(f) == r.node &&
+                   overlaps(r.start_ns, r.end_ns + 10 * kSec, f.inject_ns, f.window_end());
+      if (excused) continue;
+      bool wiped = false;
+      for (size_t i = 0; i < faults.size() && !wiped; ++i) {
+        const auto& f = faults[i];
+        wiped = f.kind == FaultKind::WipeCoordinator && r.node == node_name_of(0) &&
+                r.end_ns >= f.inject_ns - 5 * kSec &&
+                r.end_ns <= (f.restore_ns ? f.restore_ns : now_ns()) + 5 * kSec;
+        if (wiped)
+          report.note("pod " + run_text(r) + " of the coordinator's node ended ok around fault " +
+                      std::to_string(i + 1) +
+                      " wipe-coordinator; its outcome went with the data dir (reported " +
+                      p.reason + ")");
+      }
+      if (wiped) continue;
+      report.violation("pod " + run_text(r) +
+                       " ended ok (its END mark), but it is reported Failed (" + p.reason + "); " +
+                       faults_near(r.start_ns, r.end_ns + 2 * kSec));
+    }
+  }
+
+  // A coordinator halted on its wiped data dir decides nothing and kills nothing, and its
+  // heartbeats renew the workers' leases; nor do its orders take effect later. From the time it was
+  // up again until 3 s after the restored coordinator answered, no pod on a worker was stopped (END
+  // term, or gone without an END), and none started during the halt. A pod that finished (END ok)
+  // is fine, and so is a stop after the restore of a pod that the restored coordinator does not
+  // list (launched after the backup: a stray it rightly stops; a note says so). The coordinator's
+  // own node is left out: its pods' dirs went with the wipe (a note says what became of them).
+  void halt_costs_nothing() {
+    for (size_t i = 0; i < faults.size(); ++i) {
+      const auto& f = faults[i];
+      if (f.kind != FaultKind::WipeCoordinator || !f.wiped_up_ns) continue;
+      const int64_t from = f.wiped_up_ns, to = f.restore_ns ? f.restore_ns : now_ns();
+      const int64_t after = f.restored_ns ? f.restored_ns + 3 * kSec : to;
+      const std::string what = "fault " + std::to_string(i + 1) + " wipe-coordinator";
+      const std::string when = " during the halt (" + fmt_s(from) + " .. " + fmt_s(to) + ")";
+      std::string on_coordinator, strays;
+      for (const auto& [uid, runs] : log.by_uid)
+        for (const auto& r : runs) {
+          const int64_t stop_ns = r.has_end ? (r.end_how == "term" ? r.end_ns : 0) : r.gone_ns;
+          const bool stopped = r.start_ns < to && stop_ns > from && stop_ns <= after;
+          const bool started = r.start_ns > from && r.start_ns < to;
+          if (!stopped && !started) continue;
+          if (r.node == node_name_of(f.node)) {
+            on_coordinator += " " + run_text(r) + (started ? " started;" : " stopped;");
+            continue;
+          }
+          if (started || stop_ns <= to) {
+            report.violation(what + ": pod " + run_text(r) +
+                             (started ? " started" : " was stopped") + when);
+            continue;
+          }
+          auto seen = obs.pods.find(uid);
+          if (seen == obs.pods.end() || seen->second.last_seen_ns < f.restored_ns) {
+            strays += " " + run_text(r) + ";";
+            continue;
+          }
+          report.violation(what + ": pod " + run_text(r) + " was stopped " +
+                           std::to_string((stop_ns - to) / kMs) +
+                           " ms after the restore began, though the restored coordinator knows "
+                           "it (it reports it " +
+                           seen->second.phase +
+                           (seen->second.reason.empty() ? "" : " " + seen->second.reason) + ")");
+        }
+      if (!on_coordinator.empty())
+        report.note(what + ": on the coordinator's own node," + when.substr(1) + ":" +
+                    on_coordinator);
+      if (!strays.empty())
+        report.note(what + ": stopped after the restore, unknown to the restored coordinator " +
+                    "(launched after the backup):" + strays);
+    }
+  }
+
   // Real-pod gangs: every attempt (job version) that started any pod of its first gang started all
   // of them, within a few seconds of each other, unless a fault on its nodes fell then; a task
   // that depends on another starts only once that one's pods have started.
@@ -1790,6 +2015,119 @@ struct Checker {
   }
 };
 
+// ---- wipe-coordinator ----
+
+// Everything in a node's data dir goes (its store, its pods' dirs, its port file), but
+// calderad.log: the driver's capture of what the node printed, not the node's data.
+std::string wipe_data_dir(const std::string& dir) {
+  std::string failed;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::error_code ec;
+    std::vector<fs::path> entries;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename() != "calderad.log") entries.push_back(it->path());
+    if (ec) return "cannot list " + dir + ": " + ec.message();
+    failed.clear();
+    for (const auto& e : entries) {
+      std::error_code rm;
+      fs::remove_all(e, rm);  // a pod's supervisor may still write in its dir: tried again
+      if (rm) failed = e.string() + ": " + rm.message();
+    }
+    if (failed.empty()) return "";
+    std::this_thread::sleep_for(100ms);
+  }
+  return "cannot wipe " + dir + ": " + failed;
+}
+
+std::string move_aside(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  if (!fs::exists(from, ec)) return "";
+  fs::rename(from, to, ec);
+  return ec ? "cannot move " + from + " aside to " + to + ": " + ec.message() : "";
+}
+
+// A refusal of a halted coordinator: it names the lost store.
+bool refused_as_halted(const CommandResult& r) {
+  return r.exit_code != 0 && r.err.find("coordinator's store") != std::string::npos;
+}
+
+// After the kill and the wipe: the coordinator starts again on its empty data dir, as before.
+// Once a worker registers, presenting the cluster's id, it halts: every client request but ping
+// and listNodes is refused with an error that names the lost store and says how to restore it
+// (asked of it, and of each worker, which passes requests on). It stays so for down_ms from then,
+// and still is at the end. Until a worker registered it answers from its empty store: a note says
+// how long. False when it could not be started: the run ends.
+bool halt_after_wipe(Cluster& cluster, Partitioner& part, Fault& f, size_t number, Report& report) {
+  const std::string what = "fault " + std::to_string(number) + " wipe-coordinator";
+  try {
+    cluster.start(f.node, part);
+  } catch (const std::exception& e) {
+    report.violation(what + ": the coordinator did not start again on its wiped data dir: " +
+                     first_line(e.what()));
+    return false;
+  }
+  f.wiped_up_ns = now_ns();
+  int answered = 0;
+  int64_t answered_until = 0;
+  std::string last, refusal;
+  bool halted = wait_for(
+      [&] {
+        auto r = cluster.cli_at(f.node, {"get", "jobs"});
+        if (r.exit_code == 0) {
+          ++answered;
+          answered_until = now_ns();
+          last = "answered";
+          return false;
+        }
+        last = first_line(r.err);
+        if (!refused_as_halted(r)) return false;
+        refusal = r.err;
+        return true;
+      },
+      20s);
+  if (answered)
+    report.note(what + ": the coordinator on its wiped data dir answered get jobs " +
+                std::to_string(answered) + " time(s), from its empty store, until " +
+                std::to_string((answered_until - f.wiped_up_ns) / kMs) + " ms after it was up" +
+                (halted ? ", before it halted" : ""));
+  if (!halted) {
+    report.violation(what + ": the coordinator restarted on its wiped data dir did not halt " +
+                     "within 20 s (get jobs: " + last + ")");
+    nap(std::chrono::milliseconds(f.down_ms));
+    return true;
+  }
+  f.halted_ns = now_ns();
+  say("  halted %lld ms after it was up again: get jobs refused: %s",
+      static_cast<long long>((f.halted_ns - f.wiped_up_ns) / kMs), first_line(refusal).c_str());
+  if (refusal.find("--restore-from") == std::string::npos)
+    report.violation(what + ": the halted coordinator's refusal does not say how to restore " +
+                     "its store (calderad --restore-from): " + first_line(refusal));
+  for (int i = 0; i < cluster.size(); ++i) {
+    if (i == f.node) continue;
+    CommandResult r;
+    if (!wait_for(
+            [&] {
+              r = cluster.cli_at(i, {"get", "jobs"});
+              return refused_as_halted(r);
+            },
+            5s))
+      report.violation(what + ": get jobs at " + cluster.spec(i).name +
+                       (r.exit_code == 0
+                            ? std::string(" answered")
+                            : " failed without naming the lost store: " + first_line(r.err)) +
+                       " while the coordinator was halted");
+  }
+  nap_until_ns(f.halted_ns + f.down_ms * kMs);
+  if (g_abort) return true;
+  auto r = cluster.cli_at(f.node, {"get", "jobs"});
+  if (!refused_as_halted(r))
+    report.violation(what + ": the coordinator was no longer halted " +
+                     std::to_string((now_ns() - f.halted_ns) / kMs) +
+                     " ms after it halted (get jobs " +
+                     (r.exit_code == 0 ? std::string("answered") : first_line(r.err)) + ")");
+  return true;
+}
+
 int run(int argc, char** argv) {
   uint64_t seed = 1;
   double minutes = 0, seconds = 0;
@@ -1811,7 +2149,8 @@ int run(int argc, char** argv) {
   for (auto k : kAllFaultKinds) fault_names.push_back(to_string(k));
   app.add_option("--faults", fault_names,
                  "the kinds of fault to inject (default all: kill-worker stop-long stop-short "
-                 "partition-worker kill-coordinator pause-coordinator; none for none); the seeded "
+                 "partition-worker kill-coordinator pause-coordinator wipe-coordinator; none for "
+                 "none); the seeded "
                  "schedule is the same, the other kinds are left out. partition-worker needs "
                  "iptables (with its cgroup and connmark matches), a cgroup v2 tree and root; "
                  "without them it is skipped, with a line saying why")
@@ -1929,9 +2268,10 @@ int run(int argc, char** argv) {
     std::atomic<bool> stop_monitor{false}, stop_watch{false};
     std::thread monitor_thread, submit_thread, watch_thread;
     PidWatch watch(run_file);
+    SubmitGate gate;
     if (started) {
       monitor_thread = std::thread([&] { monitor(cluster, obs, stop_monitor); });
-      submit_thread = std::thread([&] { submitter(cluster, obs, plan.jobs); });
+      submit_thread = std::thread([&] { submitter(cluster, obs, plan.jobs, gate); });
       watch_thread = std::thread([&] { watch.run(stop_watch); });
     }
 
@@ -1948,6 +2288,10 @@ int run(int argc, char** argv) {
         break;
       }
       const std::string node = cluster.spec(f.node).name;
+      // A wipe holds the submissions from before its backup until the restored coordinator
+      // answers: a job acknowledged after the backup would be lost by the restore, rightly.
+      std::optional<SubmitHold> hold;
+      if (f.kind == FaultKind::WipeCoordinator) hold.emplace(gate);
       // Which jobs it should disturb: those with live pods on the node (all running ones for the
       // coordinator).
       auto pods = get_items(cluster, "pods", f.node);
@@ -1973,6 +2317,17 @@ int run(int argc, char** argv) {
         }
       }
 
+      // The operator's backup, taken while the coordinator runs, just before its store is lost.
+      if (f.kind == FaultKind::WipeCoordinator) {
+        f.backup = work_dir + "/backup-" + std::to_string(fi + 1);
+        auto r = cluster.cli_at(f.node, {"admin", "backup", f.backup});
+        if (r.exit_code != 0) {
+          report.violation("fault " + std::to_string(fi + 1) +
+                           " wipe-coordinator: caldera admin backup failed: " + first_line(r.err));
+          break;
+        }
+      }
+
       cluster.set_up(f.node, false);
       f.inject_ns = now_ns();
       f.injected = true;
@@ -1981,6 +2336,10 @@ int run(int argc, char** argv) {
         case FaultKind::KillWorker:
         case FaultKind::KillCoordinator:
           cluster.kill9(f.node);
+          break;
+        case FaultKind::WipeCoordinator:
+          cluster.kill9(f.node);
+          failed = wipe_data_dir(cluster.data_dir(f.node));
           break;
         case FaultKind::StopLong:
         case FaultKind::StopShort:
@@ -1994,6 +2353,10 @@ int run(int argc, char** argv) {
       if (!failed.empty()) {
         report.violation("fault " + std::to_string(fi + 1) + " " + to_string(f.kind) + " of " +
                          node + ": " + failed);
+        if (f.kind == FaultKind::WipeCoordinator) try {  // killed: back, for the drain
+            cluster.start(f.node, part);
+          } catch (const std::exception&) {
+          }
         cluster.set_up(f.node, true);
         break;
       }
@@ -2010,11 +2373,15 @@ int run(int argc, char** argv) {
           obs.recoveries.push_back({&live, job, v, coordinator_fault(f.kind)});
       }
 
+      // A wipe: the coordinator starts again on its empty data dir, and halts (down_ms of it).
+      if (f.kind == FaultKind::WipeCoordinator &&
+          !halt_after_wipe(cluster, part, live, fi + 1, report))
+        break;
       // Detection: the node NotReady in `get nodes` at another node, polled every 100 ms. A
       // worker's kill, long stop or partition lasts until it is seen (20 s at most).
       const int64_t planned_end = live.inject_ns + live.down_ms * kMs;
       const bool wait_detection = worker_loss(f.kind);
-      while (!g_abort) {
+      while (!g_abort && f.kind != FaultKind::WipeCoordinator) {
         int64_t t = now_ns();
         if (t >= planned_end && (!wait_detection || live.detected)) break;
         if (t >= live.inject_ns + 20 * kSec) break;
@@ -2047,11 +2414,46 @@ int run(int argc, char** argv) {
           case FaultKind::PartitionWorker:
             if (auto e = part.heal(f.node); !e.empty()) throw std::runtime_error(e);
             break;
+          case FaultKind::WipeCoordinator:
+            // The halted one goes, and its new empty store aside (a restore never overwrites a
+            // store): then the backup.
+            cluster.kill9(f.node);
+            if (auto e = move_aside(cluster.data_dir(f.node) + "/db",
+                                    work_dir + "/halted-store-" + std::to_string(fi + 1));
+                !e.empty())
+              throw std::runtime_error(e);
+            cluster.start(f.node, part, {"--restore-from", live.backup});
+            break;
         }
         cluster.set_up(f.node, true);
       } catch (const std::exception& e) {
         report.violation(node + " did not come back after " + to_string(f.kind) + ": " + e.what());
         break;
+      }
+      // Restored: once it answers for its jobs, the submissions go on.
+      if (f.kind == FaultKind::WipeCoordinator) {
+        std::string last;
+        bool answers = wait_for(
+            [&] {
+              auto r = cluster.cli_at(f.node, {"get", "jobs"});
+              last = first_line(r.err);
+              return r.exit_code == 0;
+            },
+            30s);
+        if (!answers) {
+          report.violation("fault " + std::to_string(fi + 1) + " wipe-coordinator: restored from " +
+                           live.backup +
+                           ", the coordinator did not answer get jobs within 30 s: " + last);
+          break;
+        }
+        {
+          std::lock_guard lock(obs.mu);
+          live.restored_ns = now_ns();
+        }
+        hold.reset();
+        say("  restored from its backup: get jobs answered %lld ms after the restore began; "
+            "submissions resume",
+            static_cast<long long>((live.restored_ns - live.restore_ns) / kMs));
       }
       // A short stop: watch a little longer for a late NotReady. A coordinator's pause: whether
       // it judged any node NotReady when it woke (it should not: it notices its own stall).
@@ -2227,11 +2629,13 @@ int run(int argc, char** argv) {
       check.gangs_whole();
       check.pods_end_with_their_lease();
       check.pause_costs_nothing();
+      check.halt_costs_nothing();
+      check.outcomes_match_runs();
     }
 
     // Figures.
     std::map<std::string, int> kinds;
-    std::vector<double> detect_ms, worker_recovery, coord_recovery, pause_recovery;
+    std::vector<double> detect_ms, worker_recovery, coord_recovery, pause_recovery, wipe_recovery;
     // Worker-loss recovery, one figure per fault: to the first of its jobs Running again.
     std::vector<double> loss_recovery;
     std::map<std::string, std::vector<double>> loss_recovery_by_kind;
@@ -2244,6 +2648,7 @@ int run(int argc, char** argv) {
       if (f.detected && f.kind == FaultKind::StopShort) ++short_detected;
       auto& into = f.kind == FaultKind::KillCoordinator    ? coord_recovery
                    : f.kind == FaultKind::PauseCoordinator ? pause_recovery
+                   : f.kind == FaultKind::WipeCoordinator  ? wipe_recovery
                                                            : worker_recovery;
       into.insert(into.end(), f.recovery_ms.begin(), f.recovery_ms.end());
       ended_instead += static_cast<int>(f.ended.size());
@@ -2294,6 +2699,14 @@ int run(int argc, char** argv) {
                          std::to_string((f.restore_ns - f.inject_ns) / kMs) + " ms";
       if (f.detected)
         line += ", NotReady after " + std::to_string((f.detect_ns - f.inject_ns) / kMs) + " ms";
+      if (f.kind == FaultKind::WipeCoordinator) {
+        if (f.halted_ns)
+          line += ", halted " + std::to_string((f.halted_ns - f.inject_ns) / kMs) +
+                  " ms after the kill";
+        if (f.restored_ns)
+          line += ", restored (answering) " + std::to_string((f.restored_ns - f.restore_ns) / kMs) +
+                  " ms after the halt ended";
+      }
       if (f.ready_ns && f.kind != FaultKind::StopShort)
         line += ", all Ready " + std::to_string((f.ready_ns - f.restore_ns) / kMs) +
                 " ms after it ended";
@@ -2350,6 +2763,9 @@ int run(int argc, char** argv) {
                 figures(coord_recovery).c_str());
     std::printf("recovery (coordinator pause -> its running jobs Running again): %s\n",
                 figures(pause_recovery).c_str());
+    std::printf(
+        "recovery (coordinator wipe, halt and restore -> its running jobs Running again): %s\n",
+        figures(wipe_recovery).c_str());
     if (!report.notes.empty()) {
       std::printf("notes:\n");
       for (const auto& n : report.notes) std::printf("  - %s\n", n.c_str());

@@ -403,6 +403,46 @@ TEST_F(NodeOutbox, ALeasedNodeStartsNothingWithoutALeaseAndEndsItsPodsWhenItRuns
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
 }
 
+// Orders that come while the coordinator acts on nothing (halted, its store lost) are held; once
+// its link registers with a coordinator that acts, only that very process's held orders are
+// carried out: a halted coordinator's kill, decided on a store it lost, never is, not even by the
+// coordinator restored from a backup after it.
+TEST_F(NodeOutbox, AHaltedCoordinatorsHeldOrdersAreDroppedAndOnlyItsSuccessorsRun) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};  // its orders come from this process (this node id)
+  auto node = spawn_node_actor(sys, env(coordinator));
+  auto as_link = caf::actor_cast<caf::actor>(node);
+  // Whether the pod is reported ended within `wait` (Running is sent again meanwhile: nobody
+  // acknowledges it here).
+  auto ends_within = [&](std::chrono::milliseconds wait) {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < until)
+      if (auto r = next_report(coordinator, 50ms); r && is_terminal(r->phase)) return true;
+    return false;
+  };
+  caf::anon_send(node, launch_atom::value, sim_launch("u1", 60000));
+  auto running = next_report(coordinator, 5s);
+  ASSERT_TRUE(running);
+  coordinator->send(as_link, identity_atom::value, std::string("c1"), uint64_t{0},
+                    sys.node());  // joins cluster c1
+  // Halted: acts on nothing. Its kill is held; the pod runs on.
+  coordinator->send(as_link, identity_atom::value, std::string(), uint64_t{0}, sys.node());
+  coordinator->send(as_link, kill_atom::value, pod_kill_bytes("u1", 0, "job deleted", ""));
+  EXPECT_FALSE(ends_within(300ms)) << "a halted coordinator's kill was carried out";
+  // Another process (restored from a backup) acts: the halted one's kill is dropped.
+  auto restored = caf::make_node_id(4242, std::string(40, 'a'));
+  ASSERT_TRUE(restored);
+  coordinator->send(as_link, identity_atom::value, std::string("c1"), uint64_t{1}, *restored);
+  EXPECT_FALSE(ends_within(500ms)) << "the held kill was carried out";
+  // The same process whose orders came before its identity: they are carried out.
+  coordinator->send(as_link, identity_atom::value, std::string(), uint64_t{0}, sys.node());
+  coordinator->send(as_link, kill_atom::value, pod_kill_bytes("u1", 0, "job deleted", ""));
+  coordinator->send(as_link, identity_atom::value, std::string("c1"), uint64_t{1}, sys.node());
+  EXPECT_TRUE(ends_within(3s)) << "its own held kill was not carried out";
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+}
+
 TEST_F(NodeOutbox, AnEvictingKillEndsThePodWithTheEvictionsReason) {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};

@@ -529,6 +529,42 @@ TEST_F(ProcessRunnerTest, PodsSurviveTheRunnerAndAreAdopted) {
   }
 }
 
+// A data dir lost under running pods (and restored from a backup, which has their records but
+// not their directories): a shim holds its deleted state file open, and waits after its pod's end
+// for a node to read it; through it the pod's end is learned as it was, not taken for a lost
+// supervisor, whether the pod ended before the adoption ("early") or after it ("late").
+TEST_F(ProcessRunnerTest, AShimWhosePodDirWasDeletedIsAdoptedThroughTheFileItHoldsOpen) {
+  runner_->launch(spec("early", {shell("main", "echo ready; sleep 1; exit 4")}));
+  runner_->launch(spec("late", {shell("main", "echo ready; sleep 4; exit 3")}));
+  std::map<std::string, PodProcessStatus> first;
+  for (const auto* uid : {"early", "late"}) {
+    auto r = collector_.wait_running(uid);
+    ASSERT_TRUE(r) << uid;
+    first[uid] = *r;
+    ASSERT_TRUE(eventually([&] { return slurp(root_ / uid / "main.log") == "ready\n"; }));
+  }
+  runner_.reset();
+  for (const auto* uid : {"early", "late"}) fs::remove_all(root_ / uid);
+  ASSERT_FALSE(collector_.wait_final("early", 10ms)) << "it ended too soon for this test";
+  std::this_thread::sleep_for(1500ms);  // the early pod has ended: its shim waits
+  EXPECT_TRUE(process_exists(first["early"].shim_pid));
+
+  Collector later;
+  auto adopter = ProcessRunner::create(CALDERA_SHIM_PATH, later.callback());
+  for (const auto& [uid, s] : first)
+    adopter->adopt(uid, (root_ / uid).string(), 1, s.shim_pid, s.shim_start_ticks);
+  auto early = later.wait_final("early", 3s);
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->containers[0].exit_code, 4);
+  EXPECT_EQ(early->containers[0].reason, "Error");
+  EXPECT_TRUE(eventually([&] { return !process_exists(first["early"].shim_pid); }, 2s))
+      << "its shim was not let go";
+  auto late = later.wait_final("late", 5s);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->containers[0].exit_code, 3);
+  EXPECT_EQ(late->containers[0].reason, "Error");
+}
+
 TEST_F(ProcessRunnerTest, AdoptingAnEndedShimReportsItsRecord) {
   // A pid that is certainly gone: a reaped child of ours.
   pid_t gone = ::fork();
