@@ -27,7 +27,8 @@ using job = caf::typed_actor<
     // (due ms) its timer: delayed actions, deadline, TTL
     caf::reacts_to<tick_atom, int64_t>,
     // (node, why, lease over) the node went NotReady (false), or its lease is over too (true):
-    // its pods are evicted once its lease is over, or at once when the job asks for it
+    // its pods are evicted once its lease and their grace are over, or at once when the job asks
+    // for it
     caf::reacts_to<node_lost_atom, std::string, std::string, bool>,
     // (node, why, wait number) its own: the lost node's pods' lease-stop grace is over
     caf::reacts_to<replace_atom, std::string, std::string, uint64_t>,
