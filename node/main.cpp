@@ -1,6 +1,7 @@
 // calderad: one caldera node. With no arguments, an embedded single-node cluster on 127.0.0.1.
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -287,6 +288,18 @@ int main(int argc, char** argv) {
     if (relay->relay) relay_completions(relay->relay, std::move(batch));
   };
   const std::string db_dir = node->data_dir + "/db";
+  // A damaged store (a read that met an I/O error or a corrupt block) would pass for one with
+  // records missing: calderad stops instead of serving part of its state.
+  store_options.on_damaged = [db_dir, is_coordinator](const std::string& error) {
+    spdlog::critical(
+        "calderad stops: the store in {} is damaged ({}); nothing more is served from it. {}",
+        db_dir, error,
+        is_coordinator ? "Restore a backup (calderad --restore-from DIR, made with caldera admin "
+                         "backup) into an empty data dir, or move the data dir aside"
+                       : "Move the data dir aside: the node joins again with a new store");
+    spdlog::shutdown();
+    std::_Exit(1);
+  };
   if (!restore_from.empty()) {
     if (!is_coordinator) return fail("--restore-from: only the coordinator's store is backed up");
     std::error_code ec;

@@ -46,6 +46,12 @@ constexpr std::array<std::pair<Family, const char*>, 8> kFamilyNames{{
     {Family::Scheduling, "scheduling"},
 }};
 
+const char* family_name(Family family) {
+  for (const auto& [f, name] : kFamilyNames)
+    if (f == family) return name;
+  return "?";
+}
+
 size_t family_index(Family family) {
   return static_cast<size_t>(family);
 }
@@ -255,18 +261,32 @@ class RocksDbStore final : public Store {
     std::string value;
     auto s = db_->Get(rocksdb::ReadOptions(), handle(family),
                       rocksdb::Slice(key.data(), key.size()), &value);
-    if (!s.ok()) return std::nullopt;
+    if (s.IsNotFound()) return std::nullopt;
+    if (!s.ok()) {
+      damaged("reading " + std::string(key) + " of " + family_name(family) +
+              " failed: " + s.ToString());
+      return std::nullopt;
+    }
     return value;
   }
 
-  void scan(Family family,
-            const std::function<void(std::string_view key, std::string_view value)>& fn) override {
+  std::string scan(
+      Family family,
+      const std::function<void(std::string_view key, std::string_view value)>& fn) override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), handle(family)));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    size_t count = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++count) {
       auto k = it->key();
       auto v = it->value();
       fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size()));
     }
+    // An iterator stops at an I/O error or a corrupt block as it stops at the end: only its
+    // status tells them apart.
+    if (it->status().ok()) return "";
+    auto error = "reading " + std::string(family_name(family)) + " stopped after " +
+                 std::to_string(count) + " records: " + it->status().ToString();
+    damaged(error);
+    return error;
   }
 
   void flush() override {
@@ -299,6 +319,11 @@ class RocksDbStore final : public Store {
 
   rocksdb::ColumnFamilyHandle* handle(Family family) const {
     return families_[family_index(family)];
+  }
+
+  void damaged(const std::string& error) {
+    spdlog::critical("store: {}", error);
+    if (options_.on_damaged) options_.on_damaged(error);
   }
 
   // Takes whole commits from the front of the queue until the next one would exceed

@@ -29,6 +29,10 @@ struct StoreOptions {
   // the writer thread calls them. calderad hands them to one actor in one message, so that a
   // batch wakes the actor system once instead of once per commit.
   std::function<void(std::vector<std::function<void()>>)> deliver = {};
+  // Called (on the reading thread) when a read finds the store damaged: an I/O error or
+  // corruption, which would otherwise pass for records that are not there. calderad stops rather
+  // than serve part of its state (node/main.cpp); unset: the read just says so.
+  std::function<void(const std::string& error)> on_damaged = {};
 };
 
 // One change: a put when value is set, a delete otherwise.
@@ -70,10 +74,12 @@ class Store {
 
   // Reads what is durable or in RocksDB's memtable (not what is still queued). For startup and
   // tests only: the memtable is a vector (the store is written, not read, at run time), so a
-  // read sorts a copy of it.
+  // read sorts a copy of it. Nothing when the key is not there; a read that fails otherwise
+  // (StoreOptions::on_damaged) is never taken for that.
   virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
-  // Calls fn for every record of the family in key order (the recovery scan).
-  virtual void scan(
+  // Calls fn for every record of the family in key order (the recovery scan). Empty when it saw
+  // them all, else why it stopped early (StoreOptions::on_damaged is told too).
+  virtual std::string scan(
       Family family,
       const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
   // Blocks until everything queued so far is committed (its completions may still be on their
