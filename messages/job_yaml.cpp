@@ -153,7 +153,10 @@ void read_document(YamlContext& ctx, const YamlNode& doc, const std::string& pre
   // The cluster-scoped kinds: one reader each, no namespace.
   auto read_cluster_object = [&](const char* expected, auto read, auto& list) {
     check_api_version(ctx, api_version, expected);
-    typename std::remove_reference_t<decltype(list)>::value_type item{{}, prefix, index};
+    // Member by member: GCC 12 at -O3 takes `{{}, prefix, index}` for a maybe-uninitialized value.
+    typename std::remove_reference_t<decltype(list)>::value_type item;
+    item.prefix = prefix;
+    item.document = index;
     read(ctx, root, item.value);
     root.warn_unknown();
     list.push_back(std::move(item));

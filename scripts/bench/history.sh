@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What finished jobs cost a node over time. On a fresh embedded node: N one-pod simulated jobs run
+# to Completed (structured submits), then
+#   rss_bytes_per_finished_job   calderad's resident memory growth per job (VmRSS before/after)
+#   data_bytes_per_job           its data dir per job
+# then kill -9 and a restart on that data dir:
+#   serving_ms                   the restart to the first answered ping
+#   job_readable_ms              ... to `get job` of the oldest job answering
+#   first_page_ms, get_job_ms    a page of 500 jobs of every namespace (summary), and `get job`
+#                                of the oldest, medians of 9 (ping_ms: the round trip alone)
+#   after_restart_jobs_per_s     new jobs (10,000, or N if fewer) to Completed right after (0:
+#                                a request went unanswered for a minute)
+# With a baseline revision, every run measures its calderad too, with the same clients.
+# Usage: scripts/bench/history.sh [N=100000] [RUNS=1] [BASELINE_REV]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+n="${1:-100000}"
+runs="${2:-1}"
+baseline="${3:-}"
+after=$((n < 10000 ? n : 10000))
+scripts/install-deps.sh
+
+source scripts/bench/lib.sh
+build_release . build-release calderad caldera-shim caldera caldera-bench-submit \
+  caldera-bench-history-probe
+setup_variants "$baseline"
+
+work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
+trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+start_node() {  # variant, dir: starts calderad, sets pid and server
+  "${calderad[$1]}" --port 0 --data-dir "$2" --port-file "$2/port" --log-level warn >>"$2/log" 2>&1 &
+  pid=$!
+  for _ in $(seq 2000); do [ -s "$2/port" ] && break; sleep 0.01; done
+  server="127.0.0.1:$(cat "$2/port")"
+}
+
+declare -A results  # "variant key" -> values
+keys=(rss_bytes_per_finished_job data_bytes_per_job serving_ms job_readable_ms first_page_ms
+  get_job_ms ping_ms after_restart_jobs_per_s)
+for r in $(seq "$runs"); do
+  for v in "${variants[@]}"; do
+    dir="$work/run-$r-$v"
+    mkdir -p "$dir"
+    start_node "$v" "$dir"
+    build-release/client/caldera --server "$server" get nodes >/dev/null
+    rss0=$(rss_kb "$pid")
+    out=$(build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$n" \
+      --kind sim --api struct --prefix h)
+    sleep 1
+    rss1=$(rss_kb "$pid")
+    per_job=$(awk -v a="$rss1" -v b="$rss0" -v n="$n" 'BEGIN {printf "%.0f", (a - b) * 1024 / n}')
+    data=$(du -sb "$dir" | awk -v n="$n" '{printf "%.0f", $1 / n}')
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    rm -f "$dir/port"
+    start_node "$v" "$dir"
+    probe=$(build-release/scripts/bench/caldera-bench-history-probe --server "$server" --job h-1)
+    # A node still recovering may leave a request unanswered past the client's timeout.
+    again=$(build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$after" \
+      --kind sim --api struct --prefix a) || again="completed_per_s=0"
+    line="$v jobs=$n completed_per_s=$(field completed_per_s "$out")"
+    line+=" rss_bytes_per_finished_job=$per_job data_bytes_per_job=$data $probe"
+    line+=" after_restart_jobs_per_s=$(field completed_per_s "$again")"
+    echo "$line"
+    for k in "${keys[@]}"; do results["$v $k"]+="$(field "$k" "$line") "; done
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+  done
+done
+for v in "${variants[@]}"; do
+  line="median $v jobs=$n runs=$runs"
+  # shellcheck disable=SC2086 # the lists are space-separated numbers
+  for k in "${keys[@]}"; do line+=" $k=$(med ${results["$v $k"]})"; done
+  echo "$line"
+done
