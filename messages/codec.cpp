@@ -213,6 +213,14 @@ std::map<std::string, std::string> decode_unique_map(capnp::List<api::KeyValue>:
 
 }  // namespace
 
+void encode(const Container& in, api::Container::Builder out) {
+  encode_container(in, out);
+}
+
+Container decode(api::Container::Reader in, Diagnostics& diags, const std::string& path) {
+  return decode_container(in, diags, path);
+}
+
 void encode_map(const std::map<std::string, std::string>& in,
                 capnp::List<api::KeyValue>::Builder out) {
   capnp::uint i = 0;

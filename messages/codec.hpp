@@ -20,6 +20,7 @@ void encode(const Job& in, api::Job::Builder out);
 // Everything but the spec: a job's store row, whose spec has a row of its own.
 void encode_without_spec(const Job& in, api::Job::Builder out);
 void encode(const Pod& in, api::Pod::Builder out);
+void encode(const Container& in, api::Container::Builder out);
 void encode(const NodeInfo& in, api::NodeInfo::Builder out);
 void encode(const JobTemplate& in, api::JobTemplate::Builder out);
 void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out);
@@ -32,6 +33,7 @@ void encode(const JobFlow& in, api::JobFlow::Builder out);
 ResourceList decode(capnp::List<api::KeyValue>::Reader in, Diagnostics& diags,
                     const std::string& path);
 JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& path = "spec");
+Container decode(api::Container::Reader in, Diagnostics& diags, const std::string& path);
 JobStatus decode(api::JobStatus::Reader in);
 Job decode(api::Job::Reader in);
 Pod decode(api::Pod::Reader in);

@@ -99,20 +99,6 @@ struct JobState {
 
 using JobSelf = caf::stateful_actor<JobState>;
 
-void encode_container(const Container& c, api::Container::Builder out) {
-  out.setName(c.name);
-  auto cmd = out.initCommand(static_cast<unsigned>(c.command.size()));
-  for (unsigned i = 0; i < c.command.size(); ++i) cmd.set(i, c.command[i]);
-  auto args = out.initArgs(static_cast<unsigned>(c.args.size()));
-  for (unsigned i = 0; i < c.args.size(); ++i) args.set(i, c.args[i]);
-  auto env = out.initEnv(static_cast<unsigned>(c.env.size()));
-  for (unsigned i = 0; i < c.env.size(); ++i) {
-    env[i].setName(c.env[i].name);
-    env[i].setValue(c.env[i].value);
-  }
-  out.setWorkingDir(c.working_dir);
-}
-
 std::string launch_bytes(const JobModel& m, const Pod& pod) {
   SmallMessageBuilder b;
   auto l = b.initRoot<cluster::PodLaunch>();
@@ -120,7 +106,7 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
   if (auto rt = pod_runtime(m.job.spec, pod, m.pods)) {
     encode_map(rt->files, l.initFiles(static_cast<unsigned>(rt->files.size())));
     auto cs = l.initContainers(static_cast<unsigned>(rt->containers.size()));
-    for (unsigned i = 0; i < rt->containers.size(); ++i) encode_container(rt->containers[i], cs[i]);
+    for (unsigned i = 0; i < rt->containers.size(); ++i) encode(rt->containers[i], cs[i]);
     encode(rt->requests, l.initRequests(static_cast<unsigned>(rt->requests.values.size())));
     l.setGraceMs(rt->grace_ms);
     l.setLeaseStopGraceMs(rt->lease_stop_grace_ms);

@@ -151,15 +151,8 @@ std::string pod_dir(const NodeState& st, const std::string& uid) {
 
 std::vector<Container> decode_containers(cluster::PodLaunch::Reader l) {
   std::vector<Container> out;
-  for (auto c : l.getContainers()) {
-    Container k;
-    k.name = c.getName();
-    for (auto a : c.getCommand()) k.command.emplace_back(a.cStr());
-    for (auto a : c.getArgs()) k.args.emplace_back(a.cStr());
-    for (auto e : c.getEnv()) k.env.push_back({e.getName(), e.getValue()});
-    k.working_dir = c.getWorkingDir();
-    out.push_back(std::move(k));
-  }
+  Diagnostics ignored;  // the coordinator's own encoding
+  for (auto c : l.getContainers()) out.push_back(decode(c, ignored, "container"));
   return out;
 }
 
