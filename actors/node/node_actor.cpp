@@ -922,7 +922,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         if (it == self->state.pods.end()) return;
         if (is_live(it->second.status)) {
           it->second.remove_when_done = true;
-          kill_pod(self, it->second, 2000);
+          kill_pod(self, it->second, it->second.grace_ms);  // its job's deletion: its own grace
         } else {
           forget(self, uid);
         }

@@ -95,6 +95,34 @@ TEST(Restart, ADamagedStoreStopsTheNodeAndSaysWhy) {
   EXPECT_NE(log.find("Corruption"), std::string::npos) << log;
 }
 
+// Deleting a job stops its running pod with the pod's own grace period: a TERM handler that
+// needs 3 s gets them from terminationGracePeriodSeconds: 6 (the node's removal used 2 s).
+TEST(Restart, ADeletedJobsPodGetsItsOwnGracePeriod) {
+  TempDir dir;
+  Calderad node(dir.path() + "/node");
+  node.start();
+  const auto marks = dir.path() + "/marks";
+  auto yaml = job_yaml("graceful", "trap 'sleep 3; echo clean >> " + marks +
+                                       "; exit 0' TERM; echo up >> " + marks + "; sleep 60 & wait");
+  const std::string spec = "        spec: {";
+  yaml.replace(yaml.find(spec), spec.size(), spec + "terminationGracePeriodSeconds: 6, ");
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+  ASSERT_TRUE(eventually([&] {
+    std::ifstream in(marks);
+    std::string line;
+    return std::getline(in, line) && line == "up";
+  }));
+  ASSERT_EQ(node.cli({"delete", "job", "graceful"}).exit_code, 0);
+  EXPECT_TRUE(eventually(
+      [&] {
+        std::ifstream in(marks);
+        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        return all == "up\nclean\n";
+      },
+      10s))
+      << node.log();
+}
+
 TEST(Restart, KillNineLosesNothingAndRunningPodsAreAdopted) {
   TempDir dir;
   Calderad node(dir.path() + "/node");
