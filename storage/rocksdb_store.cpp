@@ -1,11 +1,13 @@
 // Store on RocksDB: opening every column family, group commit by one writer thread, direct reads,
 // and resuming after write errors (a full disk) without a restart.
 #include <fcntl.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
+#include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
@@ -35,7 +37,7 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 8> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 11> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
@@ -44,6 +46,9 @@ constexpr std::array<std::pair<Family, const char*>, 8> kFamilyNames{{
     {Family::Pods, "pods"},
     {Family::Specs, "specs"},
     {Family::Scheduling, "scheduling"},
+    {Family::Summaries, "summaries"},
+    {Family::Live, "live"},
+    {Family::NodeRetired, "node_retired"},
 }};
 
 const char* family_name(Family family) {
@@ -149,6 +154,9 @@ class ErrorListener final : public rocksdb::EventListener {
   std::shared_ptr<HealthState> health_;
 };
 
+constexpr size_t kMemtableBytes = size_t{32} << 20;
+constexpr size_t kBlockCacheBytes = size_t{16} << 20;
+
 rocksdb::DBOptions db_options(const std::shared_ptr<HealthState>& health) {
   rocksdb::DBOptions o;
   o.create_if_missing = true;
@@ -160,6 +168,10 @@ rocksdb::DBOptions db_options(const std::shared_ptr<HealthState>& health) {
   o.max_bgerror_resume_count = 0;
   // The vector memtable takes one writer at a time (the store has one writer thread anyway).
   o.allow_concurrent_memtable_write = false;
+  // Memory stays flat however long the cluster runs: the memtables of every family together
+  // hold at most this much before the largest is flushed (each family alone would take 64 MiB,
+  // twice over, and a job writes five of them).
+  o.db_write_buffer_size = kMemtableBytes;
   return o;
 }
 
@@ -270,15 +282,15 @@ class RocksDbStore final : public Store {
     return value;
   }
 
-  std::string scan(
-      Family family,
-      const std::function<void(std::string_view key, std::string_view value)>& fn) override {
+  std::string scan_from(
+      Family family, std::string_view from,
+      const std::function<bool(std::string_view key, std::string_view value)>& fn) override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), handle(family)));
     size_t count = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++count) {
+    for (it->Seek(rocksdb::Slice(from.data(), from.size())); it->Valid(); it->Next(), ++count) {
       auto k = it->key();
       auto v = it->value();
-      fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size()));
+      if (!fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size()))) break;
     }
     // An iterator stops at an I/O error or a corrupt block as it stops at the end: only its
     // status tells them apart.
@@ -507,12 +519,20 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
   }
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  // At run time the store is only written (read back at startup, by scans): a vector memtable
-  // appends in O(1) and sorts once when it is flushed, where the default skiplist pays a
-  // pointer-chasing sorted insert per write on the writer thread, the store's serial stage.
-  rocksdb::ColumnFamilyOptions cfo;
-  cfo.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
-  for (const auto& name : names) descriptors.emplace_back(name, cfo);
+  // A node's pod rows are only written at run time (read back at startup, by a scan): a vector
+  // memtable appends in O(1) and sorts once when it is flushed, where the default skiplist pays
+  // a pointer-chasing sorted insert per write on the writer thread, the store's serial stage.
+  // The coordinator's families are read at run time (finished jobs live in the store only), and
+  // a read of a vector memtable sorts a copy of it: they keep the skiplist.
+  // One block cache for every family (each would otherwise make its own).
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
+  rocksdb::ColumnFamilyOptions read_too;
+  read_too.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::ColumnFamilyOptions written_only = read_too;
+  written_only.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+  for (const auto& name : names)
+    descriptors.emplace_back(name, name == family_name(Family::NodePods) ? written_only : read_too);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(dbo, dir, descriptors, &handles, &db);

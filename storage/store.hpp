@@ -15,7 +15,23 @@
 namespace caldera {
 
 // Scheduling: Queues ("queue/<name>") and PriorityClasses ("priorityclass/<name>").
-enum class Family { Jobs, NodePods, Meta, Templates, Flows, Pods, Specs, Scheduling };
+// Summaries: one small row per job (what a table of jobs shows), for lists.
+// Live: the jobs a restart recreates (not yet finished for good); the value is the job's uid.
+// NodeRetired: a node's ended pods whose end their job holds, out of NodePods (which a node's
+// restart reads whole) and out of its memory; kept, with their logs, until their job goes.
+enum class Family {
+  Jobs,
+  NodePods,
+  Meta,
+  Templates,
+  Flows,
+  Pods,
+  Specs,
+  Scheduling,
+  Summaries,
+  Live,
+  NodeRetired
+};
 
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)
@@ -72,16 +88,25 @@ class Store {
   // torn write leaves its outcome unknown, so callers must not act as if it surely did not happen.
   virtual void commit(std::vector<Write> writes, std::function<void(std::string error)> done) = 0;
 
-  // Reads what is durable or in RocksDB's memtable (not what is still queued). For startup and
-  // tests only: the memtable is a vector (the store is written, not read, at run time), so a
-  // read sorts a copy of it. Nothing when the key is not there; a read that fails otherwise
+  // Reads what is committed (not what is still queued). NodePods is read at startup only (its
+  // memtable is a vector, which a read sorts a copy of); the other families are read at run
+  // time too, for finished jobs. Nothing when the key is not there; a read that fails otherwise
   // (StoreOptions::on_damaged) is never taken for that.
   virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
   // Calls fn for every record of the family in key order (the recovery scan). Empty when it saw
   // them all, else why it stopped early (StoreOptions::on_damaged is told too).
-  virtual std::string scan(
-      Family family,
-      const std::function<void(std::string_view key, std::string_view value)>& fn) = 0;
+  std::string scan(Family family,
+                   const std::function<void(std::string_view key, std::string_view value)>& fn) {
+    return scan_from(family, {}, [&](std::string_view k, std::string_view v) {
+      fn(k, v);
+      return true;
+    });
+  }
+  // Calls fn for the records from the first key not below `from`, in key order, until fn
+  // returns false or the family ends (a page of a list). Empty, or why it stopped early.
+  virtual std::string scan_from(
+      Family family, std::string_view from,
+      const std::function<bool(std::string_view key, std::string_view value)>& fn) = 0;
   // Blocks until everything queued so far is committed (its completions may still be on their
   // way when StoreOptions::deliver is set).
   virtual void flush() = 0;

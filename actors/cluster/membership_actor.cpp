@@ -113,6 +113,21 @@ const protocol::node* route(MemberSelf* self, const std::string& node) {
 
 // The promise of a request from this process; a request from elsewhere is refused. Checked
 // first: making the promise takes the sender out of the current message.
+std::optional<caf::response_promise> local_promise(MemberSelf* self);
+
+// A request for the node `node` to answer (its answer goes to the requester), or why not.
+template <class... Ts>
+void ask_node(MemberSelf* self, const std::string& node, Ts&&... xs) {
+  auto rp = local_promise(self);
+  if (!rp) return;
+  auto it = self->state.nodes.find(node);
+  if (it == self->state.nodes.end()) {
+    rp->deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
+    return;
+  }
+  rp->delegate(it->second.actor, std::forward<Ts>(xs)...);
+}
+
 std::optional<caf::response_promise> local_promise(MemberSelf* self) {
   const bool local = from_here(self);
   auto rp = self->make_response_promise();
@@ -397,15 +412,10 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
       },
       [=](flush_atom) { flush_acks(self); },
       [=](log_atom a, const std::string& node, const std::string& uid, const std::string& container,
-          int64_t offset, int64_t max_bytes) {
-        auto rp = local_promise(self);
-        if (!rp) return;
-        auto it = self->state.nodes.find(node);
-        if (it == self->state.nodes.end()) {
-          rp->deliver(caf::make_error(caf::sec::runtime_error, "node " + node + " is not known"));
-          return;
-        }
-        rp->delegate(it->second.actor, a, uid, container, offset, max_bytes);
+          int64_t offset,
+          int64_t max_bytes) { ask_node(self, node, a, uid, container, offset, max_bytes); },
+      [=](lookup_atom a, const std::string& node, const std::vector<std::string>& uids) {
+        ask_node(self, node, a, uids);
       },
       [=](nodes_atom) {
         auto& st = self->state;

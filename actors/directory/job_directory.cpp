@@ -14,6 +14,7 @@
 #include "actors/api/responses.hpp"
 #include "actors/directory/flow_registry.hpp"
 #include "actors/directory/scheduling_registry.hpp"
+#include "actors/directory/stored_jobs.hpp"
 #include "actors/directory/submission.hpp"
 #include "actors/directory/watchers.hpp"
 #include "actors/job/core/job_controller.hpp"
@@ -42,10 +43,11 @@ namespace {
 using Code = api::Error::Code;
 using namespace std::chrono_literals;
 
+// A live job: one with an actor. A settled job has none (passivation): the store holds it, and
+// a command or a delete wakes it (wake_job).
 struct JobEntry {
   protocol::job actor;
-  std::string record;  // the latest durable job row (no pods); empty until the job is accepted
-  std::string spec;    // its spec row (store::JobSpecRecord): the job row does not repeat it
+  bool accepted = false;  // its first write is durable: clients may see it
   bool deleting = false;
   std::string uid;
   int64_t created_ms = 0;
@@ -56,6 +58,11 @@ struct JobEntry {
   std::string priority_class = {};  // spec.priorityClassName, likewise
   // Callers of a delete under way: they hear its outcome, not a premature "done".
   std::vector<std::function<void(const std::string&)>> delete_waiters = {};
+  // Asked to stop (passivation): what would go to its actor meanwhile waits here, and runs
+  // again once the actor has answered (to the woken job, or the one that did not stop).
+  bool passivating = false;
+  std::vector<std::function<void()>> parked = {};
+  std::string last_record = {};  // while deleting: its job row, for the watchers' Deleted event
 };
 
 // What admission needs of a node: the membership actor tells every change.
@@ -143,17 +150,27 @@ bool in_namespace(const std::string& key, const std::string& ns) {
   return ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0;
 }
 
-// The accepted jobs after `after` in key order, within namespace `ns` (every one when empty):
-// a namespace's keys are contiguous, so the walk starts and ends at its edges.
+// The live job of `key` that its actor may be asked about now: not asked to stop.
+JobEntry* live_job(DirectoryState& st, const std::string& key) {
+  auto it = st.jobs.find(key);
+  return it == st.jobs.end() || it->second.passivating ? nullptr : &it->second;
+}
+
+void count_actor(DirectoryState& st, bool started, bool why) {
+  if (!st.env.metrics) return;
+  if (started)
+    st.env.metrics->job_actor_started(why);
+  else
+    st.env.metrics->job_actor_stopped(why);
+}
+
+// Runs `fn` now, or once the job's actor has answered whether it stops (passivation).
 template <class Fn>
-void for_each_job_after(DirectoryState& st, const std::string& ns, const std::string& after,
-                        Fn&& fn) {
-  auto it =
-      !ns.empty() && after < ns + "/" ? st.jobs.lower_bound(ns + "/") : st.jobs.upper_bound(after);
-  for (; it != st.jobs.end(); ++it) {
-    if (!in_namespace(it->first, ns)) break;
-    if (!it->second.record.empty() && !fn(it->first, it->second)) break;
-  }
+bool parked(DirectoryState& st, const std::string& key, Fn&& fn) {
+  auto it = st.jobs.find(key);
+  if (it == st.jobs.end() || !it->second.passivating) return false;
+  it->second.parked.emplace_back(std::forward<Fn>(fn));
+  return true;
 }
 
 // ---- watches: every durable change of a job, pod or flow, to the clients watching it ----
@@ -181,23 +198,6 @@ void fill_job(const std::string& record, const std::string& spec, Place&& place)
   });
 }
 
-// What a table of jobs shows (ListFilter.summary): no events, and only the spec's identity and
-// scheduling words.
-void fill_summary(const std::string& record, const std::string& spec, api::Job::Builder out) {
-  read_rows(record, spec, [&](api::Job::Reader job, api::JobSpec::Reader from) {
-    out.setUid(job.getUid());
-    out.setCreatedMs(job.getCreatedMs());
-    out.setStatus(job.getStatus());
-    if (spec.empty()) return;
-    auto to = out.initSpec();
-    to.setName(from.getName());
-    to.setNamespace(from.getNamespace());
-    to.setLabels(from.getLabels());
-    to.setQueue(from.getQueue());
-    to.setMinAvailable(from.getMinAvailable());
-  });
-}
-
 // The same as a message of its own, for watch events.
 void fill_job(capnp::MessageBuilder& b, const std::string& record, const std::string& spec) {
   fill_job(record, spec, [&](api::Job::Reader in) {
@@ -210,13 +210,13 @@ void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
   self->send(w.bridge, watch_event_atom::value, w.stream, std::move(frame));
 }
 
-// `record`: the job's JobRecord row; `spec`: its spec row.
-void publish_job(DirSelf* self, const std::string& key, const std::string& record,
-                 const std::string& spec, EventType type) {
+// `record`: the job's JobRecord row (its spec row is read from the store).
+void publish_job(DirSelf* self, const std::string& key, const std::string& record, EventType type) {
   if (self->state.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
   bool wanted = false;
   self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) { wanted |= w.synced; });
   if (!wanted) return;
+  auto spec = self->state.env.store->get(Family::Specs, key).value_or(std::string());
   capnp::MallocMessageBuilder b;
   fill_job(b, record, spec);
   auto job = b.getRoot<api::Job>().asReader();
@@ -262,7 +262,7 @@ void sync_pod_watch(DirSelf* self, const std::string& key, JobEntry& entry) {
 // After watches ended: the jobs no watch wants any more stop publishing.
 void unwatch_pods(DirSelf* self) {
   for (auto& [key, entry] : self->state.jobs)
-    if (entry.pods_watched) sync_pod_watch(self, key, entry);
+    if (entry.pods_watched && !entry.passivating) sync_pod_watch(self, key, entry);
 }
 
 // Every watch of `bridge` (stream 0), or one; a bridge left without watches is no longer
@@ -321,14 +321,17 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
   const auto ns = watcher.ns;
   switch (watcher.kind) {
     case WatchKind::Jobs:
-      for_each_job_after(st, ns, "", [&](const std::string& key, const JobEntry& entry) {
-        if (!watches(watcher, key)) return true;
-        capnp::MallocMessageBuilder b;
-        fill_job(b, entry.record, entry.spec);
-        send_frame(self, watcher,
-                   watch_job_event(id, EventType::ADDED, b.getRoot<api::Job>().asReader()));
-        return true;
-      });
+      for_each_stored_job(
+          *st.env.store, Family::Jobs, ns, "", [&](std::string_view k, std::string_view row) {
+            const std::string key(k);
+            if (!watches(watcher, key)) return true;
+            auto spec = st.env.store->get(Family::Specs, key);
+            capnp::MallocMessageBuilder b;
+            fill_job(b, std::string(row), spec.value_or(std::string()));
+            send_frame(self, watcher,
+                       watch_job_event(id, EventType::ADDED, b.getRoot<api::Job>().asReader()));
+            return true;
+          });
       break;
     case WatchKind::JobFlows:
       for (const auto& [key, flow] : st.registry.flows.durable)
@@ -339,12 +342,29 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
       // Each job owns its pods: it is asked for them, after being told to publish their changes
       // (its answer comes after the changes it had published, and before later ones). Jobs not
       // accepted yet too: their first write may be under way.
+      // A settled job's pods do not change: they are read from the store.
       const auto addr = bridge.address();
+      for_each_stored_job(
+          *st.env.store, Family::Jobs, ns, "", [&](std::string_view k, std::string_view) {
+            const std::string key(k);
+            if (!watches(watcher, key) || st.jobs.count(key)) return true;
+            if (auto model = load_stored_job(*st.env.store, key))
+              send_pods(self, watcher,
+                        pod_page(*model, std::string(), std::numeric_limits<uint32_t>::max()), {});
+            return true;
+          });
       for (auto it = ns.empty() ? st.jobs.begin() : st.jobs.lower_bound(ns + "/");
            it != st.jobs.end() && in_namespace(it->first, ns); ++it) {
         const auto& key = it->first;
         auto& entry = it->second;
         if (!watches(watcher, key) || entry.deleting) continue;
+        if (entry.passivating) {
+          // Settled and durable: its rows say what it holds.
+          if (auto model = load_stored_job(*st.env.store, key))
+            send_pods(self, watcher,
+                      pod_page(*model, std::string(), std::numeric_limits<uint32_t>::max()), {});
+          continue;
+        }
         sync_pod_watch(self, key, entry);
         watcher.listing.insert(key);
         self->request(entry.actor, caf::infinite, list_pods_atom::value, std::string(),
@@ -366,15 +386,16 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
 
 // ---- creating jobs: the one path for a client's jobs and a flow's ----
 
-// A job's record as its actor stored it last: the read cache, and the watchers' event.
-void take_record(DirSelf* self, const std::string& key, std::string record) {
+// A job's record as its actor stored it last: the watchers' event (reads go to the store).
+void take_record(DirSelf* self, const std::string& key, const std::string& record) {
   auto it = self->state.jobs.find(key);
-  // A deleted job's actor cannot overwrite a successor's record: its last update is processed
-  // before the delete reply that erases its entry (per-sender ordering).
+  // A deleted job's actor cannot speak for a successor: its last update is processed before
+  // the delete reply that erases its entry (per-sender ordering).
   if (it == self->state.jobs.end() || record.empty()) return;
-  const bool added = it->second.record.empty();
-  publish_job(self, key, record, it->second.spec, added ? EventType::ADDED : EventType::MODIFIED);
-  it->second.record = std::move(record);
+  const bool added = !it->second.accepted;
+  it->second.accepted = true;
+  if (it->second.deleting) it->second.last_record = record;
+  publish_job(self, key, record, added ? EventType::ADDED : EventType::MODIFIED);
 }
 
 // Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
@@ -387,12 +408,11 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto [owner_key, owner] = owner_of(st, spec);
   std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
-  auto spec_row = encode_spec_row(model);
   auto queue = model.job.spec.queue;
   auto priority_class = model.job.spec.priority_class_name;
   auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
-  st.jobs[key] =
-      JobEntry{actor, {}, std::move(spec_row), false, uid, created, owner_key, owner_uid};
+  count_actor(st, true, false);
+  st.jobs[key] = JobEntry{actor, false, false, uid, created, owner_key, owner_uid};
   st.jobs[key].queue = std::move(queue);
   st.jobs[key].priority_class = std::move(priority_class);
   sync_pod_watch(self, key, st.jobs[key]);
@@ -400,15 +420,49 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   self->request(actor, caf::infinite, create_atom::value)
       .then(
           [self, done, key](std::string& record) {
-            take_record(self, key, std::move(record));
+            take_record(self, key, record);
             spdlog::info("job={} accepted", key);
             done("");
           },
           [self, done, key](caf::error& err) {
             self->state.jobs.erase(key);
+            count_actor(self->state, false, false);
             done("job " + key + " was not stored: " + self->system().render(err));
           });
   return uid;
+}
+
+// A stored job's actor (a restart's live job, or a settled one woken), as its entry.
+JobEntry& start_stored_job(DirSelf* self, JobModel model, bool woken) {
+  auto& st = self->state;
+  auto [owner_key, owner] = owner_of(st, model.job.spec);
+  std::string owner_uid =
+      owner_key.empty() ? std::string() : model.job.spec.annotations[kJobFlowUid];
+  auto key = model.key();
+  JobEntry entry{{}, true, false, model.job.uid, model.job.created_ms, owner_key, owner_uid};
+  entry.queue = model.job.spec.queue;
+  entry.priority_class = model.job.spec.priority_class_name;
+  entry.actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
+  count_actor(st, true, woken);
+  return st.jobs[key] = std::move(entry);
+}
+
+// A settled job's actor again, from its rows: a command, a delete or a report needs it. Its
+// entry, or null when the store has no such job or cannot give it back (said in the log). A job
+// nothing changes offers to stop again at once.
+JobEntry* wake_job(DirSelf* self, const std::string& key) {
+  auto& st = self->state;
+  if (auto it = st.jobs.find(key); it != st.jobs.end()) return &it->second;
+  if (!stored_job_exists(*st.env.store, key)) return nullptr;
+  auto model = load_stored_job(*st.env.store, key);
+  if (!model) {
+    spdlog::error("job={} cannot be read from the store: {}", key, model.error());
+    return nullptr;
+  }
+  model->live_row = false;  // settled: the live index does not hold it
+  auto& woken = start_stored_job(self, std::move(*model), true);
+  sync_pod_watch(self, key, woken);
+  return &woken;
 }
 
 // ---- submit ----
@@ -510,7 +564,10 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
   // Everything is admitted before anything is stored: a submission is all or nothing.
   admit_submission(
       docs, AdmissionContext{largest_node(st)}, st.registry,
-      [&](const std::string& key) { return st.jobs.count(key) > 0; }, diags);
+      [&](const std::string& key) {
+        return st.jobs.count(key) > 0 || stored_job_exists(*st.env.store, key);
+      },
+      diags);
   admit_scheduling(docs, st.scheduling, diags);
   if (!diags.ok()) return rejection_response(id, diags);
   if (docs.empty())
@@ -715,11 +772,16 @@ uint32_t page_limit(api::ListFilter::Reader f) {
   return limit == 0 ? kDefaultPageItems : std::min(limit, kMaxPageItems);
 }
 
-// The accepted job `ref` names, or null (a job not yet durable is not visible).
-JobEntry* find_job(DirSelf* self, api::ObjectRef::Reader ref) {
-  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
-  auto it = self->state.jobs.find(key);
-  return it == self->state.jobs.end() || it->second.record.empty() ? nullptr : &it->second;
+std::string ref_job_key(api::ObjectRef::Reader ref) {
+  return ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+}
+
+// Whether the job `key` exists for clients: accepted and live, or in the store (settled, or
+// written and about to be accepted).
+bool job_exists(DirectoryState& st, const std::string& key) {
+  auto it = st.jobs.find(key);
+  if (it != st.jobs.end()) return it->second.accepted;
+  return stored_job_exists(*st.env.store, key);
 }
 
 std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
@@ -729,45 +791,57 @@ std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
                         "name");
 }
 
+// Read from the store, live or settled: a job's actor writes every change before it acts on it.
 std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
-  auto* job = find_job(self, ref);
-  if (!job) return job_not_found(id, ref);
+  auto key = ref_job_key(ref);
+  auto it = self->state.jobs.find(key);
+  if (it != self->state.jobs.end() && !it->second.accepted) return job_not_found(id, ref);
+  auto rows = read_job_rows(*self->state.env.store, key);
+  if (!rows) return job_not_found(id, ref);
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  fill_job(job->record, job->spec, [&](api::Job::Reader in) {
+  fill_job(rows->job, rows->spec, [&](api::Job::Reader in) {
     r.setJob(in);
     return r.getJob();
   });
   return to_bytes(b);
 }
 
+// A page of jobs, read from the store by key: a table (summary) from the summary rows, else
+// each job row with its spec row.
 std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  auto& st = self->state;
   const uint32_t limit = page_limit(f);
-  std::vector<const JobEntry*> page;
-  std::string last;
+  const bool summary = f.getSummary();
+  std::vector<std::pair<std::string, std::string>> page;  // key, row
   bool more = false;
-  for_each_job_after(self->state, f.getNamespace(), f.getContinue(),
-                     [&](const std::string& key, const JobEntry& entry) {
-                       if (page.size() == limit) return !(more = true);
-                       page.push_back(&entry);
-                       last = key;
-                       return true;
-                     });
+  auto error = for_each_stored_job(*st.env.store, summary ? Family::Summaries : Family::Jobs,
+                                   f.getNamespace(), f.getContinue(),
+                                   [&](std::string_view key, std::string_view row) {
+                                     if (page.size() == limit) return !(more = true);
+                                     page.emplace_back(key, row);
+                                     return true;
+                                   });
+  if (!error.empty()) return error_response(id, Code::INTERNAL, "cannot list jobs: " + error);
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
   auto list = r.initJobs(static_cast<unsigned>(page.size()));
   for (unsigned i = 0; i < page.size(); ++i) {
-    if (f.getSummary())
-      fill_summary(page[i]->record, page[i]->spec, list[i]);
-    else
-      fill_job(page[i]->record, page[i]->spec, [&](api::Job::Reader in) {
-        list.setWithCaveats(i, in);
-        return list[i];
-      });
+    const auto& [key, row] = page[i];
+    if (summary) {
+      FlatReader reader(FlatReader::Borrow{}, row, record_reader_options());
+      list.setWithCaveats(i, reader.root<api::Job>());
+      continue;
+    }
+    auto spec = st.env.store->get(Family::Specs, key).value_or(std::string());
+    fill_job(row, spec, [&](api::Job::Reader in) {
+      list.setWithCaveats(i, in);
+      return list[i];
+    });
   }
-  if (more) r.setContinue(last);
+  if (more) r.setContinue(page.back().first);
   return to_bytes(b);
 }
 
@@ -804,66 +878,81 @@ void finish_listing(const std::shared_ptr<PodListing>& l) {
   l->rp.deliver(to_bytes(b));
 }
 
-// The next job the listing visits after its cursor, or null.
-const std::pair<const std::string, JobEntry>* next_listed_job(DirectoryState& st, PodListing& l) {
-  const std::pair<const std::string, JobEntry>* found = nullptr;
-  auto matches = [&](const std::string& key) {
-    return in_namespace(key, l.ns) &&
-           (l.job.empty() || (key.size() > l.job.size() && key.ends_with(l.job) &&
-                              key[key.size() - l.job.size() - 1] == '/'));
+// The key of the next job the listing visits after its cursor, or "" (jobs are found in the
+// store: every accepted job has its rows there).
+std::string next_listed_job(DirectoryState& st, PodListing& l) {
+  auto matches = [&](std::string_view key) {
+    return l.job.empty() || (key.size() > l.job.size() && key.ends_with(l.job) &&
+                             key[key.size() - l.job.size() - 1] == '/');
   };
   if (!l.after_job.empty() && l.cursor.empty()) {  // a continue token: its job comes first
     l.cursor = l.after_job;
-    auto it = st.jobs.find(l.after_job);
-    if (it != st.jobs.end() && !it->second.record.empty() && matches(it->first)) return &*it;
+    if (in_namespace(l.after_job, l.ns) && matches(l.after_job) && job_exists(st, l.after_job))
+      return l.after_job;
   }
   if (!l.ns.empty() && !l.job.empty()) {  // one job at most: no walk
-    auto it = st.jobs.find(l.ns + "/" + l.job);
-    bool fresh = it != st.jobs.end() && !it->second.record.empty() && it->first > l.cursor;
-    return fresh ? &*it : nullptr;
+    auto key = l.ns + "/" + l.job;
+    return key > l.cursor && job_exists(st, key) ? key : std::string();
   }
-  for_each_job_after(st, l.ns, l.cursor, [&](const std::string& key, const JobEntry&) {
-    if (!matches(key)) return true;
-    found = &*st.jobs.find(key);
-    return false;
-  });
+  std::string found;
+  for_each_stored_job(*st.env.store, Family::Jobs, l.ns, l.cursor,
+                      [&](std::string_view key, std::string_view) {
+                        if (!matches(key)) return true;
+                        found = key;
+                        return false;
+                      });
   return found;
 }
 
+void list_next_job(DirSelf* self, std::shared_ptr<PodListing> l);
+
+// A page of the job's pods has come (from its actor, or from the store for a settled job).
+void pods_paged(DirSelf* self, const std::shared_ptr<PodListing>& l, const std::string& key,
+                std::string page) {
+  FlatReader reader(page, record_reader_options());
+  auto r = reader.root<api::Response>();
+  auto pods = r.getPods();
+  l->left -= std::min(static_cast<uint32_t>(pods.size()), l->left);
+  if (pods.size() > 0) l->last_pod = pod_row_key(key, pods[pods.size() - 1].getName());
+  std::string more = r.getContinue();
+  l->pages.push_back(std::move(page));
+  if (!more.empty()) {
+    l->continue_token = pod_row_key(key, more);
+    return finish_listing(l);
+  }
+  list_next_job(self, l);
+}
+
 void list_next_job(DirSelf* self, std::shared_ptr<PodListing> l) {
-  auto* next = next_listed_job(self->state, *l);
-  if (!next) return finish_listing(l);
+  auto key = next_listed_job(self->state, *l);
+  if (key.empty()) return finish_listing(l);
   if (l->left == 0) {
     // Full, and more jobs follow: the next page starts after the last pod of this one.
     l->continue_token = l->last_pod;
     return finish_listing(l);
   }
-  const std::string key = next->first;
   auto after = key == l->after_job ? std::exchange(l->after, std::string()) : std::string();
   l->cursor = key;
-  self->request(next->second.actor, 10s, list_pods_atom::value, after, l->left)
-      .then(
-          [self, l, key](std::string& page) {
-            FlatReader reader(page, record_reader_options());
-            auto r = reader.root<api::Response>();
-            auto pods = r.getPods();
-            l->left -= std::min(static_cast<uint32_t>(pods.size()), l->left);
-            if (pods.size() > 0) l->last_pod = pod_row_key(key, pods[pods.size() - 1].getName());
-            std::string more = r.getContinue();
-            l->pages.push_back(std::move(page));
-            if (!more.empty()) {
-              l->continue_token = pod_row_key(key, more);
-              return finish_listing(l);
-            }
-            list_next_job(self, l);
-          },
-          [self, l](caf::error& err) {
-            // A job deleted meanwhile has no pods to show; a job that did not answer has, so
-            // the page is not made without them.
-            if (err == caf::sec::request_receiver_down) return list_next_job(self, l);
-            l->rp.deliver(error_response(l->id, Code::UNAVAILABLE,
-                                         "a job did not answer: " + self->system().render(err)));
-          });
+  auto* live = live_job(self->state, key);
+  if (!live) {  // settled (or stopping): its rows hold what it has
+    auto model = load_stored_job(*self->state.env.store, key);
+    if (!model) return list_next_job(self, l);  // deleted meanwhile
+    return pods_paged(self, l, key, pod_page(*model, after, l->left));
+  }
+  self->request(live->actor, 10s, list_pods_atom::value, after, l->left)
+      .then([self, l, key](std::string& page) { pods_paged(self, l, key, std::move(page)); },
+            [self, l, key, after](caf::error& err) {
+              // A job deleted meanwhile has no pods to show, and one that stopped (passivation)
+              // has them in the store; a job that did not answer has, so the page is not made
+              // without them.
+              if (err == caf::sec::request_receiver_down) {
+                auto model = load_stored_job(*self->state.env.store, key);
+                if (!model) return list_next_job(self, l);
+                return pods_paged(self, l, key, pod_page(*model, after, l->left));
+              }
+              l->rp.deliver(error_response(l->id, Code::UNAVAILABLE,
+                                           "a job did not answer: " + self->system().render(err)));
+            });
 }
 
 caf::result<std::string> list_pods(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
@@ -893,7 +982,7 @@ struct PodLogLookup {
   caf::response_promise rp;
   std::string ns, name, container;
   int64_t offset = 0, max_bytes = 0;
-  std::vector<protocol::job> candidates;
+  std::vector<std::string> candidates;  // job keys
   size_t next = 0;
 };
 
@@ -948,7 +1037,17 @@ void find_pod_for_log(DirSelf* self, std::shared_ptr<PodLogLookup> l) {
     return l->rp.deliver(error_response(l->id, Code::NOT_FOUND,
                                         "pods \"" + l->name + "\" not found in namespace " + l->ns,
                                         "pod.name"));
-  self->request(l->candidates[l->next++], 10s, get_pod_atom::value, l->name)
+  const auto key = l->candidates[l->next++];
+  // A settled job's pod rows are what it holds.
+  auto from_store = [self, l, key]() {
+    auto row = self->state.env.store->get(Family::Pods, pod_row_key(key, l->name));
+    auto pod = row ? decode_pod_row(*row) : Result<Pod>(Failure{"no row"});
+    if (!pod || is_discarded(*pod)) return find_pod_for_log(self, l);
+    read_pod_log(self, l, *pod);
+  };
+  auto* live = live_job(self->state, key);
+  if (!live) return from_store();
+  self->request(live->actor, 10s, get_pod_atom::value, l->name)
       .then(
           [self, l](const std::string& row) {
             if (row.empty()) return find_pod_for_log(self, l);
@@ -956,8 +1055,8 @@ void find_pod_for_log(DirSelf* self, std::shared_ptr<PodLogLookup> l) {
             if (!pod) return find_pod_for_log(self, l);
             read_pod_log(self, l, *pod);
           },
-          [self, l](caf::error& err) {
-            if (err == caf::sec::request_receiver_down) return find_pod_for_log(self, l);
+          [self, l, from_store](caf::error& err) {
+            if (err == caf::sec::request_receiver_down) return from_store();
             l->rp.deliver(error_response(l->id, Code::UNAVAILABLE,
                                          "a job did not answer: " + self->system().render(err)));
           });
@@ -972,13 +1071,10 @@ caf::result<std::string> pod_log(DirSelf* self, uint64_t id, api::LogRequest::Re
   l->offset = req.getOffset();
   l->max_bytes = req.getMaxBytes();
   // Jobs whose name the pod's name starts with, followed by "-".
-  for (auto it = self->state.jobs.lower_bound(l->ns + "/"); it != self->state.jobs.end(); ++it) {
-    if (!in_namespace(it->first, l->ns)) break;
-    if (it->second.record.empty()) continue;
-    auto job = std::string_view(it->first).substr(l->ns.size() + 1);
-    if (l->name.size() > job.size() && l->name.compare(0, job.size(), job) == 0 &&
-        l->name[job.size()] == '-')
-      l->candidates.push_back(it->second.actor);
+  for (size_t dash = l->name.find('-'); dash != std::string::npos;
+       dash = l->name.find('-', dash + 1)) {
+    auto key = l->ns + "/" + l->name.substr(0, dash);
+    if (job_exists(self->state, key)) l->candidates.push_back(std::move(key));
   }
   l->rp = self->make_response_promise();
   find_pod_for_log(self, l);
@@ -988,14 +1084,24 @@ caf::result<std::string> pod_log(DirSelf* self, uint64_t id, api::LogRequest::Re
 // Deletes a job with its pods and logs; `done` gets "" once the record is gone, or the error.
 void delete_entry(DirSelf* self, const std::string& key,
                   std::function<void(const std::string&)> done) {
+  if (parked(self->state, key, [self, key, done] { delete_entry(self, key, done); })) return;
   auto it = self->state.jobs.find(key);
   if (it == self->state.jobs.end()) {
-    done("");
-    return;
+    if (!stored_job_exists(*self->state.env.store, key)) {
+      done("");
+      return;
+    }
+    if (!wake_job(self, key)) {
+      done("the job cannot be read from the store (see the coordinator's log)");
+      return;
+    }
+    it = self->state.jobs.find(key);
   }
   it->second.delete_waiters.push_back(std::move(done));
   if (it->second.deleting) return;  // it hears the outcome of the delete under way
   it->second.deleting = true;
+  // Watchers hear the job as it was last when it is gone.
+  it->second.last_record = self->state.env.store->get(Family::Jobs, key).value_or(std::string());
   // The entry stays until the record is gone, so a new job of the same name cannot be written
   // before the old record's delete.
   self->request(it->second.actor, 30s, delete_atom::value)
@@ -1004,8 +1110,9 @@ void delete_entry(DirSelf* self, const std::string& key,
             auto it = self->state.jobs.find(key);
             if (it == self->state.jobs.end()) return;
             auto waiters = std::move(it->second.delete_waiters);
-            publish_job(self, key, it->second.record, it->second.spec, EventType::DELETED);
+            publish_job(self, key, it->second.last_record, EventType::DELETED);
             self->state.jobs.erase(it);
+            count_actor(self->state, false, false);
             for (auto& w : waiters) w("");
           },
           [self, key](caf::error& err) {
@@ -1017,13 +1124,56 @@ void delete_entry(DirSelf* self, const std::string& key,
           });
 }
 
+// Passivation: a settled job offers to stop. Unless something is under way for it (a delete), it
+// is asked to stop; until it answers, what would go to it waits (parked). Once it has stopped
+// its entry goes: the store holds the job, and whatever waited finds it there.
+bool passivate(DirSelf* self, const std::string& key, const std::string& uid) {
+  auto it = self->state.jobs.find(key);
+  if (it == self->state.jobs.end() || it->second.actor.address() != self->current_sender() ||
+      it->second.uid != uid || it->second.deleting || it->second.passivating ||
+      !it->second.accepted)
+    return false;
+  it->second.passivating = true;
+  auto actor = it->second.actor;
+  auto resolve = [self, key, actor](bool stopped) {
+    auto it = self->state.jobs.find(key);
+    if (it == self->state.jobs.end() || it->second.actor != actor) return;
+    auto waiting = std::move(it->second.parked);
+    if (stopped) {
+      self->state.jobs.erase(it);
+      count_actor(self->state, false, true);
+    } else {
+      it->second.passivating = false;
+      it->second.pods_watched = false;  // a pods watch may have begun meanwhile
+      sync_pod_watch(self, key, it->second);
+    }
+    for (auto& fn : waiting) fn();
+  };
+  self->request(actor, caf::infinite, stop_atom::value)
+      .then([resolve](bool stopped) { resolve(stopped); },
+            [resolve](caf::error&) { resolve(true); });  // gone: as good as stopped
+  return true;
+}
+
 // Deletes every job the flow `flow_key` created; `done` gets "" once all are gone, or the first
 // error.
 void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
                       std::function<void(const std::string&)> done) {
-  std::vector<std::string> keys;
-  for (const auto& [key, entry] : self->state.jobs)
-    if (entry.owner == flow_key) keys.push_back(key);
+  auto& st = self->state;
+  std::set<std::string> keys;
+  for (const auto& [key, entry] : st.jobs)
+    if (entry.owner == flow_key) keys.insert(key);
+  // Its settled jobs are in the store, under the names its entries give them.
+  if (const auto* flow = st.registry.flows.find(flow_key)) {
+    for (const auto& [name, entry] : job_entries(flow->spec)) {
+      auto key = flow->spec.namespace_ + "/" + name;
+      if (st.jobs.count(key)) continue;
+      auto rows = read_job_rows(*st.env.store, key);
+      if (!rows || rows->spec.empty()) continue;
+      auto model = load_job(rows->job, {}, nullptr, rows->spec);
+      if (model && created_by(model->job.spec, *flow)) keys.insert(key);
+    }
+  }
   if (keys.empty()) {
     done("");
     return;
@@ -1165,6 +1315,17 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
       return CreateReply(std::string(), int64_t{0}, "job " + spec.name + " is being deleted", true);
     return CreateReply(job.uid, job.created_ms, std::string(), false);  // nothing twice
   }
+  if (auto rows = read_job_rows(*st.env.store, key)) {
+    // Settled: no actor tells the flow its status, so this does.
+    auto model = load_job(rows->job, {}, nullptr, rows->spec);
+    if (!model || !created_by(model->job.spec, *flow))
+      return CreateReply(std::string(), int64_t{0},
+                         "a job named " + spec.name + " exists and was not created by this JobFlow",
+                         false);
+    self->send(actor->second, job_status_atom::value, model->job.spec.name, model->job.uid,
+               model->job.created_ms, model->job.status);
+    return CreateReply(model->job.uid, model->job.created_ms, std::string(), false);
+  }
   apply_defaults(spec);
   Diagnostics diags;
   admit(spec, AdmissionContext{largest_node(st)}, diags);
@@ -1192,8 +1353,8 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
 }
 
 caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
-  if (!find_job(self, ref)) return job_not_found(id, ref);
-  auto key = ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+  auto key = ref_job_key(ref);
+  if (!job_exists(self->state, key)) return job_not_found(id, ref);
   auto rp = self->make_response_promise<std::string>();
   delete_entry(self, key, [rp, id](const std::string& error) mutable {
     rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
@@ -1207,6 +1368,9 @@ bool is_command_action(const std::string& a) {
          a == "CompleteJob";
 }
 
+void send_command(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
+                  std::string action, std::string command_id);
+
 caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
   // Everything is read before the response promise exists: a malformed field throws, and
   // handle_api's "malformed" answer is lost once a promise has taken over the reply.
@@ -1219,11 +1383,29 @@ caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Re
                               "\"; a command is one of AbortJob, ResumeJob, RestartJob, "
                               "TerminateJob, CompleteJob",
                           "command.action");
-  auto* job = find_job(self, ref);
-  if (!job) return job_not_found(id, ref);
-  if (job->deleting)
-    return error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command");
-  auto rp = self->make_response_promise<std::string>();
+  auto key = ref_job_key(ref);
+  if (!job_exists(self->state, key)) return job_not_found(id, ref);
+  auto rp = self->make_response_promise();
+  send_command(self, key, id, rp, std::move(action), std::move(command_id));
+  return caf::result<std::string>(rp);
+}
+
+// The command to the job's actor, woken if it is settled; once it has stopped taking messages
+// (passivation) the command waits for its answer.
+void send_command(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
+                  std::string action, std::string command_id) {
+  if (parked(self->state, key, [=] { send_command(self, key, id, rp, action, command_id); }))
+    return;
+  auto* job = wake_job(self, key);
+  if (!job) {
+    rp.deliver(error_response(id, Code::NOT_FOUND, "job " + key + " no longer exists"));
+    return;
+  }
+  if (job->deleting) {
+    rp.deliver(
+        error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command"));
+    return;
+  }
   self->request(job->actor, 30s, command_atom::value, action, std::move(command_id))
       .then(
           [rp, id](std::string& refused) mutable {
@@ -1235,7 +1417,6 @@ caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Re
             rp.deliver(error_response(id, Code::INTERNAL,
                                       "command failed: " + self->system().render(err)));
           });
-  return rp;
 }
 
 caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
@@ -1321,12 +1502,41 @@ std::string copy_report(cluster::PodReport::Reader r) {
   return to_bytes(b);
 }
 
-void route_report(DirSelf* self, const std::string& bytes, api::Pod::Reader pod) {
+// Whether the report is of a settled job's pod that ended as its row says: the job has it
+// already, and only the node's acknowledgement is due (the job's actor would say no more).
+bool settled_end(DirSelf* self, const std::string& key, api::Pod::Reader pod) {
+  std::string phase = pod.getPhase();
+  if (phase != "Succeeded" && phase != "Failed") return false;
+  auto row = self->state.env.store->get(Family::Pods, pod_row_key(key, pod.getName()));
+  if (!row) return false;
+  auto stored = decode_pod_row(*row);
+  return stored && stored->uid == pod.getUid().cStr() && is_terminal(stored->phase) &&
+         to_string(stored->phase) == phase;
+}
+
+void route_report(DirSelf* self, const std::string& bytes) {
+  api::Pod::Reader pod;
+  FlatReader reader(bytes);
+  pod = reader.root<cluster::PodReport>().getPod();
   auto key = ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr());
+  if (parked(self->state, key, [self, bytes] { route_report(self, bytes); })) return;
   auto it = self->state.jobs.find(key);
   if (it != self->state.jobs.end() && !it->second.deleting) {
     self->send(it->second.actor, report_atom::value, bytes);
     return;
+  }
+  if (it == self->state.jobs.end() && stored_job_exists(*self->state.env.store, key)) {
+    // A settled job's pod: its node holds it for its logs, and says so when it registers.
+    if (settled_end(self, key, pod)) {
+      if (pod.getStatusSeq() != 0 && pod.getNode().size() > 0)
+        self->send(self->state.env.membership, ack_atom::value, std::string(pod.getNode().cStr()),
+                   std::string(pod.getUid().cStr()), pod.getStatusSeq());
+      return;
+    }
+    if (auto* woken = wake_job(self, key)) {  // news: the job decides
+      self->send(woken->actor, report_atom::value, bytes);
+      return;
+    }
   }
   // No job owns it any more (deleted): once it has ended, its resources are free and the node
   // may forget it. One still running (its node missed the removal while it was away) is
@@ -1356,46 +1566,76 @@ void on_register(DirSelf* self, const std::string& bytes) {
       auto pod = r.getPod();
       uids_by_job[ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr())]
           .emplace_back(pod.getUid().cStr());
-      route_report(self, copy_report(r), pod);
+      route_report(self, copy_report(r));
     }
   } catch (const kj::Exception& e) {
     spdlog::error("malformed node registration: {}", e.getDescription().cStr());
     return;
   }
+  // A settled job (or one stopping) has no pod a node's return changes.
   for (auto& [key, entry] : st.jobs)
-    self->send(entry.actor, node_up_atom::value, name, uids_by_job[key]);
+    if (!entry.passivating) self->send(entry.actor, node_up_atom::value, name, uids_by_job[key]);
 }
 
+// Meta: the live index and the summary rows hold every job (stores from before them are
+// indexed once, by reading every job).
+constexpr const char* kLiveIndexKey = "live_index";
+
+void build_live_index(Store& store) {
+  spdlog::info("coordinator: indexing the stored jobs once (live index, summaries)");
+  std::vector<std::string> keys;
+  store.scan(Family::Jobs, [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
+  std::vector<Write> writes;
+  size_t live = 0;
+  auto flush = [&] {
+    if (writes.empty()) return;
+    store.commit(std::move(writes), [](std::string error) {
+      if (!error.empty()) spdlog::error("indexing the stored jobs: {}", error);
+    });
+    writes.clear();
+  };
+  for (const auto& key : keys) {
+    auto model = load_stored_job(store, key);
+    if (!model) {
+      // Left live: the recovery path says what is wrong with it.
+      writes.push_back({Family::Live, key, std::string()});
+      continue;
+    }
+    writes.push_back({Family::Summaries, key, encode_summary_row(*model)});
+    if (!is_settled(*model)) {
+      writes.push_back({Family::Live, key, model->job.uid});
+      ++live;
+    }
+    if (writes.size() >= 1000) flush();
+  }
+  writes.push_back({Family::Meta, kLiveIndexKey, std::string("1")});
+  flush();
+  store.flush();
+  spdlog::info("coordinator: indexed jobs={} live={}", keys.size(), live);
+}
+
+// Only the jobs in the live index get an actor again; settled ones are read from the store
+// when asked for, so a restart's time grows with the live work, not with the history.
 void recover_jobs(DirSelf* self) {
   auto& st = self->state;
-  // Pod rows first, grouped by their job; then each job row with its pods.
-  std::map<std::string, std::vector<std::string>, std::less<>> pod_rows;
-  st.env.store->scan(Family::Pods, [&](std::string_view key, std::string_view value) {
-    pod_rows[std::string(job_key_of_pod_row(key))].emplace_back(value);
-  });
-  std::map<std::string, std::string, std::less<>> spec_rows;
-  st.env.store->scan(Family::Specs, [&](std::string_view key, std::string_view value) {
-    spec_rows.emplace(std::string(key), std::string(value));
-  });
+  if (!st.env.store->get(Family::Meta, kLiveIndexKey)) build_live_index(*st.env.store);
+  std::vector<std::string> keys;
+  st.env.store->scan(Family::Live,
+                     [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
   size_t count = 0;
   std::map<std::string, size_t> dropped_pods;  // by node the config no longer has
-  st.env.store->scan(Family::Jobs, [&](std::string_view key, std::string_view value) {
-    auto rows = pod_rows.find(key);
-    auto spec = spec_rows.find(key);
-    std::vector<std::string> stale;
-    auto model = load_job(
-        value, rows == pod_rows.end() ? std::vector<std::string>{} : std::move(rows->second),
-        &stale,
-        spec == spec_rows.end() ? std::nullopt : std::optional<std::string_view>(spec->second));
-    if (rows != pod_rows.end()) pod_rows.erase(rows);
-    if (spec != spec_rows.end()) spec_rows.erase(spec);
-    if (!model) {
-      spdlog::error("job={} cannot be recovered: {}", std::string(key), model.error());
-      return;
+  std::vector<Write> gone;                     // index entries of jobs that are not there any more
+  for (const auto& key : keys) {
+    if (!stored_job_exists(*st.env.store, key)) {
+      gone.push_back({Family::Live, key, std::nullopt});
+      continue;
     }
-    if (!stale.empty())  // the job's first write (recover below) deletes them
-      spdlog::warn("job={} has {} pod rows of an earlier job of its name: deleted",
-                   std::string(key), stale.size());
+    auto model = load_stored_job(*st.env.store, key);
+    if (!model) {
+      spdlog::error("job={} cannot be recovered: {}", key, model.error());
+      continue;
+    }
+    model->live_row = true;
     auto k = model->key();
     // Bound pods hold their resources again before any node registers, so that nothing new is
     // placed into their room (messages from one sender arrive in order). A node the config no
@@ -1414,43 +1654,43 @@ void recover_jobs(DirSelf* self) {
           self->send(st.env.scheduler, reserve_atom::value, k, p.uid, p.node,
                      pod_resource_request(t), group);
     }
-    auto record = encode_job_row(*model);
-    auto [owner_key, owner] = owner_of(st, model->job.spec);
-    std::string owner_uid =
-        owner_key.empty() ? std::string() : model->job.spec.annotations[kJobFlowUid];
-    JobEntry entry{{},        std::move(record), encode_spec_row(*model),
-                   false,     model->job.uid,    model->job.created_ms,
-                   owner_key, owner_uid};
-    entry.queue = model->job.spec.queue;
-    entry.priority_class = model->job.spec.priority_class_name;
-    entry.actor = spawn_job_actor(self->system(), std::move(*model), job_env(self, owner));
-    auto actor = entry.actor;
-    st.jobs[k] = std::move(entry);
+    auto actor = start_stored_job(self, std::move(*model), false).actor;
     self->send(actor, recover_atom::value);
     for (const auto& node : dropped)
       self->delayed_send(actor, st.env.dropped_node_wait, node_lost_atom::value, node,
                          std::string("it is not in the cluster config any more"), true);
     ++count;
-  });
+  }
   for (const auto& [node, pods] : dropped_pods)
     spdlog::warn(
         "node={} is not in the cluster config: pods={} bound to it are lost once its lease is "
         "surely over, in {}ms",
         node, pods, st.env.dropped_node_wait.count());
-  // Rows whose job row is gone belong to no job; left, they would join a later job of the name.
-  std::vector<Write> orphans;
-  for (const auto& [job, rows] : pod_rows) {
-    spdlog::warn("job={} has {} pod rows but no job row: deleted", job, rows.size());
-    for (const auto& row : rows)
-      if (auto p = decode_pod_row(row))
-        orphans.push_back({Family::Pods, pod_row_key(job, p->name), std::nullopt});
-  }
-  for (const auto& [job, row] : spec_rows) orphans.push_back({Family::Specs, job, std::nullopt});
-  if (!orphans.empty())
-    st.env.store->commit(std::move(orphans), [](std::string error) {
-      if (!error.empty()) spdlog::error("cannot delete orphan pod rows: {}", error);
+  if (!gone.empty())
+    st.env.store->commit(std::move(gone), [](std::string error) {
+      if (!error.empty()) spdlog::error("cannot tidy the live index: {}", error);
     });
   if (count) spdlog::info("coordinator recovered jobs={}", count);
+}
+
+// A running flow hears its settled jobs' status from here: they have no actor to tell it, and
+// its record may predate their end (the coordinator stopped between the two writes).
+void tell_flows_of_settled_jobs(DirSelf* self) {
+  auto& st = self->state;
+  for (const auto& [flow_key, actor] : st.flow_actors) {
+    const auto* flow = st.registry.flows.find(flow_key);
+    if (!flow) continue;
+    for (const auto& [name, entry] : job_entries(flow->spec)) {
+      auto key = flow->spec.namespace_ + "/" + name;
+      if (st.jobs.count(key)) continue;  // its actor tells
+      auto rows = read_job_rows(*st.env.store, key);
+      if (!rows) continue;
+      auto model = load_job(rows->job, {}, nullptr, rows->spec);
+      if (!model || !created_by(model->job.spec, *flow)) continue;
+      self->send(actor, job_status_atom::value, model->job.spec.name, model->job.uid,
+                 model->job.created_ms, model->job.status);
+    }
+  }
 }
 
 caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
@@ -1468,6 +1708,7 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       start_flow(self, flow);
   }
   recover_jobs(self);
+  tell_flows_of_settled_jobs(self);
   for (const auto& key : terminating) {
     // A client's delete meanwhile joins this one (deleting_flows).
     self->state.deleting_flows[key].push_back([key](const std::string& error) {
@@ -1494,8 +1735,7 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       [=](register_atom, const std::string& bytes, const caf::actor&) { on_register(self, bytes); },
       [=](report_atom, const std::string& bytes) {
         try {
-          FlatReader reader(bytes);
-          route_report(self, bytes, reader.root<cluster::PodReport>().getPod());
+          route_report(self, bytes);
         } catch (const kj::Exception& e) {
           spdlog::error("malformed pod report: {}", e.getDescription().cStr());
         }
@@ -1506,7 +1746,8 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       },
       [=](node_lost_atom a, const std::string& node, const std::string& why, bool lease_over) {
         for (const auto& [key, entry] : self->state.jobs)
-          if (!entry.deleting) self->send(entry.actor, a, node, why, lease_over);
+          if (!entry.deleting && !entry.passivating)
+            self->send(entry.actor, a, node, why, lease_over);
       },
       [=](expire_atom, const std::string& key, const std::string& uid) {
         auto it = self->state.jobs.find(key);
@@ -1529,7 +1770,11 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
           return rp;
         }
         auto it = self->state.jobs.find(key);
-        if (it == self->state.jobs.end() || it->second.uid != uid)
+        std::string stored_uid;
+        if (it == self->state.jobs.end())
+          if (auto rows = read_job_rows(*self->state.env.store, key))
+            if (auto m = decode_job_row(rows->job)) stored_uid = m->job.uid;
+        if (it != self->state.jobs.end() ? it->second.uid != uid : stored_uid != uid)
           done("");  // gone already
         else
           delete_entry(self, key, done);
@@ -1552,8 +1797,11 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         self->state.commits.erase(it);
         then(error);
       },
-      [=](update_atom, const std::string& key, std::string& record) {
-        take_record(self, key, std::move(record));
+      [=](update_atom, const std::string& key, const std::string& record) {
+        take_record(self, key, record);
+      },
+      [=](passivate_atom, const std::string& key, const std::string& uid) {
+        return passivate(self, key, uid);
       },
       [=](pod_events_atom, const std::string& key, const std::string& page,
           const std::string& types) {

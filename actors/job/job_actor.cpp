@@ -94,6 +94,10 @@ struct JobState {
     std::chrono::steady_clock::time_point give_up;
   };
   std::optional<PendingErase> pending_erase;
+  bool offered_stop = false;  // asked the directory to passivate it, no answer yet
+  // Nodes asked how pods they did not list ended (node_up), with the pods they reported
+  // meanwhile: those are there too.
+  std::map<std::string, std::set<std::string>> looking_up;
   static inline const char* name = "job";
 };
 
@@ -141,28 +145,6 @@ std::string request_signature(const GangRequest& r) {
     out.append(";").append(task).append("=").append(std::to_string(n));
   for (const auto& a : r.pods) out.append(",").append(a.uid);
   return out;
-}
-
-// Up to `limit` of the pods a user sees (Volcano deletes the ones the controller killed), by
-// name after `after`; `continue` names the last one when more follow.
-std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit) {
-  limit = std::max<uint32_t>(limit, 1);
-  SmallMessageBuilder b;
-  auto r = b.initRoot<api::Response>();
-  std::vector<const Pod*> page;
-  bool more = false;
-  for (auto it = m.pods.map().upper_bound(after); it != m.pods.end(); ++it) {
-    if (is_discarded(it->second)) continue;
-    if (page.size() == limit) {
-      more = true;
-      break;
-    }
-    page.push_back(&it->second);
-  }
-  auto list = r.initPods(static_cast<unsigned>(page.size()));
-  for (unsigned i = 0; i < page.size(); ++i) encode(*page[i], list[i]);
-  if (more) r.setContinue(page.back()->name);
-  return to_bytes(b);
 }
 
 // The pods a write changed, for the directory's pod watchers: a Response listing them as they
@@ -335,6 +317,34 @@ void apply_effects(JobSelf* self, Inflight& in) {
   schedule_tick(self);
 }
 
+// Nothing of the job is in memory only: it is settled (core), every write is durable, the live
+// index says so, and no timer of its own runs. Its actor may stop: the store holds it all.
+bool at_rest(const JobState& st) {
+  return !st.deleted && st.inflight.empty() && !st.pending_erase && !st.retry_scheduled &&
+         st.stopping_nodes.empty() && st.looking_up.empty() && st.model.live_row == false &&
+         is_settled(st.model);
+}
+
+// Passivation: a job at rest offers the directory to stop. The scheduler first lets go of its pod
+// group request (bindings it sent before reach this actor before its answer); the directory
+// then stops routing to the job and asks it to stop (stop_atom), when it may still decline.
+void offer_stop(JobSelf* self) {
+  auto& st = self->state;
+  if (st.offered_stop || !st.env.coordinator || !at_rest(st)) return;
+  st.offered_stop = true;
+  auto key = st.model.key();
+  self->request(st.env.scheduler, caf::infinite, forget_atom::value, key)
+      .then(
+          [self, key](caf::ok_atom) {
+            auto& st = self->state;
+            self->request(st.env.coordinator, caf::infinite, passivate_atom::value, key,
+                          st.model.job.uid)
+                .then([self](bool stop_follows) { self->state.offered_stop = stop_follows; },
+                      [self](caf::error&) { self->state.offered_stop = false; });
+          },
+          [self](caf::error&) { self->state.offered_stop = false; });
+}
+
 // Runs every head-of-line entry whose write is done (or that wrote nothing).
 void drain(JobSelf* self) {
   auto& q = self->state.inflight;
@@ -356,6 +366,7 @@ void drain(JobSelf* self) {
       self->send(self, recover_atom::value);
     }
   }
+  if (q.empty()) offer_stop(self);
 }
 
 // Persist the model if it changed, then (once durable) carry the effects out.
@@ -389,6 +400,29 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
   drain(self);
 }
 
+// A node's report on one of the job's pods: applied, and acknowledged once durable. The pod's
+// uid, or nullopt for bytes that are not a report.
+std::optional<std::string> take_report(JobSelf* self, const std::string& bytes) {
+  if (self->state.deleted) return std::nullopt;
+  Pod pod;
+  try {
+    FlatReader reader(bytes);
+    pod = decode(reader.root<cluster::PodReport>().getPod());
+  } catch (const kj::Exception& e) {
+    spdlog::error("job={} bad pod report: {}", self->state.model.key(), e.getDescription().cStr());
+    return std::nullopt;
+  }
+  std::optional<ReportAck> ack;
+  if (pod.status_seq != 0 && !pod.node.empty()) ack = ReportAck{pod.node, pod.uid, pod.status_seq};
+  if (auto it = self->state.looking_up.find(pod.node); it != self->state.looking_up.end())
+    it->second.insert(pod.uid);
+  auto fx = on_pod_report(self->state.model, pod, make_clock());
+  if (!fx.ended.empty())
+    self->send(self->state.env.scheduler, release_atom::value, std::move(fx.ended));
+  commit(self, std::move(fx), {}, Kind::Plain, std::move(ack));
+  return pod.uid;
+}
+
 caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
   self->state.model = std::move(model);
   self->state.env = std::move(env);
@@ -407,25 +441,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         self->state.told_owner.reset();  // and the status to a restarted owner
         commit(self, std::move(fx));
       },
-      [=](report_atom, const std::string& bytes) {
-        if (self->state.deleted) return;
-        Pod pod;
-        try {
-          FlatReader reader(bytes);
-          pod = decode(reader.root<cluster::PodReport>().getPod());
-        } catch (const kj::Exception& e) {
-          spdlog::error("job={} bad pod report: {}", self->state.model.key(),
-                        e.getDescription().cStr());
-          return;
-        }
-        std::optional<ReportAck> ack;
-        if (pod.status_seq != 0 && !pod.node.empty())
-          ack = ReportAck{pod.node, pod.uid, pod.status_seq};
-        auto fx = on_pod_report(self->state.model, pod, make_clock());
-        if (!fx.ended.empty())
-          self->send(self->state.env.scheduler, release_atom::value, std::move(fx.ended));
-        commit(self, std::move(fx), {}, Kind::Plain, std::move(ack));
-      },
+      [=](report_atom, const std::string& bytes) { take_report(self, bytes); },
       [=](command_atom, const std::string& action, const std::string& command_id) {
         auto rp = self->make_response_promise();
         auto a = parse_action(action);
@@ -497,10 +513,38 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         commit(self, on_pods_placed(self->state.model, by_uid, make_clock()));
       },
       [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
-        self->state.stopping_nodes.erase(node);
-        if (self->state.deleted) return;
+        auto& st = self->state;
+        st.stopping_nodes.erase(node);
+        if (st.deleted) return;
         std::set<std::string> present(uids.begin(), uids.end());
-        commit(self, on_node_up(self->state.model, node, present, make_clock()));
+        // Pods it holds live there that the node does not list may have ended and been
+        // retired by the node (their end acknowledged to a coordinator whose store this one
+        // is not: a restored backup). The node is asked how they ended before they count as
+        // never started.
+        std::vector<std::string> missing;
+        for (const auto& [name, p] : st.model.pods.map())
+          if (p.node == node && is_live(p) && !present.count(p.uid)) missing.push_back(p.uid);
+        if (missing.empty() || !st.env.nodes || st.looking_up.count(node))
+          return commit(self, on_node_up(st.model, node, present, make_clock()));
+        st.looking_up[node];
+        auto finish = [self, node](std::set<std::string> present) {
+          auto& st = self->state;
+          auto meanwhile = st.looking_up.extract(node);
+          if (!meanwhile.empty()) present.merge(meanwhile.mapped());
+          if (!st.deleted) commit(self, on_node_up(st.model, node, present, make_clock()));
+        };
+        self->request(st.env.nodes, std::chrono::seconds(10), lookup_atom::value, node, missing)
+            .then(
+                [self, node, present, finish](const std::vector<std::string>& reports) mutable {
+                  if (!reports.empty())
+                    spdlog::info(
+                        "job={} pods={} on node={} ended while the coordinator did not know (its "
+                        "store is older than theirs): the node told how",
+                        self->state.model.key(), reports.size(), node);
+                  for (const auto& bytes : reports) take_report(self, bytes);
+                  finish(std::move(present));  // their reports joined `looking_up`
+                },
+                [present, finish](caf::error&) mutable { finish(std::move(present)); });
       },
       [=](watch_atom, bool on) {
         auto& st = self->state;
@@ -560,6 +604,16 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         commit(self, std::move(fx), rp, Kind::Erase);
         return rp;
       },
+      [=](stop_atom) {
+        auto& st = self->state;
+        st.offered_stop = false;
+        if (!at_rest(st)) {
+          offer_stop(self);  // later, if it comes to rest again
+          return false;
+        }
+        self->quit();
+        return true;
+      },
       [=](committed_atom, uint64_t seq, const std::string& error) {
         auto& st = self->state;
         auto it = std::find_if(st.inflight.begin(), st.inflight.end(),
@@ -574,8 +628,9 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
             if (before->failed && (it->quit_after || before->healed_by <= seq))
               before->seq = 0, before->failed = false;
         } else {
-          // A batch is all or nothing: none of its pod changes are stored.
+          // A batch is all or nothing: none of its pod changes are stored, nor its live row.
           st.model.pods.restore(std::move(it->changes));
+          st.model.live_row.reset();
           if (it->create || it->quit_after) {
             // The client hears it now: a job never stored, a delete that did not happen.
             spdlog::error("job={} write failed: {}", st.model.key(), error);

@@ -7,6 +7,7 @@
 #include <capnp/message.h>
 #include <kj/exception.h>
 
+#include "actors/job/core/job_controller.hpp"
 #include "messages/codec.hpp"
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"
@@ -59,6 +60,22 @@ std::string encode_spec_row(const JobModel& m) {
   auto rec = b.initRoot<store::JobSpecRecord>();
   rec.setJobUid(m.job.uid);
   encode(m.job.spec, rec.initSpec());
+  return to_bytes(b);
+}
+
+std::string encode_summary_row(const JobModel& m) {
+  SmallMessageBuilder b;
+  auto out = b.initRoot<api::Job>();
+  out.setUid(m.job.uid);
+  out.setCreatedMs(m.job.created_ms);
+  encode(m.job.status, out.initStatus());
+  const auto& spec = m.job.spec;
+  auto to = out.initSpec();
+  to.setName(spec.name);
+  to.setNamespace(spec.namespace_);
+  encode_map(spec.labels, to.initLabels(static_cast<unsigned>(spec.labels.size())));
+  to.setQueue(spec.queue);
+  to.setMinAvailable(spec.min_available.value_or(-1));
   return to_bytes(b);
 }
 
@@ -175,13 +192,23 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
     out.push_back({Family::Specs, key, encode_spec_row(m)});
     if (wrote_spec) *wrote_spec = true;
   }
+  out.push_back({Family::Summaries, key, encode_summary_row(m)});
+  const bool live = !is_settled(m);
+  if (m.live_row != live) {
+    out.push_back({Family::Live, key, live ? std::optional<std::string>(m.job.uid) : std::nullopt});
+    m.live_row = live;
+  }
   if (taken) *taken = std::move(changes);
   return out;
 }
 
 std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
   const auto key = m.key();
-  std::vector<Write> out{{Family::Jobs, key, std::nullopt}, {Family::Specs, key, std::nullopt}};
+  std::vector<Write> out{{Family::Jobs, key, std::nullopt},
+                         {Family::Specs, key, std::nullopt},
+                         {Family::Summaries, key, std::nullopt},
+                         {Family::Live, key, std::nullopt}};
+  m.live_row = false;
   auto changes = m.pods.take_changes();
   for (const auto& name : m.pods.stored_names()) {
     out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});
@@ -190,6 +217,26 @@ std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
   for (const auto& name : changes.unstored) m.pods.set_stored(name, false);
   if (taken) *taken = std::move(changes);
   return out;
+}
+
+std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit) {
+  limit = std::max<uint32_t>(limit, 1);
+  SmallMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  std::vector<const Pod*> page;
+  bool more = false;
+  for (auto it = m.pods.map().upper_bound(after); it != m.pods.end(); ++it) {
+    if (is_discarded(it->second)) continue;
+    if (page.size() == limit) {
+      more = true;
+      break;
+    }
+    page.push_back(&it->second);
+  }
+  auto list = r.initPods(static_cast<unsigned>(page.size()));
+  for (unsigned i = 0; i < page.size(); ++i) encode(*page[i], list[i]);
+  if (more) r.setContinue(page.back()->name);
+  return to_bytes(b);
 }
 
 Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,

@@ -24,6 +24,10 @@ capnp::ReaderOptions record_reader_options();
 std::string encode_job_row(const JobModel& m);
 // The "specs" row (store::JobSpecRecord): the job's spec, written once.
 std::string encode_spec_row(const JobModel& m);
+// The "summaries" row: an api::Job with what a table of jobs shows (uid, creation, status, and
+// the spec's name, namespace, labels, queue and minAvailable; no events). Lists of jobs are read
+// from these rows, a page at a time.
+std::string encode_summary_row(const JobModel& m);
 // Fails (never throws) on bytes that are not a JobRecord. A record written before pods had rows
 // of their own still carries them: they are loaded and marked changed, so that the next commit
 // moves them into rows. Likewise a record written before specs had rows carries its spec; other
@@ -38,15 +42,21 @@ std::string encode_pod_row(const Pod& p, const std::string& job_uid, bool in_fli
 Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullptr,
                            bool* in_flight = nullptr);
 
-// The writes that bring the store up to `m`: its job row and a put or delete for every pod
-// changed since the last call. The changes are taken from m.pods (into `taken`, so that a write
+// The writes that bring the store up to `m`: its job row, its summary row, its entry in the
+// live index while it is not settled (is_settled) and a put or delete for every pod changed
+// since the last call. The changes are taken from m.pods (into `taken`, so that a write
 // that fails can give them back with PodTable::restore).
 // The spec row goes with every write until one that holds it is durable (`wrote_spec` says a
 // write holds it; the caller then sets m.spec_stored).
 std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr,
                               PodTable::Changes* taken = nullptr, bool* wrote_spec = nullptr);
-// The writes that remove the job: its job row, its spec row and every pod row it has or had.
+// The writes that remove the job: its job, spec, summary and live rows and every pod row it has
+// or had.
 std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken = nullptr);
+
+// A Response with up to `limit` of the pods a user sees (Volcano deletes the ones the controller
+// killed), by name after `after`; `continue` names the last one when more follow.
+std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit);
 
 // A model from its job row and pod rows (the recovery path; also a test's round trip). Rows
 // that belong to another job of the same name (an earlier one whose rows outlived it) are left

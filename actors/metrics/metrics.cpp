@@ -2,6 +2,7 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
+#include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
@@ -69,6 +70,29 @@ struct Metrics::Impl {
           .Name("caldera_scheduler_session_seconds")
           .Help("Time of one scheduling session")
           .Register(*registry);
+  prometheus::Gauge& job_actors = prometheus::BuildGauge()
+                                      .Name("caldera_job_actors")
+                                      .Help("Jobs with an actor: live ones, and woken settled ones")
+                                      .Register(*registry)
+                                      .Add({});
+  prometheus::Gauge& node_pods = prometheus::BuildGauge()
+                                     .Name("caldera_node_pods")
+                                     .Help(
+                                         "Pods this node holds in memory (live, or ended and not "
+                                         "yet acknowledged by their job)")
+                                     .Register(*registry)
+                                     .Add({});
+  prometheus::Counter& passivated =
+      prometheus::BuildCounter()
+          .Name("caldera_jobs_passivated_total")
+          .Help("Job actors stopped because their job settled (it is read from the store)")
+          .Register(*registry)
+          .Add({});
+  prometheus::Counter& woken = prometheus::BuildCounter()
+                                   .Name("caldera_jobs_woken_total")
+                                   .Help("Settled jobs whose actor was started again")
+                                   .Register(*registry)
+                                   .Add({});
   prometheus::Counter& started = pods_started.Add({});
   prometheus::Counter& failed = pods_failed.Add({});
   prometheus::Histogram& dag = dag_step.Add({}, latency_buckets());
@@ -125,6 +149,20 @@ void Metrics::store_batch(std::chrono::nanoseconds d, size_t writes) {
 
 void Metrics::scheduler_session(std::chrono::nanoseconds d) {
   impl_->session_time.Observe(seconds(d));
+}
+
+void Metrics::job_actor_started(bool woken) {
+  impl_->job_actors.Increment();
+  if (woken) impl_->woken.Increment();
+}
+
+void Metrics::node_pods(size_t n) {
+  impl_->node_pods.Set(static_cast<double>(n));
+}
+
+void Metrics::job_actor_stopped(bool passivated) {
+  impl_->job_actors.Decrement();
+  if (passivated) impl_->passivated.Increment();
 }
 
 }  // namespace caldera

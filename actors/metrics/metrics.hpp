@@ -39,6 +39,14 @@ class Metrics {
   void store_batch(std::chrono::nanoseconds d, size_t writes);
   // caldera_scheduler_session_seconds.
   void scheduler_session(std::chrono::nanoseconds d);
+  // caldera_job_actors: jobs with an actor (live, or woken); a settled job has none.
+  // caldera_jobs_passivated_total / caldera_jobs_woken_total: actors stopped when their job
+  // settled, and started again for a settled job (a command, a delete, a report).
+  void job_actor_started(bool woken);
+  // caldera_node_pods: pods this node holds in memory (live, or ended and not yet acknowledged
+  // by their job; the others are retired to its store).
+  void node_pods(size_t n);
+  void job_actor_stopped(bool passivated);
 
  private:
   struct Impl;

@@ -42,6 +42,7 @@ using unstored_atom = caf::atom_constant<caf::atom("unstored")>;    // (uid, err
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using stored_atom = caf::atom_constant<caf::atom("stored")>;  // (uid, status seq): durable
 using resend_atom = caf::atom_constant<caf::atom("resend")>;
+using retired_atom = caf::atom_constant<caf::atom("retired")>;  // (uid, error)
 
 // How often statuses and deletes that could not be written are written again (the store resumes
 // writes once space is back, every second too).
@@ -69,6 +70,7 @@ struct NodePodEntry {
   bool unstored = false;    // its latest status is not durable (nor reported): write it again
   bool forgetting = false;  // the delete of its record is in flight
   bool undeleted = false;   // the delete of its record failed: delete it again
+  bool retiring = false;    // its record is moving to NodeRetired: it leaves memory once moved
   // Its next status is numbered above this: after a restart, above any number the previous run
   // may have sent without making it durable (a job that applied one would ignore a reuse).
   uint64_t seq_floor = 0;
@@ -94,6 +96,7 @@ using NodeImpl = protocol::node::extend<
     caf::reacts_to<committed_atom, std::string, std::string>,  // (uid, error): a launch written
     caf::reacts_to<unstored_atom, std::string, std::string>,
     caf::reacts_to<forgotten_atom, std::string, std::string>, caf::reacts_to<restore_atom>,
+    caf::reacts_to<retired_atom, std::string, std::string>,
     caf::reacts_to<stored_atom, std::string, uint64_t>, caf::reacts_to<resend_atom>,
     caf::reacts_to<sim_atom, std::string>, caf::reacts_to<timer_atom, int64_t>,
     caf::reacts_to<lease_atom, int64_t>,  // its link: the lease runs to this (monotonic ms)
@@ -144,6 +147,10 @@ struct NodeState {
 };
 
 using NodeSelf = std::remove_pointer_t<NodeImpl::stateful_pointer<NodeState>>;
+
+void count_pods(const NodeState& st) {
+  if (st.env.metrics && !st.env.hollow) st.env.metrics->node_pods(st.pods.size());
+}
 
 std::string pod_dir(const NodeState& st, const std::string& uid) {
   return st.env.data_dir + "/pods/" + uid;
@@ -342,9 +349,79 @@ void forget(NodeSelf* self, const std::string& uid) {
   it->second.forgetting = true;
   st.outbox.forget(uid);  // removed by the coordinator: its job needs no more of it
   auto me = caf::actor_cast<NodeImpl>(self);
-  st.env.store->commit({Write{Family::NodePods, record_key(st.env, uid), std::nullopt}},
+  // A retire under way wrote its record there first (the store writes in order).
+  st.env.store->commit({Write{Family::NodePods, record_key(st.env, uid), std::nullopt},
+                        Write{Family::NodeRetired, record_key(st.env, uid), std::nullopt}},
                        [me, uid](std::string error) {
                          caf::anon_send(me, forgotten_atom::value, uid, std::move(error));
+                       });
+}
+
+// An ended pod whose end its job holds (acknowledged) leaves the node's memory and the records a
+// restart reads: its record moves to NodeRetired, where a log read, a lookup (a coordinator
+// restored from a backup asks how its pods ended) or its job's removal finds it. So a node's
+// memory and restart time grow with the pods it runs, not with those it ran.
+void retire(NodeSelf* self, NodePodEntry& e) {
+  auto& st = self->state;
+  if (is_live(e.status) || e.retiring || e.forgetting || e.unstored || e.undeleted ||
+      e.remove_when_done || st.outbox.pending(e.status.uid))
+    return;
+  e.retiring = true;
+  auto me = caf::actor_cast<NodeImpl>(self);
+  auto uid = e.status.uid;
+  st.env.store->commit({Write{Family::NodeRetired, record_key(st.env, uid), record_bytes(e)},
+                        Write{Family::NodePods, record_key(st.env, uid), std::nullopt}},
+                       [me, uid](std::string error) {
+                         caf::anon_send(me, retired_atom::value, uid, std::move(error));
+                       });
+}
+
+void on_retired(NodeSelf* self, const std::string& uid, const std::string& error) {
+  auto& st = self->state;
+  auto it = st.pods.find(uid);
+  if (it == st.pods.end() || !it->second.retiring) return;
+  if (!error.empty()) {
+    // It stays (a restart reads its record, reports it and retires it then).
+    it->second.retiring = false;
+    return;
+  }
+  // A removal that came meanwhile forgets it (its delete reaches both records).
+  if (it->second.forgetting) return;
+  st.accounting.release(uid);
+  st.pods.erase(it);
+  count_pods(st);
+}
+
+// A retired pod's record, read back: nullopt when there is none.
+std::optional<NodePodEntry> retired_entry(NodeSelf* self, const std::string& uid) {
+  auto& st = self->state;
+  auto row = st.env.store->get(Family::NodeRetired, record_key(st.env, uid));
+  if (!row) return std::nullopt;
+  try {
+    FlatReader reader(*row);
+    auto np = reader.root<store::NodePod>();
+    SmallMessageBuilder launch;
+    launch.setRoot(np.getLaunch());
+    auto e = entry_from_launch(to_bytes(launch), st.env.name);
+    e.status = decode(np.getStatus());
+    return e;
+  } catch (const kj::Exception& ex) {
+    spdlog::error("node={} pod={} unreadable retired record: {}", st.env.name, uid,
+                  ex.getDescription().cStr());
+    return std::nullopt;
+  }
+}
+
+// Its job goes: the retired pod's logs and record with it.
+void forget_retired(NodeSelf* self, const std::string& uid) {
+  auto& st = self->state;
+  std::error_code ec;
+  fs::remove_all(pod_dir(st, uid), ec);
+  st.env.store->commit({Write{Family::NodeRetired, record_key(st.env, uid), std::nullopt}},
+                       [name = st.env.name, uid](std::string error) {
+                         if (!error.empty())
+                           spdlog::error("node={} pod={} retired record not deleted: {}", name, uid,
+                                         error);
                        });
 }
 
@@ -369,6 +446,7 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
     spdlog::warn("node={} pod={} cannot remove {}: {}", st.env.name, uid, pod_dir(st, uid),
                  ec.message());
   st.pods.erase(it);
+  count_pods(st);
 }
 
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
@@ -554,6 +632,7 @@ void recover(NodeSelf* self) {
       e.counted_start = e.status.started_ms > 0;  // the previous run counted them
       e.counted_failure = e.status.phase == PodPhase::Failed;
       st.pods.emplace(e.status.uid, std::move(e));
+      count_pods(st);
     } catch (const kj::Exception& ex) {
       spdlog::error("node={} unreadable pod record {}: {}", st.env.name, std::string(key),
                     ex.getDescription().cStr());
@@ -731,6 +810,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         }
         e.status.phase = PodPhase::Pending;
         auto [pos, _] = st.pods.emplace(uid, std::move(e));
+        count_pods(st);
         // A simulated pod starts nothing outside the node, so its first record is its start.
         if (pos->second.sim_duration_ms >= 0) {
           start_pod(self, pos->second);
@@ -762,6 +842,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
           caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(status));
           st.accounting.release(uid);
           st.pods.erase(it);
+          count_pods(st);
           return;
         }
         start_pod(self, it->second);
@@ -786,7 +867,9 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         try {
           FlatReader reader(bytes);
           for (auto a : reader.root<cluster::PodAcks>().getPods()) {
-            st.outbox.acknowledged(a.getUid().cStr(), a.getSeq());
+            std::string uid = a.getUid().cStr();
+            st.outbox.acknowledged(uid, a.getSeq());
+            if (auto it = st.pods.find(uid); it != st.pods.end()) retire(self, it->second);
           }
         } catch (const kj::Exception& ex) {
           spdlog::error("node={} malformed acknowledgements: {}", st.env.name,
@@ -796,6 +879,17 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](resend_atom) { resend_unacked(self); },
       [=](forgotten_atom, const std::string& uid, const std::string& error) {
         on_forgotten(self, uid, error);
+      },
+      [=](retired_atom, const std::string& uid, const std::string& error) {
+        on_retired(self, uid, error);
+      },
+      [=](lookup_atom, const std::vector<std::string>& uids) {
+        std::vector<std::string> reports;
+        for (const auto& uid : uids) {
+          if (self->state.pods.count(uid)) continue;  // held: its registration told
+          if (auto e = retired_entry(self, uid)) reports.push_back(report_bytes(e->status));
+        }
+        return reports;
       },
       [=](lease_atom, int64_t deadline) {
         auto& st = self->state;
@@ -919,7 +1013,10 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](remove_atom, const std::string& uid) {
         if (hold_order(self, remove_atom::value, uid)) return;
         auto it = self->state.pods.find(uid);
-        if (it == self->state.pods.end()) return;
+        if (it == self->state.pods.end()) {
+          forget_retired(self, uid);
+          return;
+        }
         if (is_live(it->second.status)) {
           it->second.remove_when_done = true;
           kill_pod(self, it->second, it->second.grace_ms);  // its job's deletion: its own grace
@@ -932,17 +1029,21 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         using Chunk = caf::result<std::string, int64_t, bool>;
         auto& st = self->state;
         auto it = st.pods.find(uid);
-        if (it == st.pods.end()) return caf::make_error(caf::sec::runtime_error, "pod not on node");
+        std::optional<NodePodEntry> retired;
+        if (it == st.pods.end()) retired = retired_entry(self, uid);
+        if (it == st.pods.end() && !retired)
+          return caf::make_error(caf::sec::runtime_error, "pod not on node");
+        const NodePodEntry& e = retired ? *retired : it->second;
         std::string name = container;
-        if (name.empty() && !it->second.containers.empty()) name = it->second.containers[0].name;
+        if (name.empty() && !e.containers.empty()) name = e.containers[0].name;
         bool known = false;
-        for (const auto& c : it->second.containers) known = known || c.name == name;
+        for (const auto& c : e.containers) known = known || c.name == name;
         if (!known) return caf::make_error(caf::sec::runtime_error, "no such container");
         constexpr int64_t kMaxChunk = 1 << 20;  // replies stay far below Cap'n Proto's limits
         max_bytes = std::clamp<int64_t>(max_bytes, 0, kMaxChunk);
         if (max_bytes == 0) max_bytes = kMaxChunk;
-        bool ended = !is_live(it->second.status);
-        if (it->second.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
+        bool ended = !is_live(e.status);
+        if (e.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
         std::ifstream in(pod_dir(st, uid) + "/" + name + ".log", std::ios::binary);
         if (!in) return Chunk{std::string{}, offset, ended};
         in.seekg(0, std::ios::end);

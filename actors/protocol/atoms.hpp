@@ -108,6 +108,17 @@ using watch_event_atom = caf::atom_constant<caf::atom("watchevent")>;
 using pod_events_atom = caf::atom_constant<caf::atom("podevents")>;
 using closed_atom = caf::atom_constant<caf::atom("closed")>;
 
+// Passivation: a settled job's actor -> job directory: (passivate_atom, key, uid) -> whether a
+// stop follows; job directory -> job actor: stop_atom -> whether it stopped. Job actor ->
+// scheduler: (forget_atom, key) -> ok once its pod group request is gone (the scheduler's
+// bindings sent before it arrive first).
+using passivate_atom = caf::atom_constant<caf::atom("passivate")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using forget_atom = caf::atom_constant<caf::atom("forget")>;
+// job actor -> membership -> node: (lookup_atom, [node,] uids) -> the PodReports of those of
+// them the node has retired (ended, acknowledged, out of its memory)
+using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
+
 // store writer thread -> an actor: a group commit finished
 using committed_atom = caf::atom_constant<caf::atom("committed")>;
 // process runner thread -> node actor

@@ -46,6 +46,9 @@ using job = caf::typed_actor<
     // (on) whether to send the directory its pod changes (someone watches pods)
     caf::reacts_to<watch_atom, bool>,
     // -> ok, once the record is gone; the actor then quits
-    caf::replies_to<delete_atom>::with<caf::ok_atom>>;
+    caf::replies_to<delete_atom>::with<caf::ok_atom>,
+    // passivation: -> true when the job is still settled, its state durable, and the actor
+    // quits; false when something came up since it offered to stop
+    caf::replies_to<stop_atom>::with<bool>>;
 
 }  // namespace caldera::protocol

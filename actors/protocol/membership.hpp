@@ -37,6 +37,9 @@ using membership = caf::typed_actor<
     // (node, uid, container, offset, max bytes) -> that node's answer
     caf::replies_to<log_atom, std::string, std::string, std::string, int64_t,
                     int64_t>::with<std::string, int64_t, bool>,
+    // (node, uids) -> that node's answer: how those of them it retired ended
+    caf::replies_to<lookup_atom, std::string,
+                    std::vector<std::string>>::with<std::vector<std::string>>,
     // -> every node it knows, with readiness, reason, incarnation, heartbeat and labels
     caf::replies_to<nodes_atom>::with<std::vector<NodeInfo>>>;
 

@@ -30,7 +30,10 @@ using node = caf::typed_actor<
     // (uid, container, offset, max bytes) -> (data, next offset, eof) of <container>.log
     caf::replies_to<log_atom, std::string, std::string, int64_t, int64_t>::with<std::string,
                                                                                 int64_t, bool>,
-    // -> NodeRegistration: who it is and every pod it has, now
-    caf::replies_to<register_atom>::with<std::string>>;
+    // -> NodeRegistration: who it is and every pod it holds in memory, now (not those it
+    // retired: ended, their end acknowledged)
+    caf::replies_to<register_atom>::with<std::string>,
+    // (uids) -> a PodReport for each of them it retired: how they ended
+    caf::replies_to<lookup_atom, std::vector<std::string>>::with<std::vector<std::string>>>;
 
 }  // namespace caldera::protocol

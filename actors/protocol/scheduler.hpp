@@ -19,6 +19,9 @@ using scheduler = caf::typed_actor<
     // a job's pods that wait for nodes (none: its pod group is cancelled); it answers later
     // with (placed_atom, bindings) or (unsched_atom, why, enqueued) to the sender
     caf::reacts_to<place_atom, GangRequest>,
+    // (job key) -> ok once its pod group request is cancelled: a job that stops (passivation)
+    // has heard every binding sent before
+    caf::replies_to<forget_atom, std::string>::with<caf::ok_atom>,
     // (job key, uid, node, requests, its pod group) a binding it adopts after a restart
     caf::reacts_to<reserve_atom, std::string, std::string, std::string, ResourceList, PodGroupInfo>,
     // the Queues and PriorityClasses, whole, on start and after each change

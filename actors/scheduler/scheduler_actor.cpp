@@ -400,6 +400,17 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         if (cancel) self->state.requesters.erase(key);
         want_session(self);
       },
+      [=](forget_atom, const std::string& key) {
+        auto& st = self->state;
+        if (st.asked.count(key) || st.requesters.count(key)) {
+          st.asked.erase(key);
+          st.requesters.erase(key);
+          st.placer.request(GangRequest{key, {}, 0, {}});
+          forget_reason(self, key);
+          want_session(self);
+        }
+        return caf::ok_atom::value;
+      },
       [=](reserve_atom, const std::string& key, const std::string& uid, const std::string& node,
           const ResourceList& requests, const PodGroupInfo& group) {
         self->state.placer.reserve(key, uid, node, requests, group);

@@ -47,7 +47,7 @@ constexpr const char* kLiveness = "  heartbeatInterval: 500ms\n  heartbeatTimeou
 
 struct NodeSpec {
   std::string name;
-  int client_port = 0, cluster_port = 0;
+  int client_port = 0, cluster_port = 0, metrics_port = 0;
 };
 
 // `liveness`: the cluster's heartbeat and lease fields, as YAML lines.
@@ -59,7 +59,8 @@ std::string config_yaml(const std::vector<NodeSpec>& nodes, const std::string& d
   for (const auto& n : nodes)
     y += "  - name: " + n.name +
          "\n    host: 127.0.0.1\n    clientPort: " + std::to_string(n.client_port) +
-         "\n    clusterPort: " + std::to_string(n.cluster_port) + "\n    dataDir: " + dir + "/" +
+         "\n    clusterPort: " + std::to_string(n.cluster_port) +
+         "\n    metricsPort: " + std::to_string(n.metrics_port) + "\n    dataDir: " + dir + "/" +
          n.name + "\n    resources: {cpu: 2, memory: 4Gi, pods: 20}\n" + "    labels: {zone: z-" +
          n.name + "}\n";
   return y;
@@ -72,7 +73,7 @@ class Cluster : public ::testing::Test {
 
   void start_cluster(const std::string& token, const std::string& liveness = kLiveness) {
     for (int i = 1; i <= 3; ++i)
-      specs_.push_back({"node-" + std::to_string(i), free_port(), free_port()});
+      specs_.push_back({"node-" + std::to_string(i), free_port(), free_port(), free_port()});
     config_ =
         write_file(dir_.path(), "cluster.yaml", config_yaml(specs_, dir_.path(), token, liveness));
     for (const auto& s : specs_) {
@@ -82,6 +83,16 @@ class Cluster : public ::testing::Test {
     for (auto& n : nodes_) n->start();
     ASSERT_TRUE(eventually([&] { return ready_nodes(*nodes_[0]).size() == 3; }, 20s))
         << nodes_[0]->log();
+  }
+
+  // The coordinator dies with its data dir, and starts again from `backup`.
+  void restore_coordinator(const std::string& backup) {
+    nodes_[0]->kill9();
+    std::filesystem::remove_all(dir_.path() + "/node-1");
+    nodes_[0] = std::make_unique<Calderad>(
+        dir_.path() + "/node-1", std::vector<std::string>{"--config", config_, "--node", "node-1",
+                                                          "--restore-from", backup});
+    nodes_[0]->start();
   }
 
   // The names of the nodes `get nodes` (at `at`) says are Ready.
@@ -767,12 +778,7 @@ TEST_F(Cluster, ABackupTakenWhileRunningRestoresALostCoordinator) {
   EXPECT_NE(made.out.find("--restore-from " + backup), std::string::npos) << made.out;
   auto again = nodes_[0]->cli({"admin", "backup", backup});
   EXPECT_NE(again.exit_code, 0) << "a backup never overwrites one";
-  nodes_[0]->kill9();
-  std::filesystem::remove_all(dir_.path() + "/node-1");
-  nodes_[0] = std::make_unique<Calderad>(
-      dir_.path() + "/node-1",
-      std::vector<std::string>{"--config", config_, "--node", "node-1", "--restore-from", backup});
-  nodes_[0]->start();
+  restore_coordinator(backup);
   EXPECT_NE(nodes_[0]->log().find("restored the coordinator's store"), std::string::npos)
       << nodes_[0]->log();
   for (int i = 0; i < 3; ++i)
@@ -792,6 +798,61 @@ TEST_F(Cluster, ABackupTakenWhileRunningRestoresALostCoordinator) {
       run({CALDERAD_PATH, "--config", config_, "--node", "node-1", "--restore-from", backup});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("already has a store"), std::string::npos) << refused.err;
+}
+
+// The pods that ended after the backup was taken, their end acknowledged to the coordinator that
+// was then lost: their nodes retired them (out of memory, out of their registration). The
+// restored coordinator asks the nodes how they ended, and the jobs end as they did: nothing runs
+// twice.
+TEST_F(Cluster, ARestoredBackupAsksTheNodesHowThePodsThatEndedSinceEnded) {
+  const auto gate = dir_.path() + "/gate";
+  std::string all;
+  for (int i = 0; i < 3; ++i) {
+    auto name = "g" + std::to_string(i);
+    all += job(name, 1, "2",
+               "echo run >> " + dir_.path() + "/" + name + ".runs; while [ ! -f " + gate +
+                   " ]; do sleep 0.1; done") +
+           "---\n";
+  }
+  ASSERT_EQ(nodes_[0]->cli({"submit", "-f", "-"}, all).exit_code, 0);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(
+        nodes_[0]
+            ->cli({"wait", "job", "g" + std::to_string(i), "--for=phase=Running", "--timeout=30s"})
+            .exit_code,
+        0);
+  // The coordinator's own node loses its pod's directory with the data dir: how that pod ended
+  // is lost with it. The workers' pods are the ones this is about.
+  const auto on_coordinator = job_running_on(*nodes_[0], "node-1");
+  const auto backup = dir_.path() + "/backup";
+  ASSERT_EQ(nodes_[0]->cli({"admin", "backup", backup}).exit_code, 0);
+  write_file(dir_.path(), "gate", "");
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(nodes_[0]
+                  ->cli({"wait", "job", "g" + std::to_string(i), "--for=phase=Completed",
+                         "--timeout=30s"})
+                  .exit_code,
+              0);
+  // Every node has retired its pod: none holds one in memory.
+  for (const auto& s : specs_) {
+    const auto url = "http://127.0.0.1:" + std::to_string(s.metrics_port) + "/metrics";
+    ASSERT_TRUE(eventually([&] {
+      return run({"curl", "-sf", url}).out.find("\ncaldera_node_pods 0\n") != std::string::npos;
+    })) << s.name
+        << run({"curl", "-sf", url}).out;
+  }
+  restore_coordinator(backup);
+  for (int i = 0; i < 3; ++i) {
+    auto name = "g" + std::to_string(i);
+    if (name == on_coordinator) continue;
+    auto r = nodes_[0]->cli({"wait", "job", name, "--for=phase=Completed", "--timeout=20s"});
+    EXPECT_EQ(r.exit_code, 0) << name << r.err << nodes_[0]->log();
+    std::ifstream runs(dir_.path() + "/" + name + ".runs");
+    std::string all_runs((std::istreambuf_iterator<char>(runs)), {});
+    EXPECT_EQ(all_runs, "run\n") << name << nodes_[0]->log();
+  }
+  EXPECT_NE(nodes_[0]->log().find("ended while the coordinator did not know"), std::string::npos)
+      << nodes_[0]->log();
 }
 
 // Another process may only register and heartbeat through the cluster port: CAF's own type

@@ -148,10 +148,15 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
 TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
   auto m = rich_model();
   auto writes = job_writes(m);
-  ASSERT_EQ(writes.size(), 5u);  // the job, its three pods, and its spec (the first write only)
+  // The job, its three pods, its spec (the first write only), its summary, its live index entry
+  // (the first write only, while it is not settled).
+  ASSERT_EQ(writes.size(), 7u);
   EXPECT_EQ(writes[0].family, Family::Jobs);
   EXPECT_EQ(writes[4].family, Family::Specs);
   EXPECT_EQ(writes[4].key, "ml/train");
+  EXPECT_EQ(writes[5].family, Family::Summaries);
+  EXPECT_EQ(writes[6].family, Family::Live);
+  EXPECT_EQ(writes[6].value, m.job.uid);
   EXPECT_EQ(writes[0].key, "ml/train");
   EXPECT_EQ(count_writes(writes, Family::Pods, true), 3u);
   EXPECT_EQ(writes[1].key, "ml/train/train-worker-0");
@@ -164,9 +169,10 @@ TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {
   ASSERT_TRUE(decode_pod_row(*writes[3].value, nullptr, &flying));
   EXPECT_EQ(writes[3].key, "ml/train/train-worker-2");
   EXPECT_TRUE(flying);
-  // Nothing changed since (and the spec row is durable): the next write is the job row alone.
+  // Nothing changed since (and the spec row is durable): the next write is the job row and its
+  // summary.
   m.spec_stored = true;
-  EXPECT_EQ(job_writes(m).size(), 1u);
+  EXPECT_EQ(job_writes(m).size(), 2u);
 }
 
 TEST(JobRecord, APodEventOfABigJobWritesTheJobRowAndThatPodOnly) {
@@ -176,7 +182,7 @@ TEST(JobRecord, APodEventOfABigJobWritesTheJobRowAndThatPodOnly) {
   m.spec_stored = true;
   report(m, pod_name(m.name(), "w", 7), PodPhase::Succeeded, c);
   auto writes = job_writes(m);
-  ASSERT_EQ(writes.size(), 2u);
+  ASSERT_EQ(writes.size(), 3u);  // the job row, the pod's, the summary
   EXPECT_EQ(writes[1].key, "default/" + m.name() + "/" + pod_name(m.name(), "w", 7));
   auto back = decode_pod_row(*writes[1].value);
   ASSERT_TRUE(back) << back.error();
@@ -189,7 +195,7 @@ TEST(JobRecord, AnErasedPodGetsADeleteAndAnErasedJobDeletesEveryRow) {
   m.spec_stored = true;
   m.pods.erase("train-worker-1");
   auto writes = job_writes(m);
-  ASSERT_EQ(writes.size(), 2u);
+  ASSERT_EQ(count_writes(writes, Family::Pods, false), 1u);
   EXPECT_EQ(writes[1].key, "ml/train/train-worker-1");
   EXPECT_FALSE(writes[1].value);
   m.pods.erase("train-worker-2");  // erased and never written since: still deleted
@@ -197,6 +203,8 @@ TEST(JobRecord, AnErasedPodGetsADeleteAndAnErasedJobDeletesEveryRow) {
   EXPECT_EQ(count_writes(erase, Family::Jobs, false), 1u);
   EXPECT_EQ(count_writes(erase, Family::Pods, false), 2u);  // worker-0 and worker-2
   EXPECT_EQ(count_writes(erase, Family::Pods, true) + count_writes(erase, Family::Jobs, true), 0u);
+  for (auto f : {Family::Specs, Family::Summaries, Family::Live})
+    EXPECT_EQ(count_writes(erase, f, false), 1u);
 }
 
 TEST(JobRecord, ARecordWithItsPodsInsideMovesThemIntoRowsOnTheNextWrite) {
@@ -224,7 +232,8 @@ TEST(JobRecord, AFailedWriteGivesItsPodChangesBackForTheNext) {
   PodTable::Changes first, second;
   auto failed = job_writes(m, nullptr, &first);
   ASSERT_EQ(count_writes(failed, Family::Pods, false), 1u);
-  EXPECT_EQ(job_writes(m).size(), 1u);  // taken: without a restore the delete would be lost
+  // Taken: without a restore the delete would be lost.
+  EXPECT_EQ(count_writes(job_writes(m), Family::Pods, false), 0u);
   m.pods.erase("train-worker-0");
   job_writes(m, nullptr, &second);  // fails too
   m.pods.restore(std::move(second));
@@ -242,8 +251,9 @@ TEST(JobRecord, PodsWaitingForANodeHaveNoRowsAndAreMadeAgainWithTheUidsTheirActi
   auto writes = job_writes(m);
   EXPECT_EQ(count_writes(writes, Family::Pods, true), 0u);  // nothing placed: no pod rows
   EXPECT_EQ(count_writes(writes, Family::Pods, false), 0u);
-  ASSERT_EQ(writes.back().family, Family::Specs);
-  const std::string spec_row = *writes.back().value;
+  ASSERT_EQ(count_writes(writes, Family::Specs, true), 1u);
+  const std::string spec_row = *writes[1].value;
+  ASSERT_EQ(writes[1].family, Family::Specs);
 
   // One is placed: it gets its row.
   m.pods.at(pod_name(m.name(), "w", 1)).node = "n1";
@@ -399,5 +409,52 @@ TEST(JobRecord, AJobRowWithoutItsSpecRowOrWithAnotherJobsFailsTheLoad) {
   EXPECT_NE(wrong.error().find("belongs to job someone-else"), std::string::npos) << wrong.error();
 }
 
+TEST(JobRecord, TheLiveIndexHoldsAJobUntilItIsSettledAndAgainWhenItIsNot) {
+  auto c = test_clock();
+  auto m = running_job(spec_with({{"w", 2}}), c);
+  EXPECT_EQ(count_writes(job_writes(m), Family::Live, true), 1u);
+  m.spec_stored = true;
+  EXPECT_EQ(count_writes(job_writes(m), Family::Live, true), 0u);  // said once
+  report(m, pod_name(m.name(), "w", 0), PodPhase::Succeeded, c);
+  report(m, pod_name(m.name(), "w", 1), PodPhase::Succeeded, c);
+  ASSERT_EQ(m.job.status.state.phase, JobPhase::Completed);
+  ASSERT_TRUE(is_settled(m));
+  auto writes = job_writes(m);
+  EXPECT_EQ(count_writes(writes, Family::Live, false), 1u);  // out of the index
+  EXPECT_EQ(count_writes(job_writes(m), Family::Live, false), 0u);
+  // An Aborted job is settled too, and a resume brings it back into the index.
+  auto a = running_job(spec_with({{"w", 1}}), c);
+  job_writes(a);
+  on_command(a, Action::AbortJob, "cmd-1", at(c, c.now_ms + 1000));
+  report(a, pod_name(a.name(), "w", 0), PodPhase::Failed, c);
+  ASSERT_EQ(a.job.status.state.phase, JobPhase::Aborted);
+  ASSERT_TRUE(is_settled(a));
+  EXPECT_EQ(count_writes(job_writes(a), Family::Live, false), 1u);
+  on_command(a, Action::ResumeJob, "cmd-2", at(c, c.now_ms + 2000));
+  ASSERT_FALSE(is_settled(a));
+  EXPECT_EQ(count_writes(job_writes(a), Family::Live, true), 1u);
+  // Not known (a failed write, a load): the next write says it either way.
+  m.live_row.reset();
+  EXPECT_EQ(count_writes(job_writes(m), Family::Live, false), 1u);
+}
+
+TEST(JobRecord, TheSummaryRowCarriesWhatATableShowsAndNoEvents) {
+  auto m = rich_model();
+  m.job.spec.labels["team"] = "ml";
+  m.job.spec.queue = "research";
+  auto row = encode_summary_row(m);
+  FlatReader reader(row);
+  auto job = reader.root<api::Job>();
+  EXPECT_EQ(std::string(job.getUid().cStr()), m.job.uid);
+  EXPECT_EQ(job.getCreatedMs(), m.job.created_ms);
+  EXPECT_EQ(std::string(job.getSpec().getName().cStr()), "train");
+  EXPECT_EQ(std::string(job.getSpec().getNamespace().cStr()), "ml");
+  EXPECT_EQ(std::string(job.getSpec().getQueue().cStr()), "research");
+  EXPECT_EQ(job.getSpec().getLabels().size(), 1u);
+  EXPECT_EQ(job.getSpec().getTasks().size(), 0u);
+  EXPECT_EQ(job.getEvents().size(), 0u);
+  EXPECT_EQ(std::string(job.getStatus().getState().getPhase().cStr()),
+            std::string(to_string(m.job.status.state.phase)));
+}
 }  // namespace
 }  // namespace caldera

@@ -437,6 +437,14 @@ std::optional<int64_t> next_due_ms(const JobModel& m) {
   return next;
 }
 
+bool is_settled(const JobModel& m) {
+  if (!ends_for_ttl(m.job.status.state.phase) || next_due_ms(m) || !m.creation.in_flight.empty())
+    return false;
+  for (const auto& [name, p] : m.pods.map())
+    if (is_live(p)) return false;
+  return true;
+}
+
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
                    const Clock& clock) {
   Effects fx;

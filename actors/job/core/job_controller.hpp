@@ -54,6 +54,11 @@ Effects on_tick(JobModel& m, const Clock& clock);
 // When on_tick next has something to do; nullopt when nothing waits on time.
 std::optional<int64_t> next_due_ms(const JobModel& m);
 
+// Finished for good until a client acts on it: a final phase (or Aborted), no pod that holds or
+// may still hold resources, nothing waiting on time (a TTL still to pass, a delayed action).
+// Its rows then say all there is: its actor may stop, and a restart need not recreate it.
+bool is_settled(const JobModel& m);
+
 // Where the scheduler put a pod.
 struct Placement {
   std::string node;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct JobModel {
   // The store holds the spec in a row of its own (written once, with the job's first write): the
   // job row, written on every change, does not repeat it.
   bool spec_stored = false;
+  // Whether the store's live index (the jobs a restart recreates) holds the job, as far as the
+  // writes that were sent say; nullopt: not known (loaded, or a write failed), the next one says.
+  std::optional<bool> live_row;
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }

@@ -29,6 +29,8 @@ class Outbox {
   // How many pods' latest status had to be sent again and is still unacknowledged.
   size_t resent() const;
 
+  // Whether the pod's latest status still waits for its job.
+  bool pending(const std::string& uid) const { return entries_.count(uid) > 0; }
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
 
