@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include <gperftools/malloc_extension.h>
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
@@ -98,6 +99,8 @@ bool duration_flag(const std::string& text, std::chrono::milliseconds& out) {
 }
 
 }  // namespace
+
+constexpr time_t kReleaseFreeMemorySeconds = 5;
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // libuv writes to closed sockets; never die of it
@@ -520,8 +523,13 @@ int main(int argc, char** argv) {
     }
     spdlog::info("calderad node={} cluster={} serving clients on {}:{} data={} actor_threads={}",
                  node->name, cluster.name, node->host, real_port, node->data_dir, actor_threads);
+    // tcmalloc keeps the pages a burst of work freed (thousands of jobs at once): handed back
+    // every few seconds, the node's resident memory follows what it holds, not its busiest
+    // moment.
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    const timespec every{kReleaseFreeMemorySeconds, 0};
+    while ((sig = sigtimedwait(&stop_signals, nullptr, &every)) < 0)
+      MallocExtension::instance()->ReleaseFreeMemory();
     spdlog::info("calderad node={} stopping on signal {}", node->name, sig);
     sink->attach(nullptr);
     gateway->reset();

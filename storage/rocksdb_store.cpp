@@ -4,6 +4,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
@@ -519,20 +520,28 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
   }
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  // A node's pod rows are only written at run time (read back at startup, by a scan): a vector
-  // memtable appends in O(1) and sorts once when it is flushed, where the default skiplist pays
-  // a pointer-chasing sorted insert per write on the writer thread, the store's serial stage.
-  // The coordinator's families are read at run time (finished jobs live in the store only), and
-  // a read of a vector memtable sorts a copy of it: they keep the skiplist.
-  // One block cache for every family (each would otherwise make its own).
+  // The families written on every change of a job or pod take a vector memtable: it appends in
+  // O(1) and sorts once when it is flushed, where the default skiplist pays a pointer-chasing
+  // sorted insert per write on the writer thread, the store's serial stage. A read of one sorts
+  // a copy of it (at most the shared memtable budget): reads of finished jobs are rare next to
+  // writes, and a read for a name that is not there (every submit asks) stops at the
+  // memtable's bloom filter. The others keep the skiplist. Every family's tables have bloom
+  // filters, and share one block cache (each would otherwise make its own).
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
-  rocksdb::ColumnFamilyOptions read_too;
-  read_too.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  rocksdb::ColumnFamilyOptions written_only = read_too;
-  written_only.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
-  for (const auto& name : names)
-    descriptors.emplace_back(name, name == family_name(Family::NodePods) ? written_only : read_too);
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  rocksdb::ColumnFamilyOptions sorted;
+  sorted.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::ColumnFamilyOptions appended = sorted;
+  appended.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+  appended.memtable_prefix_bloom_size_ratio = 0.02;
+  appended.memtable_whole_key_filtering = true;
+  for (const auto& name : names) {
+    bool hot = false;
+    for (auto f : {Family::Jobs, Family::Pods, Family::Summaries, Family::NodePods, Family::Live})
+      hot = hot || name == family_name(f);
+    descriptors.emplace_back(name, hot ? appended : sorted);
+  }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(dbo, dir, descriptors, &handles, &db);

@@ -88,10 +88,10 @@ class Store {
   // torn write leaves its outcome unknown, so callers must not act as if it surely did not happen.
   virtual void commit(std::vector<Write> writes, std::function<void(std::string error)> done) = 0;
 
-  // Reads what is committed (not what is still queued). NodePods is read at startup only (its
-  // memtable is a vector, which a read sorts a copy of); the other families are read at run
-  // time too, for finished jobs. Nothing when the key is not there; a read that fails otherwise
-  // (StoreOptions::on_damaged) is never taken for that.
+  // Reads what is committed (not what is still queued): at startup, and at run time for
+  // finished jobs (a read of a family written on every change sorts a copy of its memtable,
+  // whose size the store bounds). Nothing when the key is not there; a read that fails
+  // otherwise (StoreOptions::on_damaged) is never taken for that.
   virtual std::optional<std::string> get(Family family, std::string_view key) = 0;
   // Calls fn for every record of the family in key order (the recovery scan). Empty when it saw
   // them all, else why it stopped early (StoreOptions::on_damaged is told too).

@@ -784,28 +784,49 @@ bool job_exists(DirectoryState& st, const std::string& key) {
   return stored_job_exists(*st.env.store, key);
 }
 
-std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
+std::string job_not_found(uint64_t id, const std::string& name, const std::string& ns) {
   return error_response(id, Code::NOT_FOUND,
-                        "jobs.batch.volcano.sh \"" + std::string(ref.getName().cStr()) +
-                            "\" not found in namespace " + ns_or_default(ref.getNamespace()),
+                        "jobs.batch.volcano.sh \"" + name + "\" not found in namespace " + ns,
                         "name");
 }
 
-// Read from the store, live or settled: a job's actor writes every change before it acts on it.
-std::string get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
-  auto key = ref_job_key(ref);
-  auto it = self->state.jobs.find(key);
-  if (it != self->state.jobs.end() && !it->second.accepted) return job_not_found(id, ref);
-  auto rows = read_job_rows(*self->state.env.store, key);
-  if (!rows) return job_not_found(id, ref);
+std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
+  return job_not_found(id, ref.getName().cStr(), ns_or_default(ref.getNamespace()));
+}
+
+std::string job_response(uint64_t id, const std::string& job_row, const std::string& spec_row) {
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  fill_job(rows->job, rows->spec, [&](api::Job::Reader in) {
+  fill_job(job_row, spec_row, [&](api::Job::Reader in) {
     r.setJob(in);
     return r.getJob();
   });
   return to_bytes(b);
+}
+
+// A live job's actor answers with what its store rows hold; a settled job's rows are read.
+caf::result<std::string> get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  auto key = ref_job_key(ref);
+  auto it = self->state.jobs.find(key);
+  if (it != self->state.jobs.end() && !it->second.accepted) return job_not_found(id, ref);
+  auto from_store = [self, id, key, name = std::string(ref.getName().cStr()),
+                     ns = ns_or_default(ref.getNamespace())]() -> std::string {
+    auto rows = read_job_rows(*self->state.env.store, key);
+    if (!rows) return job_not_found(id, name, ns);
+    return job_response(id, rows->job, rows->spec);
+  };
+  auto* live = live_job(self->state, key);
+  if (!live) return from_store();
+  auto rp = self->make_response_promise<std::string>();
+  self->request(live->actor, 10s, get_job_atom::value)
+      .then(
+          [rp, id, from_store](const std::string& job_row, const std::string& spec_row) mutable {
+            // None yet: recovered or woken, it has not written since; the store has it.
+            rp.deliver(job_row.empty() ? from_store() : job_response(id, job_row, spec_row));
+          },
+          [rp, from_store](caf::error&) mutable { rp.deliver(from_store()); });
+  return rp;
 }
 
 // A page of jobs, read from the store by key: a table (summary) from the summary rows, else

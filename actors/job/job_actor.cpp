@@ -95,6 +95,7 @@ struct JobState {
   };
   std::optional<PendingErase> pending_erase;
   bool offered_stop = false;  // asked the directory to passivate it, no answer yet
+  std::string durable_row;    // its job row as the store holds it now: what `get job` shows
   // Nodes asked how pods they did not list ended (node_up), with the pods they reported
   // meanwhile: those are there too.
   std::map<std::string, std::set<std::string>> looking_up;
@@ -278,6 +279,7 @@ void apply_effects(JobSelf* self, Inflight& in) {
   }
   // A create's record goes back in its reply, which the coordinator awaits anyway: before the
   // pod events, as an update would.
+  if (!in.record.empty()) st.durable_row = in.record;
   if (in.create && in.reply.pending())
     in.reply.deliver(std::move(in.record));
   else if (!in.record.empty())
@@ -570,6 +572,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         st.inflight.push_back(std::move(in));
         drain(self);
         return caf::result<std::string>(rp);
+      },
+      [=](get_job_atom) {
+        auto& st = self->state;
+        return caf::make_message(st.durable_row, encode_spec_row(st.model));
       },
       [=](get_pod_atom, const std::string& name) {
         const auto& pods = self->state.model.pods;

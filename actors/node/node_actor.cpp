@@ -369,7 +369,8 @@ void retire(NodeSelf* self, NodePodEntry& e) {
   e.retiring = true;
   auto me = caf::actor_cast<NodeImpl>(self);
   auto uid = e.status.uid;
-  st.env.store->commit({Write{Family::NodeRetired, record_key(st.env, uid), record_bytes(e)},
+  // How it ended is all that is kept (its containers' names are in it, for its logs).
+  st.env.store->commit({Write{Family::NodeRetired, record_key(st.env, uid), report_bytes(e.status)},
                         Write{Family::NodePods, record_key(st.env, uid), std::nullopt}},
                        [me, uid](std::string error) {
                          caf::anon_send(me, retired_atom::value, uid, std::move(error));
@@ -392,19 +393,14 @@ void on_retired(NodeSelf* self, const std::string& uid, const std::string& error
   count_pods(st);
 }
 
-// A retired pod's record, read back: nullopt when there is none.
-std::optional<NodePodEntry> retired_entry(NodeSelf* self, const std::string& uid) {
+// A retired pod's record (its last PodReport), read back: nullopt when there is none.
+std::optional<Pod> retired_pod(NodeSelf* self, const std::string& uid) {
   auto& st = self->state;
   auto row = st.env.store->get(Family::NodeRetired, record_key(st.env, uid));
   if (!row) return std::nullopt;
   try {
     FlatReader reader(*row);
-    auto np = reader.root<store::NodePod>();
-    SmallMessageBuilder launch;
-    launch.setRoot(np.getLaunch());
-    auto e = entry_from_launch(to_bytes(launch), st.env.name);
-    e.status = decode(np.getStatus());
-    return e;
+    return decode(reader.root<cluster::PodReport>().getPod());
   } catch (const kj::Exception& ex) {
     spdlog::error("node={} pod={} unreadable retired record: {}", st.env.name, uid,
                   ex.getDescription().cStr());
@@ -887,7 +883,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         std::vector<std::string> reports;
         for (const auto& uid : uids) {
           if (self->state.pods.count(uid)) continue;  // held: its registration told
-          if (auto e = retired_entry(self, uid)) reports.push_back(report_bytes(e->status));
+          if (auto pod = retired_pod(self, uid)) reports.push_back(report_bytes(*pod));
         }
         return reports;
       },
@@ -1029,21 +1025,22 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
         using Chunk = caf::result<std::string, int64_t, bool>;
         auto& st = self->state;
         auto it = st.pods.find(uid);
-        std::optional<NodePodEntry> retired;
-        if (it == st.pods.end()) retired = retired_entry(self, uid);
+        std::optional<Pod> retired;
+        if (it == st.pods.end()) retired = retired_pod(self, uid);
         if (it == st.pods.end() && !retired)
           return caf::make_error(caf::sec::runtime_error, "pod not on node");
-        const NodePodEntry& e = retired ? *retired : it->second;
+        // A retired pod's status names its containers (a simulated one has no log files).
+        const Pod& status = retired ? *retired : it->second.status;
         std::string name = container;
-        if (name.empty() && !e.containers.empty()) name = e.containers[0].name;
+        if (name.empty() && !status.containers.empty()) name = status.containers[0].name;
         bool known = false;
-        for (const auto& c : e.containers) known = known || c.name == name;
+        for (const auto& c : status.containers) known = known || c.name == name;
         if (!known) return caf::make_error(caf::sec::runtime_error, "no such container");
         constexpr int64_t kMaxChunk = 1 << 20;  // replies stay far below Cap'n Proto's limits
         max_bytes = std::clamp<int64_t>(max_bytes, 0, kMaxChunk);
         if (max_bytes == 0) max_bytes = kMaxChunk;
-        bool ended = !is_live(e.status);
-        if (e.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
+        bool ended = !is_live(status);
+        if (!retired && it->second.sim_duration_ms >= 0) return Chunk{std::string{}, offset, ended};
         std::ifstream in(pod_dir(st, uid) + "/" + name + ".log", std::ios::binary);
         if (!in) return Chunk{std::string{}, offset, ended};
         in.seekg(0, std::ios::end);

@@ -118,6 +118,8 @@ using forget_atom = caf::atom_constant<caf::atom("forget")>;
 // job actor -> membership -> node: (lookup_atom, [node,] uids) -> the PodReports of those of
 // them the node has retired (ended, acknowledged, out of its memory)
 using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
+// job directory -> a live job's actor: get_job_atom -> (its latest durable job row, its spec row)
+using get_job_atom = caf::atom_constant<caf::atom("getjob")>;
 
 // store writer thread -> an actor: a group commit finished
 using committed_atom = caf::atom_constant<caf::atom("committed")>;

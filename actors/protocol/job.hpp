@@ -41,6 +41,8 @@ using job = caf::typed_actor<
     caf::reacts_to<unsched_atom, std::string, bool>,
     // (after pod name, limit) -> a Response with a page of its pods and `continue`
     caf::replies_to<list_pods_atom, std::string, uint32_t>::with<std::string>,
+    // -> (its latest durable job row, its spec row): a client's `get job` of a live job
+    caf::replies_to<get_job_atom>::with<std::string, std::string>,
     // (pod name) -> its PodRecord bytes, or "" when it has no such pod
     caf::replies_to<get_pod_atom, std::string>::with<std::string>,
     // (on) whether to send the directory its pod changes (someone watches pods)

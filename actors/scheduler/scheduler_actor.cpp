@@ -405,9 +405,11 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
         if (st.asked.count(key) || st.requesters.count(key)) {
           st.asked.erase(key);
           st.requesters.erase(key);
+          // A session only if the cancel took a gang out of the queue (others may fit now).
+          const size_t waiting = st.placer.waiting();
           st.placer.request(GangRequest{key, {}, 0, {}});
           forget_reason(self, key);
-          want_session(self);
+          if (st.placer.waiting() != waiting) want_session(self);
         }
         return caf::ok_atom::value;
       },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What finished jobs cost a node over time. On a fresh embedded node: N one-pod simulated jobs run
 # to Completed (structured submits), then
-#   rss_bytes_per_finished_job   calderad's resident memory growth per job (VmRSS before/after)
+#   rss_bytes_per_finished_job   calderad's resident memory growth per job (VmRSS before, and
+#                                6 s after the last job completed)
 #   data_bytes_per_job           its data dir per job
 # then kill -9 and a restart on that data dir:
 #   serving_ms                   the restart to the first answered ping
@@ -48,7 +49,7 @@ for r in $(seq "$runs"); do
     rss0=$(rss_kb "$pid")
     out=$(build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$n" \
       --kind sim --api struct --prefix h)
-    sleep 1
+    sleep 6  # past calderad's periodic hand-back of freed memory (every 5 s)
     rss1=$(rss_kb "$pid")
     per_job=$(awk -v a="$rss1" -v b="$rss0" -v n="$n" 'BEGIN {printf "%.0f", (a - b) * 1024 / n}')
     data=$(du -sb "$dir" | awk -v n="$n" '{printf "%.0f", $1 / n}')
