@@ -613,10 +613,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](stop_atom) {
         auto& st = self->state;
         st.offered_stop = false;
-        if (!at_rest(st)) {
-          offer_stop(self);  // later, if it comes to rest again
-          return false;
-        }
+        if (!at_rest(st)) return false;  // it offers again once it is at rest (drain)
         self->quit();
         return true;
       },
