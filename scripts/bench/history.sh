@@ -2,7 +2,11 @@
 # What finished jobs cost a node over time. On a fresh embedded node: N one-pod simulated jobs run
 # to Completed (structured submits), then
 #   rss_bytes_per_finished_job   calderad's resident memory growth per job (VmRSS before, and
-#                                6 s after the last job completed)
+#                                6 s after the last job completed): all N at once, so thousands
+#                                are live together at the peak
+#   steady_rss_bytes_per_job     the same on another fresh node, N jobs in 10 rounds of N/10,
+#                                from the end of the first round to the end of the last: what
+#                                each finished job adds once the node's buffers are warm
 #   data_bytes_per_job           its data dir per job
 # then kill -9 and a restart on that data dir:
 #   serving_ms                   the restart to the first answered ping
@@ -38,8 +42,9 @@ start_node() {  # variant, dir: starts calderad, sets pid and server
 }
 
 declare -A results  # "variant key" -> values
-keys=(rss_bytes_per_finished_job data_bytes_per_job serving_ms job_readable_ms first_page_ms
-  get_job_ms ping_ms after_restart_jobs_per_s)
+keys=(rss_bytes_per_finished_job steady_rss_bytes_per_job data_bytes_per_job serving_ms
+  job_readable_ms first_page_ms get_job_ms ping_ms after_restart_jobs_per_s)
+round=$((n / 10))
 for r in $(seq "$runs"); do
   for v in "${variants[@]}"; do
     dir="$work/run-$r-$v"
@@ -63,9 +68,21 @@ for r in $(seq "$runs"); do
     line="$v jobs=$n completed_per_s=$(field completed_per_s "$out")"
     line+=" rss_bytes_per_finished_job=$per_job data_bytes_per_job=$data $probe"
     line+=" after_restart_jobs_per_s=$(field completed_per_s "$again")"
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    # Rounds: RSS once the first round is done, and once the last is.
+    mkdir -p "$dir-rounds"
+    start_node "$v" "$dir-rounds"
+    for i in $(seq 10); do
+      build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$round" \
+        --kind sim --api struct --prefix "r$i" >/dev/null
+      if [ "$i" = 1 ]; then sleep 6; warm=$(rss_kb "$pid"); fi
+      if [ "$i" = 10 ]; then sleep 6; last=$(rss_kb "$pid"); fi
+    done
+    line+=" steady_rss_bytes_per_job=$(awk -v a="$last" -v b="$warm" -v n="$((round * 9))" \
+      'BEGIN {printf "%.0f", (a - b) * 1024 / n}')"
+    kill "$pid"; wait "$pid" 2>/dev/null || true
     echo "$line"
     for k in "${keys[@]}"; do results["$v $k"]+="$(field "$k" "$line") "; done
-    kill "$pid"; wait "$pid" 2>/dev/null || true
   done
 done
 for v in "${variants[@]}"; do
