@@ -115,6 +115,14 @@ std::pair<std::string, protocol::jobflow> owner_of(DirectoryState& st, const Job
   return {*key, actor == st.flow_actors.end() ? protocol::jobflow{} : actor->second};
 }
 
+// The settled job `key` if the store has it and `flow` (this very flow, by uid) created it.
+std::optional<JobModel> stored_flow_job(DirectoryState& st, const std::string& key,
+                                        const JobFlow& flow) {
+  auto stored = load_stored_job_rows(*st.env.store, key);
+  if (!stored || !*stored || !created_by((*stored)->job.spec, flow)) return std::nullopt;
+  return std::move(**stored);
+}
+
 ResourceList largest_node(const DirectoryState& st) {
   ResourceList out;
   for (const auto& [name, n] : st.nodes)
@@ -342,12 +350,12 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
       // Each job owns its pods: it is asked for them, after being told to publish their changes
       // (its answer comes after the changes it had published, and before later ones). Jobs not
       // accepted yet too: their first write may be under way.
-      // A settled job's pods do not change: they are read from the store.
+      // A settled (or stopping) job's pods do not change: they are read from the store.
       const auto addr = bridge.address();
       for_each_stored_job(
           *st.env.store, Family::Jobs, ns, "", [&](std::string_view k, std::string_view) {
             const std::string key(k);
-            if (!watches(watcher, key) || st.jobs.count(key)) return true;
+            if (!watches(watcher, key) || live_job(st, key)) return true;
             if (auto model = load_stored_job(*st.env.store, key))
               send_pods(self, watcher,
                         pod_page(*model, std::string(), std::numeric_limits<uint32_t>::max()), {});
@@ -357,14 +365,8 @@ std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream
            it != st.jobs.end() && in_namespace(it->first, ns); ++it) {
         const auto& key = it->first;
         auto& entry = it->second;
-        if (!watches(watcher, key) || entry.deleting) continue;
-        if (entry.passivating) {
-          // Settled and durable: its rows say what it holds.
-          if (auto model = load_stored_job(*st.env.store, key))
-            send_pods(self, watcher,
-                      pod_page(*model, std::string(), std::numeric_limits<uint32_t>::max()), {});
-          continue;
-        }
+        // One stopping (passivation) is settled: listed from its rows above.
+        if (!watches(watcher, key) || entry.deleting || entry.passivating) continue;
         sync_pod_watch(self, key, entry);
         watcher.listing.insert(key);
         self->request(entry.actor, caf::infinite, list_pods_atom::value, std::string(),
@@ -453,10 +455,10 @@ JobEntry& start_stored_job(DirSelf* self, JobModel model, bool woken) {
 JobEntry* wake_job(DirSelf* self, const std::string& key) {
   auto& st = self->state;
   if (auto it = st.jobs.find(key); it != st.jobs.end()) return &it->second;
-  if (!stored_job_exists(*st.env.store, key)) return nullptr;
   auto model = load_stored_job(*st.env.store, key);
   if (!model) {
-    spdlog::error("job={} cannot be read from the store: {}", key, model.error());
+    if (stored_job_exists(*st.env.store, key))
+      spdlog::error("job={} cannot be read from the store: {}", key, model.error());
     return nullptr;
   }
   model->live_row = false;  // settled: the live index does not hold it
@@ -1108,12 +1110,10 @@ void delete_entry(DirSelf* self, const std::string& key,
   if (parked(self->state, key, [self, key, done] { delete_entry(self, key, done); })) return;
   auto it = self->state.jobs.find(key);
   if (it == self->state.jobs.end()) {
-    if (!stored_job_exists(*self->state.env.store, key)) {
-      done("");
-      return;
-    }
-    if (!wake_job(self, key)) {
-      done("the job cannot be read from the store (see the coordinator's log)");
+    if (!wake_job(self, key)) {  // gone already, or unreadable
+      done(stored_job_exists(*self->state.env.store, key)
+               ? "the job cannot be read from the store (see the coordinator's log)"
+               : "");
       return;
     }
     it = self->state.jobs.find(key);
@@ -1188,11 +1188,7 @@ void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
   if (const auto* flow = st.registry.flows.find(flow_key)) {
     for (const auto& [name, entry] : job_entries(flow->spec)) {
       auto key = flow->spec.namespace_ + "/" + name;
-      if (st.jobs.count(key)) continue;
-      auto rows = read_job_rows(*st.env.store, key);
-      if (!rows || rows->spec.empty()) continue;
-      auto model = load_job(rows->job, {}, nullptr, rows->spec);
-      if (model && created_by(model->job.spec, *flow)) keys.insert(key);
+      if (!st.jobs.count(key) && stored_flow_job(st, key, *flow)) keys.insert(key);
     }
   }
   if (keys.empty()) {
@@ -1336,10 +1332,10 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
       return CreateReply(std::string(), int64_t{0}, "job " + spec.name + " is being deleted", true);
     return CreateReply(job.uid, job.created_ms, std::string(), false);  // nothing twice
   }
-  if (auto rows = read_job_rows(*st.env.store, key)) {
+  if (stored_job_exists(*st.env.store, key)) {
     // Settled: no actor tells the flow its status, so this does.
-    auto model = load_job(rows->job, {}, nullptr, rows->spec);
-    if (!model || !created_by(model->job.spec, *flow))
+    auto model = stored_flow_job(st, key, *flow);
+    if (!model)
       return CreateReply(std::string(), int64_t{0},
                          "a job named " + spec.name + " exists and was not created by this JobFlow",
                          false);
@@ -1704,12 +1700,9 @@ void tell_flows_of_settled_jobs(DirSelf* self) {
     for (const auto& [name, entry] : job_entries(flow->spec)) {
       auto key = flow->spec.namespace_ + "/" + name;
       if (st.jobs.count(key)) continue;  // its actor tells
-      auto rows = read_job_rows(*st.env.store, key);
-      if (!rows) continue;
-      auto model = load_job(rows->job, {}, nullptr, rows->spec);
-      if (!model || !created_by(model->job.spec, *flow)) continue;
-      self->send(actor, job_status_atom::value, model->job.spec.name, model->job.uid,
-                 model->job.created_ms, model->job.status);
+      if (auto model = stored_flow_job(st, key, *flow))
+        self->send(actor, job_status_atom::value, model->job.spec.name, model->job.uid,
+                   model->job.created_ms, model->job.status);
     }
   }
 }

@@ -16,6 +16,13 @@ bool stored_job_exists(Store& store, const std::string& key) {
   return store.get(Family::Jobs, key).has_value();
 }
 
+std::optional<Result<JobModel>> load_stored_job_rows(Store& store, const std::string& key) {
+  auto rows = read_job_rows(store, key);
+  if (!rows) return std::nullopt;
+  return load_job(rows->job, {}, nullptr,
+                  rows->spec.empty() ? std::nullopt : std::optional<std::string_view>(rows->spec));
+}
+
 Result<JobModel> load_stored_job(Store& store, const std::string& key) {
   auto rows = read_job_rows(store, key);
   if (!rows) return Failure{"job " + key + " is not in the store"};

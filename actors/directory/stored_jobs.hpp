@@ -24,6 +24,10 @@ std::optional<JobRows> read_job_rows(Store& store, const std::string& key);
 
 bool stored_job_exists(Store& store, const std::string& key);
 
+// The job without its pods (its job and spec rows): nullopt when the store has no such job,
+// else the model or why its rows cannot be read.
+std::optional<Result<JobModel>> load_stored_job_rows(Store& store, const std::string& key);
+
 // The whole job, pods included, as a restart recovers it (the recovery path and a woken job).
 Result<JobModel> load_stored_job(Store& store, const std::string& key);
 
