@@ -56,8 +56,9 @@ TEST(Restart, ADamagedStoreStopsTheNodeAndSaysWhy) {
         noise ^= noise << 13, noise ^= noise >> 7, noise ^= noise << 17;
         c = static_cast<char>('a' + noise % 26);
       }
+      // Live (simulated for 10 min, most waiting for room): a restart reads live jobs only.
       all += job_yaml("j" + std::to_string(i), "true",
-                      "caldera.io/sim-duration-ms: '0', note: " + note) +
+                      "caldera.io/sim-duration-ms: '600000', note: " + note) +
              "---\n";
     }
     auto submitted = node.cli({"submit", "-f", "-"}, all);
