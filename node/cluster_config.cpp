@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -225,6 +227,42 @@ std::optional<std::chrono::milliseconds> read_heartbeat(const YamlNode& n, const
   return std::chrono::milliseconds(*ms);
 }
 
+// cluster.history: {maxFinishedJobs: 1000000, maxAge: 30d}; 0 keeps all of that kind.
+void read_history(const YamlNode& h, RetentionPolicy& policy, Diagnostics& diags) {
+  if (!h.defined() || h.is_null()) return;
+  if (!h.is_map()) {
+    diags.error("cluster.history",
+                "must be a mapping such as {maxFinishedJobs: 1000000, maxAge: 30d}");
+    return;
+  }
+  static const std::set<std::string> known{"maxFinishedJobs", "maxAge"};
+  for (const auto& kv : h.entries()) {
+    auto key = text_of(kv.first);
+    if (!known.count(key)) diags.warn("cluster.history." + key, "unknown field, ignored");
+  }
+  if (auto n = get(h, "maxFinishedJobs"); n.defined()) {
+    auto text = scalar(n, "cluster.history.maxFinishedJobs", diags);
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || v < 0 || v > 1'000'000'000'000LL)
+      diags.error("cluster.history.maxFinishedJobs",
+                  fmt::format("\"{}\" is not a count of jobs (0..10^12; 0 keeps them all)", text));
+    else
+      policy.max_finished_jobs = v;
+  }
+  if (auto a = get(h, "maxAge"); a.defined()) {
+    auto text = scalar(a, "cluster.history.maxAge", diags);
+    if (auto ms = parse_history_age_ms(text))
+      policy.max_age_ms = *ms;
+    else
+      diags.error("cluster.history.maxAge",
+                  fmt::format("\"{}\" is not a duration (examples: 30d, 720h, 90m; 0 keeps them "
+                              "whatever their age)",
+                              text));
+  }
+}
+
 void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
   if (!c.defined() || c.is_null()) return;
   if (!c.is_map()) {
@@ -232,8 +270,8 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
     return;
   }
   static const std::set<std::string> known{
-      "name",         "coordinator", "token", "heartbeatInterval", "heartbeatTimeout",
-      "leaseTimeout", "scoring"};
+      "name",         "coordinator", "token",  "heartbeatInterval", "heartbeatTimeout",
+      "leaseTimeout", "scoring",     "history"};
   for (const auto& kv : c.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key)) diags.warn("cluster." + key, "unknown field, ignored");
@@ -249,6 +287,8 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
       diags.error("cluster.scoring",
                   fmt::format("\"{}\" is not a scoring; use binpack or least-allocated", text));
   }
+
+  read_history(get(c, "history"), cfg.history, diags);
 
   using std::chrono::milliseconds, std::chrono::seconds, std::chrono::minutes;
   auto interval_node = get(c, "heartbeatInterval");

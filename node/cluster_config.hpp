@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/history/core/retention.hpp"
 #include "actors/scheduler/core/scoring.hpp"
 #include "messages/diagnostic.hpp"
 #include "messages/resources.hpp"
@@ -62,6 +63,9 @@ struct ClusterConfig {
   // How the scheduler ranks the nodes a pod fits: least-allocated spreads pods, binpack fills
   // nodes up and keeps others empty for large gangs.
   sched::Scoring scoring = sched::Scoring::LeastAllocated;
+  // cluster.history: how many settled jobs the coordinator keeps, and for how long (their
+  // records and logs); the oldest go first.
+  RetentionPolicy history;
   std::vector<NodeConfig> nodes;
 
   const NodeConfig* find(const std::string& node) const;

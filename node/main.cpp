@@ -27,6 +27,7 @@
 #include "actors/cluster/membership_port.hpp"
 #include "actors/directory/job_directory.hpp"
 #include "actors/directory/report_port.hpp"
+#include "actors/history/retention_actor.hpp"
 #include "actors/metrics/metrics.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
@@ -354,7 +355,7 @@ int main(int argc, char** argv) {
   protocol::scheduler scheduler;
   protocol::membership membership;
   protocol::report_port reports;  // all a worker may send the directory: its pod reports
-  caf::actor timer, directory, router, link;
+  caf::actor timer, directory, router, link, retention;
   std::vector<caf::actor> hollow_links;  // one per hollow node beyond the first (link)
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
@@ -392,6 +393,7 @@ int main(int argc, char** argv) {
     directory =
         spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics,
                                                  members_allowed, dropped_node_wait});
+    retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history});
     router =
         spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
@@ -410,6 +412,7 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(retention, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
         {
@@ -545,7 +548,7 @@ int main(int argc, char** argv) {
   reports = nullptr;
   scheduler = nullptr;
   membership = nullptr;
-  for (auto* a : {&bridge, &link, &router, &directory, &timer})
+  for (auto* a : {&bridge, &link, &router, &retention, &directory, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
   node_actors.clear();

@@ -7,6 +7,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/memtablerep.h>
+#include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
@@ -38,7 +39,7 @@
 namespace caldera {
 namespace {
 
-constexpr std::array<std::pair<Family, const char*>, 11> kFamilyNames{{
+constexpr std::array<std::pair<Family, const char*>, 12> kFamilyNames{{
     {Family::Jobs, "jobs"},
     {Family::NodePods, "node_pods"},
     {Family::Meta, "meta"},
@@ -50,6 +51,7 @@ constexpr std::array<std::pair<Family, const char*>, 11> kFamilyNames{{
     {Family::Summaries, "summaries"},
     {Family::Live, "live"},
     {Family::NodeRetired, "node_retired"},
+    {Family::History, "history"},
 }};
 
 const char* family_name(Family family) {
@@ -61,6 +63,26 @@ const char* family_name(Family family) {
 size_t family_index(Family family) {
   return static_cast<size_t>(family);
 }
+
+std::string counter_bytes(int64_t v) {
+  std::string out(sizeof v, '\0');
+  for (size_t i = 0; i < sizeof v; ++i)
+    out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+  return out;
+}
+
+// Meta's counters: a merge adds its operand (a little-endian int64) to the value.
+class CounterMerge : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    int64_t sum = counter_value(std::string_view(value.data(), value.size()));
+    if (existing) sum += counter_value(std::string_view(existing->data(), existing->size()));
+    *new_value = counter_bytes(sum);
+    return true;
+  }
+  const char* Name() const override { return "caldera.CounterMerge"; }
+};
 
 int64_t wall_ms() {
   using namespace std::chrono;
@@ -302,6 +324,32 @@ class RocksDbStore final : public Store {
     return error;
   }
 
+  Result<std::pair<int64_t, int64_t>> count_with(Family family, std::string_view counter) override {
+    const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot;
+    std::string value;
+    auto s =
+        db_->Get(ro, handle(Family::Meta), rocksdb::Slice(counter.data(), counter.size()), &value);
+    int64_t rows = 0;
+    std::string error;
+    if (s.ok() || s.IsNotFound()) {
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handle(family)));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) ++rows;
+      if (!it->status().ok())
+        error = "counting " + std::string(family_name(family)) + " stopped after " +
+                std::to_string(rows) + " records: " + it->status().ToString();
+    } else {
+      error = "reading counter " + std::string(counter) + " failed: " + s.ToString();
+    }
+    db_->ReleaseSnapshot(snapshot);
+    if (!error.empty()) {
+      damaged(error);
+      return Failure{error};
+    }
+    return std::pair<int64_t, int64_t>{rows, s.ok() ? counter_value(value) : 0};
+  }
+
   void flush() override {
     // A done callback runs on the writer thread; waiting there for itself would never return.
     if (std::this_thread::get_id() == writer_.get_id()) return;
@@ -433,8 +481,11 @@ class RocksDbStore final : public Store {
     std::vector<bool> superseded(all.size(), false);
     if (all.size() > 1) {
       std::unordered_set<std::string_view> seen[kFamilyNames.size()];
+      // An addition to a counter builds on what is before it: it neither hides nor is hidden
+      // (a put after it still hides the writes before that put).
       for (size_t i = all.size(); i-- > 0;)
-        superseded[i] = !seen[static_cast<size_t>(all[i]->family)].insert(all[i]->key).second;
+        if (all[i]->add == 0)
+          superseded[i] = !seen[static_cast<size_t>(all[i]->family)].insert(all[i]->key).second;
     }
     rocksdb::WriteBatch wb;
     size_t count = 0;
@@ -444,8 +495,9 @@ class RocksDbStore final : public Store {
         continue;
       }
       const Write& w = *all[i];
-      auto s =
-          w.value ? wb.Put(handle(w.family), w.key, *w.value) : wb.Delete(handle(w.family), w.key);
+      auto s = w.add != 0 ? wb.Merge(handle(w.family), w.key, counter_bytes(w.add))
+               : w.value  ? wb.Put(handle(w.family), w.key, *w.value)
+                          : wb.Delete(handle(w.family), w.key);
       if (!s.ok()) error = s.ToString();
       ++count;
     }
@@ -502,6 +554,18 @@ class RocksDbStore final : public Store {
 
 }  // namespace
 
+Write counter_add(std::string_view key, int64_t delta) {
+  return Write{Family::Meta, std::string(key), std::nullopt, delta};
+}
+
+int64_t counter_value(std::string_view bytes) {
+  if (bytes.size() != sizeof(int64_t)) return 0;
+  uint64_t v = 0;
+  for (size_t i = 0; i < sizeof v; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+  return static_cast<int64_t>(v);
+}
+
 Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -540,7 +604,10 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
     bool hot = false;
     for (auto f : {Family::Jobs, Family::Pods, Family::Summaries, Family::NodePods, Family::Live})
       hot = hot || name == family_name(f);
-    descriptors.emplace_back(name, hot ? appended : sorted);
+    auto options = hot ? appended : sorted;
+    if (name == family_name(Family::Meta))
+      options.merge_operator = std::make_shared<CounterMerge>();
+    descriptors.emplace_back(name, options);
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "messages/result.hpp"
@@ -19,6 +20,8 @@ namespace caldera {
 // Live: the jobs a restart recreates (not yet finished for good); the value is the job's uid.
 // NodeRetired: a node's ended pods whose end their job holds, out of NodePods (which a node's
 // restart reads whole) and out of its memory; kept, with their logs, until their job goes.
+// History: the settled jobs, oldest first, for retention: key history_key(finished ms, job key),
+// value the job's uid. Meta's counter kFinishedJobsCounter says how many rows it holds.
 enum class Family {
   Jobs,
   NodePods,
@@ -30,8 +33,13 @@ enum class Family {
   Scheduling,
   Summaries,
   Live,
-  NodeRetired
+  NodeRetired,
+  History
 };
+
+// Meta's counter of History rows: every write that adds or removes one adds to it in the same
+// batch, so it is exact however many jobs there are (a count by scan would read them all).
+inline constexpr std::string_view kFinishedJobsCounter = "finished_jobs";
 
 struct StoreOptions {
   bool sync = true;                // fsync every group commit (tests and benchmarks may turn off)
@@ -51,12 +59,19 @@ struct StoreOptions {
   std::function<void(const std::string& error)> on_damaged = {};
 };
 
-// One change: a put when value is set, a delete otherwise.
+// One change: a put when value is set, a delete otherwise; or, when `add` is set, an addition to
+// a counter of Meta (value unset).
 struct Write {
   Family family;
   std::string key;
   std::optional<std::string> value;
+  int64_t add = 0;
 };
+
+// Adds `delta` to Meta's counter `key` (nothing there: 0).
+Write counter_add(std::string_view key, int64_t delta);
+// A counter's value as get(Family::Meta, key) returns it; 0 when it is not one.
+int64_t counter_value(std::string_view bytes);
 
 // Whether commits can succeed now. After a write error RocksDB refuses every write until it is
 // resumed; the store retries that every resume_interval and meanwhile fails commits at once.
@@ -107,6 +122,12 @@ class Store {
   virtual std::string scan_from(
       Family family, std::string_view from,
       const std::function<bool(std::string_view key, std::string_view value)>& fn) = 0;
+  // How many records the family holds and what Meta's counter `counter` says, read at one
+  // instant (a snapshot): their difference is what the counter's additions missed (a write that
+  // failed and yet landed). Reads every key: call it off the actors' threads. Why not, on a
+  // damaged store.
+  virtual Result<std::pair<int64_t, int64_t>> count_with(Family family,
+                                                         std::string_view counter) = 0;
   // Blocks until everything queued so far is committed (its completions may still be on their
   // way when StoreOptions::deliver is set).
   virtual void flush() = 0;

@@ -461,7 +461,8 @@ JobEntry* wake_job(DirSelf* self, const std::string& key) {
       spdlog::error("job={} cannot be read from the store: {}", key, model.error());
     return nullptr;
   }
-  model->live_row = false;  // settled: the live index does not hold it
+  model->live_row = false;  // settled: the live index does not hold it, History does
+  model->history_ms = finished_ms(*model);
   auto& woken = start_stored_job(self, std::move(*model), true);
   sync_pod_watch(self, key, woken);
   return &woken;
@@ -1379,6 +1380,30 @@ caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::
   return rp;
 }
 
+// History retention deletes a settled job as `delete job` does, unless it has an actor: live
+// again (a resume) or not settled yet, its History row goes with its next write or it stays.
+void purge_job(DirSelf* self, const std::string& key, const std::string& uid,
+               caf::response_promise rp) {
+  auto& st = self->state;
+  if (parked(st, key, [=] { purge_job(self, key, uid, rp); })) return;
+  if (st.jobs.count(key)) {
+    rp.deliver(std::string("the job has an actor (live, or being deleted)"));
+    return;
+  }
+  auto* job = wake_job(self, key);
+  if (!job) {
+    rp.deliver(std::string(stored_job_exists(*st.env.store, key)
+                               ? "the job cannot be read from the store"
+                               : "the job is gone"));
+    return;
+  }
+  if (job->uid != uid) {
+    rp.deliver("the job is another of the name (uid " + job->uid + ")");
+    return;
+  }
+  delete_entry(self, key, [rp](const std::string& error) mutable { rp.deliver(error); });
+}
+
 // The actions a client may issue (vcctl's job commands).
 bool is_command_action(const std::string& a) {
   return a == "AbortJob" || a == "ResumeJob" || a == "RestartJob" || a == "TerminateJob" ||
@@ -1631,11 +1656,49 @@ void build_live_index(Store& store) {
   spdlog::info("coordinator: indexed jobs={} live={}", keys.size(), live);
 }
 
+constexpr const char* kHistoryIndexKey = "history_index";
+
+// A store written before History rows: every settled job gets its row (keyed by its summary's
+// last transition, as job_writes keys it) and the count, once.
+void build_history_index(Store& store) {
+  std::vector<Write> writes;
+  int64_t rows = 0;
+  auto flush = [&] {
+    if (writes.empty()) return;
+    store.commit(std::move(writes), [](std::string error) {
+      if (!error.empty()) spdlog::error("indexing the settled jobs: {}", error);
+    });
+    writes.clear();
+  };
+  store.scan(Family::Summaries, [&](std::string_view key, std::string_view row) {
+    if (store.get(Family::Live, key)) return;
+    try {
+      FlatReader reader(row, record_reader_options());
+      auto job = reader.root<api::Job>();
+      JobModel m;
+      m.job.spec.namespace_ = job.getSpec().getNamespace().cStr();
+      m.job.spec.name = job.getSpec().getName().cStr();
+      m.job.status.state.last_transition_ms = job.getStatus().getState().getLastTransitionMs();
+      writes.push_back({Family::History, history_key(finished_ms(m), key), job.getUid().cStr()});
+      writes.push_back(counter_add(kFinishedJobsCounter, 1));
+      ++rows;
+    } catch (const kj::Exception& e) {
+      spdlog::error("job={} has an unreadable summary row: {}", key, e.getDescription().cStr());
+    }
+    if (writes.size() >= 1000) flush();
+  });
+  writes.push_back({Family::Meta, kHistoryIndexKey, std::string("1")});
+  flush();
+  store.flush();
+  if (rows) spdlog::info("coordinator: indexed settled jobs={} for history retention", rows);
+}
+
 // Only the jobs in the live index get an actor again; settled ones are read from the store
 // when asked for, so a restart's time grows with the live work, not with the history.
 void recover_jobs(DirSelf* self) {
   auto& st = self->state;
   if (!st.env.store->get(Family::Meta, kLiveIndexKey)) build_live_index(*st.env.store);
+  if (!st.env.store->get(Family::Meta, kHistoryIndexKey)) build_history_index(*st.env.store);
   std::vector<std::string> keys;
   st.env.store->scan(Family::Live,
                      [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
@@ -1773,6 +1836,11 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
           else
             spdlog::error("job={} ttl delete failed: {}", key, error);
         });
+      },
+      [=](purge_atom, const std::string& key, const std::string& uid) {
+        auto rp = self->make_response_promise<std::string>();
+        purge_job(self, key, uid, rp);
+        return rp;
       },
       [=](flow_create_atom, const std::string& flow_key, const std::string& flow_uid,
           const std::string& entry) { return flow_create(self, flow_key, flow_uid, entry); },

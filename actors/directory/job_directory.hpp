@@ -45,6 +45,7 @@ struct JobDirectoryEnv {
 //   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it
+//   (purge_atom, job key, uid) -> "" or why not          history retention: delete a settled job
 //   (watch_atom, Request bytes, stream, bridge)          starts a watch: the bridge gets
 //       -> Response bytes (ok or why not)                (watch_event_atom, stream, frame)
 //                                                        for the objects, then each change

@@ -54,13 +54,14 @@ struct Inflight {
   std::string record;
   caf::response_promise reply;
   bool quit_after = false;
-  std::string write_error;    // the write failed: the effects must not leave (write-ahead)
-  bool command = false;       // `reply` answers a client command: "" when it acted, else why not
-  bool create = false;        // the job's first write: a failure means the job was never accepted
-  PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
-  bool wrote_spec = false;    // it holds the spec row: once durable, later writes need not
-  bool failed = false;        // its write failed: it waits until a later write holds its changes
-  uint64_t healed_by = 0;     // ... which is any write from this seq on
+  std::string write_error;     // the write failed: the effects must not leave (write-ahead)
+  bool command = false;        // `reply` answers a client command: "" when it acted, else why not
+  bool create = false;         // the job's first write: a failure means the job was never accepted
+  PodTable::Changes changes;   // the pod changes it wrote: given back if the write fails
+  bool wrote_spec = false;     // it holds the spec row: once durable, later writes need not
+  int64_t history_before = 0;  // the model's history_ms before it: what a failure gives back
+  bool failed = false;         // its write failed: it waits until a later write holds its changes
+  uint64_t healed_by = 0;      // ... which is any write from this seq on
   std::optional<ReportAck> ack;
   std::optional<JobStatus> status;  // the status its write stored: what the owner may hear
   std::string pod_events;           // for pod watchers: the pods its write changed, as stored
@@ -73,6 +74,7 @@ struct JobState {
   JobActorEnv env;
   uint64_t next_seq = 0;
   std::deque<Inflight> inflight;
+  uint64_t last_failed_seq = 0;
   bool deleted = false;
   std::optional<int64_t> timer_at;      // when the scheduled tick fires, if one is scheduled
   std::string last_request;             // the signature of the pod group request sent last
@@ -387,6 +389,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
   in.create = kind == Kind::Create;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
+    in.history_before = st.model.history_ms;
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes, &in.wrote_spec);
     if (!erase && st.env.owner) in.status = st.model.job.status;
@@ -631,9 +634,13 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
             if (before->failed && (it->quit_after || before->healed_by <= seq))
               before->seq = 0, before->failed = false;
         } else {
-          // A batch is all or nothing: none of its pod changes are stored, nor its live row.
+          // A batch is all or nothing: none of its pod changes are stored, nor its live row,
+          // nor its History row. After a failed write the store takes none until it resumes,
+          // so those sent after it fail too: the first of them says which History row is there.
           st.model.pods.restore(std::move(it->changes));
           st.model.live_row.reset();
+          if (seq != st.last_failed_seq + 1) st.model.history_ms = it->history_before;
+          st.last_failed_seq = seq;
           if (it->create || it->quit_after) {
             // The client hears it now: a job never stored, a delete that did not happen.
             spdlog::error("job={} write failed: {}", st.model.key(), error);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <capnp/message.h>
+#include <fmt/format.h>
 #include <kj/exception.h>
 
 #include "actors/job/core/job_controller.hpp"
@@ -127,6 +128,24 @@ std::string pod_row_key(const std::string& job_key, const std::string& pod_name)
   return job_key + "/" + pod_name;
 }
 
+std::string history_key(int64_t finished_ms, std::string_view job_key) {
+  return fmt::format("{:016d}/{}", std::max<int64_t>(finished_ms, 0), job_key);
+}
+
+int64_t finished_ms(const JobModel& m) {
+  return std::max<int64_t>(m.job.status.state.last_transition_ms, 1);
+}
+
+std::optional<std::pair<int64_t, std::string>> parse_history_key(std::string_view key) {
+  if (key.size() < 18 || key[16] != '/') return std::nullopt;
+  int64_t ms = 0;
+  for (size_t i = 0; i < 16; ++i) {
+    if (key[i] < '0' || key[i] > '9') return std::nullopt;
+    ms = ms * 10 + (key[i] - '0');
+  }
+  return std::pair<int64_t, std::string>{ms, std::string(key.substr(17))};
+}
+
 std::string_view job_key_of_pod_row(std::string_view key) {
   auto slash = key.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return {};
@@ -155,6 +174,26 @@ Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid, bool* i
     return Failure{std::string("corrupt pod record: ") + e.getDescription().cStr()};
   }
 }
+
+namespace {
+
+// A settled job has one History row, keyed by when it finished; a job that goes live again (a
+// resume) or goes loses it.
+void history_writes(JobModel& m, bool no_row, std::vector<Write>& out) {
+  const int64_t want = no_row ? 0 : finished_ms(m);
+  if (m.history_ms == want) return;
+  if (m.history_ms != 0) {
+    out.push_back({Family::History, history_key(m.history_ms, m.key()), std::nullopt});
+    out.push_back(counter_add(kFinishedJobsCounter, -1));
+  }
+  if (want != 0) {
+    out.push_back({Family::History, history_key(want, m.key()), m.job.uid});
+    out.push_back(counter_add(kFinishedJobsCounter, 1));
+  }
+  m.history_ms = want;
+}
+
+}  // namespace
 
 std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Changes* taken,
                               bool* wrote_spec) {
@@ -198,6 +237,7 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
     out.push_back({Family::Live, key, live ? std::optional<std::string>(m.job.uid) : std::nullopt});
     m.live_row = live;
   }
+  history_writes(m, live, out);
   if (taken) *taken = std::move(changes);
   return out;
 }
@@ -209,6 +249,7 @@ std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken) {
                          {Family::Summaries, key, std::nullopt},
                          {Family::Live, key, std::nullopt}};
   m.live_row = false;
+  history_writes(m, true, out);
   auto changes = m.pods.take_changes();
   for (const auto& name : m.pods.stored_names()) {
     out.push_back({Family::Pods, pod_row_key(key, name), std::nullopt});

@@ -42,16 +42,24 @@ std::string encode_pod_row(const Pod& p, const std::string& job_uid, bool in_fli
 Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullptr,
                            bool* in_flight = nullptr);
 
+// "<finished ms, 16 digits>/namespace/name": a settled job's History row, oldest first.
+std::string history_key(int64_t finished_ms, std::string_view job_key);
+// When a settled job finished (its last transition, at least 1): its History row's time.
+int64_t finished_ms(const JobModel& m);
+// The finish time and job key of a History key; nullopt for a key that is not one.
+std::optional<std::pair<int64_t, std::string>> parse_history_key(std::string_view key);
+
 // The writes that bring the store up to `m`: its job row, its summary row, its entry in the
-// live index while it is not settled (is_settled) and a put or delete for every pod changed
+// live index while it is not settled (is_settled), else its History row (keyed by its last
+// transition, and counted in kFinishedJobsCounter), and a put or delete for every pod changed
 // since the last call. The changes are taken from m.pods (into `taken`, so that a write
 // that fails can give them back with PodTable::restore).
 // The spec row goes with every write until one that holds it is durable (`wrote_spec` says a
 // write holds it; the caller then sets m.spec_stored).
 std::vector<Write> job_writes(JobModel& m, std::string* job_row = nullptr,
                               PodTable::Changes* taken = nullptr, bool* wrote_spec = nullptr);
-// The writes that remove the job: its job, spec, summary and live rows and every pod row it has
-// or had.
+// The writes that remove the job: its job, spec, summary, live and History rows and every pod
+// row it has or had.
 std::vector<Write> job_erase_writes(JobModel& m, PodTable::Changes* taken = nullptr);
 
 // A Response with up to `limit` of the pods a user sees (Volcano deletes the ones the controller

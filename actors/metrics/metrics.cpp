@@ -93,6 +93,18 @@ struct Metrics::Impl {
                                    .Help("Settled jobs whose actor was started again")
                                    .Register(*registry)
                                    .Add({});
+  prometheus::Gauge& history_jobs = prometheus::BuildGauge()
+                                        .Name("caldera_history_jobs")
+                                        .Help("Settled jobs the store keeps (history)")
+                                        .Register(*registry)
+                                        .Add({});
+  prometheus::Family<prometheus::Counter>& history_deleted =
+      prometheus::BuildCounter()
+          .Name("caldera_history_deleted_total")
+          .Help("Settled jobs deleted by history retention, by reason (count or age)")
+          .Register(*registry);
+  prometheus::Counter& deleted_by_count = history_deleted.Add({{"reason", "count"}});
+  prometheus::Counter& deleted_by_age = history_deleted.Add({{"reason", "age"}});
   prometheus::Counter& started = pods_started.Add({});
   prometheus::Counter& failed = pods_failed.Add({});
   prometheus::Histogram& dag = dag_step.Add({}, latency_buckets());
@@ -163,6 +175,15 @@ void Metrics::node_pods(size_t n) {
 void Metrics::job_actor_stopped(bool passivated) {
   impl_->job_actors.Decrement();
   if (passivated) impl_->passivated.Increment();
+}
+
+void Metrics::history_jobs(int64_t kept) {
+  impl_->history_jobs.Set(static_cast<double>(kept));
+}
+
+void Metrics::history_deleted(const std::string& reason, uint64_t n) {
+  (reason == "age" ? impl_->deleted_by_age : impl_->deleted_by_count)
+      .Increment(static_cast<double>(n));
 }
 
 }  // namespace caldera

@@ -47,6 +47,10 @@ class Metrics {
   // by their job; the others are retired to its store).
   void node_pods(size_t n);
   void job_actor_stopped(bool passivated);
+  // caldera_history_jobs: settled jobs the store keeps; caldera_history_deleted_total{reason}:
+  // the ones history retention deleted, reason "count" (maxFinishedJobs) or "age" (maxAge).
+  void history_jobs(int64_t kept);
+  void history_deleted(const std::string& reason, uint64_t n);
 
  private:
   struct Impl;

@@ -25,6 +25,9 @@ using get_pod_atom = caf::atom_constant<caf::atom("getpod")>;
 using update_atom = caf::atom_constant<caf::atom("update")>;
 // ttlSecondsAfterFinished has passed: delete the job
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
+// history retention -> directory: (purge_atom, job key, uid) -> "" once the settled job is
+// deleted, else why not (it is live again, or gone)
+using purge_atom = caf::atom_constant<caf::atom("purge")>;
 
 // coordinator <-> node actor (payloads: cluster.capnp)
 using launch_atom = caf::atom_constant<caf::atom("launch")>;

@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -222,6 +223,10 @@ TEST(Restart, AJobRowThatHoldsItsSpecIsReadAndKeepsItAcrossRestarts) {
     job.spec.tasks.push_back(task);
     job.spec.min_available = 1;
     job.status.state.phase = JobPhase::Completed;
+    // Finished just now: history retention (maxAge, 30 days) keeps it.
+    job.status.state.last_transition_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count();
     capnp::MallocMessageBuilder b;
     encode(job, b.initRoot<store::JobRecord>().initJob());  // as the previous binary wrote it
     std::promise<std::string> written;

@@ -255,6 +255,41 @@ TEST(ClusterConfig, HeartbeatsDefaultToHalfASecondAndTwoSeconds) {
   EXPECT_EQ(cfg->heartbeat_timeout, std::chrono::milliseconds(2000));
 }
 
+TEST(ClusterConfig, HistoryKeepsAMillionJobsForThirtyDaysUnlessTold) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config("nodes: [{name: a}]\n", diags);
+  ASSERT_TRUE(cfg) << cfg.error();
+  EXPECT_EQ(cfg->history.max_finished_jobs, 1'000'000);
+  EXPECT_EQ(cfg->history.max_age_ms, int64_t{30} * 24 * 3600 * 1000);
+
+  auto told = parse("{history: {maxFinishedJobs: 500, maxAge: 7d}}", {"{name: a}"}, diags);
+  ASSERT_TRUE(told) << all_errors(diags);
+  EXPECT_EQ(told->history.max_finished_jobs, 500);
+  EXPECT_EQ(told->history.max_age_ms, int64_t{7} * 24 * 3600 * 1000);
+  auto all = parse("{history: {maxFinishedJobs: 0, maxAge: \"0\"}}", {"{name: a}"}, diags);
+  ASSERT_TRUE(all) << all_errors(diags);
+  EXPECT_EQ(all->history, (RetentionPolicy{0, 0}));
+  auto hours = parse("{history: {maxAge: 36h}}", {"{name: a}"}, diags);
+  ASSERT_TRUE(hours) << all_errors(diags);
+  EXPECT_EQ(hours->history.max_age_ms, int64_t{36} * 3600 * 1000);
+  EXPECT_EQ(hours->history.max_finished_jobs, 1'000'000);
+
+  Diagnostics bad;
+  parse("{history: {maxFinishedJobs: -1, maxAge: 3 weeks, maxCount: 2}}", {"{name: a}"}, bad);
+  EXPECT_NE(error_at(bad, "cluster.history.maxFinishedJobs").find("\"-1\" is not a count"),
+            std::string::npos)
+      << all_errors(bad);
+  EXPECT_NE(error_at(bad, "cluster.history.maxAge").find("\"3 weeks\" is not a duration"),
+            std::string::npos)
+      << all_errors(bad);
+  bool warned = false;
+  for (const auto& w : bad.warnings) warned = warned || w.path == "cluster.history.maxCount";
+  EXPECT_TRUE(warned);
+  Diagnostics flat;
+  parse("{history: 5}", {"{name: a}"}, flat);
+  EXPECT_TRUE(has_error(flat, "cluster.history"));
+}
+
 TEST(ClusterConfig, HeartbeatsAreGoDurations) {
   struct Case {
     std::string interval, timeout;

@@ -438,6 +438,49 @@ TEST(JobRecord, TheLiveIndexHoldsAJobUntilItIsSettledAndAgainWhenItIsNot) {
   EXPECT_EQ(count_writes(job_writes(m), Family::Live, false), 1u);
 }
 
+// A settled job has one History row, keyed by when it finished, and each row is counted in the
+// same write: retention reads the count and deletes the oldest rows first.
+TEST(JobRecord, ASettledJobHasOneCountedHistoryRowUntilItIsLiveAgainOrGone) {
+  auto c = test_clock();
+  auto history = [](const std::vector<Write>& writes) {
+    std::vector<std::string> out;
+    for (const auto& w : writes) {
+      if (w.family == Family::History) out.push_back((w.value ? "+" : "-") + w.key);
+      if (w.add != 0) out.push_back("count" + std::to_string(w.add));
+    }
+    return out;
+  };
+  auto m = running_job(spec_with({{"w", 1}}), c);
+  EXPECT_TRUE(history(job_writes(m)).empty());
+  m.spec_stored = true;
+  report(m, pod_name(m.name(), "w", 0), PodPhase::Succeeded, at(c, c.now_ms + 5000));
+  ASSERT_TRUE(is_settled(m));
+  const auto key = history_key(m.job.status.state.last_transition_ms, m.key());
+  EXPECT_EQ(key.substr(16), "/" + m.key());
+  EXPECT_EQ(history(job_writes(m)), (std::vector<std::string>{"+" + key, "count1"}));
+  EXPECT_TRUE(history(job_writes(m)).empty());  // said once
+  auto parsed = parse_history_key(key);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->first, m.job.status.state.last_transition_ms);
+  EXPECT_EQ(parsed->second, m.key());
+  EXPECT_FALSE(parse_history_key("12/ns/name"));
+  EXPECT_FALSE(parse_history_key("00000000000000x1/ns/name"));
+  // Gone: the row goes with it.
+  EXPECT_EQ(history(job_erase_writes(m)), (std::vector<std::string>{"-" + key, "count-1"}));
+
+  // Aborted, then resumed: live again, out of the History until it settles again.
+  auto a = running_job(spec_with({{"w", 1}}), c);
+  job_writes(a);
+  on_command(a, Action::AbortJob, "cmd-1", at(c, c.now_ms + 1000));
+  report(a, pod_name(a.name(), "w", 0), PodPhase::Failed, c);
+  ASSERT_TRUE(is_settled(a));
+  auto aborted = history_key(finished_ms(a), a.key());
+  EXPECT_EQ(history(job_writes(a)), (std::vector<std::string>{"+" + aborted, "count1"}));
+  on_command(a, Action::ResumeJob, "cmd-2", at(c, c.now_ms + 2000));
+  EXPECT_EQ(history(job_writes(a)), (std::vector<std::string>{"-" + aborted, "count-1"}));
+  EXPECT_TRUE(history(job_erase_writes(a)).empty());  // a live job has no row to delete
+}
+
 TEST(JobRecord, TheSummaryRowCarriesWhatATableShowsAndNoEvents) {
   auto m = rich_model();
   m.job.spec.labels["team"] = "ml";

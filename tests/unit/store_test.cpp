@@ -794,5 +794,40 @@ TEST_F(Store, ABatchKeepsOnlyTheLastWriteOfAKey) {
   EXPECT_EQ(s->stats().coalesced, 4u);
 }
 
+// Meta's counters take additions in the same batch as the rows they count: two in one batch
+// both count (no coalescing), a put after them still sets the value, and count_with reads the
+// rows and the counter at one instant, so that a counter a failed write left off can be mended.
+TEST_F(Store, CountersAddUpWithinABatchAndAcrossReopens) {
+  auto s = open(StoreOptions{.sync = false});
+  ASSERT_TRUE(s);
+  {
+    WriterGate gate(*s);
+    s->commit({counter_add("n", 1), put(Family::History, "a", "1")}, [](std::string) {});
+    s->commit({counter_add("n", 1), put(Family::History, "b", "2")}, [](std::string) {});
+    s->commit({counter_add("n", 1), counter_add("n", -1), counter_add("other", 5)},
+              [](std::string) {});
+    gate.open();
+    s->flush();
+  }
+  ASSERT_TRUE(s->get(Family::Meta, "n"));
+  EXPECT_EQ(counter_value(*s->get(Family::Meta, "n")), 2);
+  EXPECT_EQ(counter_value(*s->get(Family::Meta, "other")), 5);
+  EXPECT_EQ(s->stats().coalesced, 0u);
+  auto counted = s->count_with(Family::History, "n");
+  ASSERT_TRUE(counted) << counted.error();
+  EXPECT_EQ(*counted, (std::pair<int64_t, int64_t>{2, 2}));
+  // A row written without its addition shows as the difference.
+  ASSERT_EQ(commit_sync(*s, {put(Family::History, "c", "3")}), "");
+  EXPECT_EQ(*s->count_with(Family::History, "n"), (std::pair<int64_t, int64_t>{3, 2}));
+  EXPECT_EQ(*s->count_with(Family::History, "missing"), (std::pair<int64_t, int64_t>{3, 0}));
+  ASSERT_EQ(commit_sync(*s, {counter_add("n", 1)}), "");
+  s.reset();
+  s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(counter_value(*s->get(Family::Meta, "n")), 3);
+  EXPECT_EQ(commit_sync(*s, {counter_add("n", -3), counter_add("n", 10)}), "");
+  EXPECT_EQ(counter_value(*s->get(Family::Meta, "n")), 10);
+}
+
 }  // namespace
 }  // namespace caldera::store_test

@@ -31,6 +31,10 @@ struct JobModel {
   // Whether the store's live index (the jobs a restart recreates) holds the job, as far as the
   // writes that were sent say; nullopt: not known (loaded, or a write failed), the next one says.
   std::optional<bool> live_row;
+  // The finish time (ms) that keys the job's row in the store's History (the settled jobs, for
+  // retention), as far as the writes that were sent say; 0: it has none. A settled job loaded
+  // from the store has the row of its last transition.
+  int64_t history_ms = 0;
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }

@@ -1,0 +1,125 @@
+#include "actors/history/retention_actor.hpp"
+
+#include <array>
+#include <chrono>
+#include <set>
+#include <string>
+
+#include <spdlog/spdlog.h>
+#include <caf/all.hpp>
+
+#include "actors/job/job_record.hpp"
+#include "actors/protocol/atoms.hpp"
+
+namespace caldera {
+namespace {
+
+using tick_atom = caf::atom_constant<caf::atom("histtick")>;
+
+// Deletes under way at once: each wakes a job from the store and removes its pods' records on
+// their nodes, so retention never crowds out live work.
+constexpr size_t kMaxInFlight = 64;
+
+int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+struct RetentionState {
+  RetentionEnv env;
+  std::set<std::string> in_flight;    // job keys the directory is deleting
+  std::array<uint64_t, 2> deleted{};  // since the last log line, by PurgeReason
+  std::string last_error;             // the last refusal logged, so a repeat is not
+};
+
+using RetentionSelf = caf::stateful_actor<RetentionState>;
+
+void recount(RetentionSelf* self) {
+  auto& env = self->state.env;
+  auto counted = env.store->count_with(Family::History, kFinishedJobsCounter);
+  if (!counted) {
+    spdlog::error("history: cannot count the settled jobs: {}", counted.error());
+    return;
+  }
+  auto [rows, counter] = *counted;
+  if (rows == counter) return;
+  spdlog::warn("history: {} settled jobs are stored where the count said {}: corrected", rows,
+               counter);
+  // An addition, not a put: the writes since the snapshot added their own.
+  env.store->commit({counter_add(kFinishedJobsCounter, rows - counter)}, [](std::string error) {
+    if (!error.empty()) spdlog::error("history: correcting the count failed: {}", error);
+  });
+}
+
+void log_deleted(RetentionSelf* self, int64_t kept) {
+  auto& st = self->state;
+  auto by_count = st.deleted[static_cast<size_t>(PurgeReason::Count)];
+  auto by_age = st.deleted[static_cast<size_t>(PurgeReason::Age)];
+  if (by_count + by_age == 0) return;
+  spdlog::info("history: deleted {} settled jobs (maxFinishedJobs: {}, maxAge: {}), kept {}",
+               by_count + by_age, by_count, by_age, kept);
+  st.deleted = {};
+}
+
+void purge(RetentionSelf* self, const std::string& key, const std::string& uid,
+           PurgeReason reason) {
+  self->state.in_flight.insert(key);
+  self->request(self->state.env.directory, std::chrono::seconds(60), purge_atom::value, key, uid)
+      .then(
+          [self, key, reason](const std::string& error) {
+            auto& st = self->state;
+            st.in_flight.erase(key);
+            if (error.empty()) {
+              ++st.deleted[static_cast<size_t>(reason)];
+              if (st.env.metrics) st.env.metrics->history_deleted(to_string(reason), 1);
+            } else if (error != st.last_error) {
+              // Live again (a resume) or gone meanwhile is no failure: the next pass sees.
+              spdlog::debug("history: job={} not deleted: {}", key, error);
+              st.last_error = error;
+            }
+          },
+          [self, key](caf::error& err) {
+            self->state.in_flight.erase(key);
+            spdlog::warn("history: deleting job={} failed: {}", key, self->system().render(err));
+          });
+}
+
+void pass(RetentionSelf* self) {
+  auto& st = self->state;
+  auto counter = st.env.store->get(Family::Meta, kFinishedJobsCounter);
+  const int64_t kept = counter ? counter_value(*counter) : 0;
+  if (st.env.metrics) st.env.metrics->history_jobs(kept);
+  log_deleted(self, kept);
+  if (st.env.policy.max_finished_jobs == 0 && st.env.policy.max_age_ms == 0) return;
+  RetentionPass plan(st.env.policy, kept, wall_ms());
+  st.env.store->scan_from(Family::History, {}, [&](std::string_view k, std::string_view uid) {
+    auto parsed = parse_history_key(k);
+    if (!parsed) return true;  // not ours: nothing to decide on
+    auto reason = plan.next(parsed->first);
+    if (!reason) return false;
+    if (st.in_flight.count(parsed->second)) return true;
+    if (st.in_flight.size() >= kMaxInFlight) return false;
+    purge(self, parsed->second, std::string(uid), *reason);
+    return true;
+  });
+}
+
+caf::behavior retention(RetentionSelf* self, RetentionEnv env) {
+  self->state.env = std::move(env);
+  recount(self);
+  self->send(self, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        pass(self);
+        self->delayed_send(self, self->state.env.interval, tick_atom::value);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_retention(caf::actor_system& sys, RetentionEnv env) {
+  return sys.spawn<caf::detached>(retention, std::move(env));
+}
+
+}  // namespace caldera
