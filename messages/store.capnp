@@ -71,7 +71,7 @@ struct JobFlowRecord {
 
 # Column family "node_pods", key pod uid: what a node runs, kept by the node itself.
 struct NodePod {
-  launch @0 :Cluster.PodLaunch;
+  launch @0 :Cluster.PodLaunch;   # only in records written before launchBytes: read, never written
   status @1 :Api.Pod;
   shimPid @2 :Int32;           # the per-pod supervisor process, 0 for simulated pods
   shimStartTicks @3 :UInt64;   # /proc/<pid>/stat start time, to tell a reused pid apart
@@ -81,6 +81,9 @@ struct NodePod {
   evictReason @5 :Text;
   evictMessage @6 :Text;
   evictGraceMs @7 :Int64;      # the evicting kill's grace: a restart kills it again with it
+  # The PodLaunch as the coordinator sent it (a flat message): copied, not encoded again, with
+  # every status the pod writes.
+  launchBytes @8 :Data;
 }
 
 # Column family "meta", key "cluster": facts about this data directory.

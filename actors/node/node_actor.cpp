@@ -209,8 +209,8 @@ std::string report_bytes(const Pod& pod) {
 std::string record_bytes(const NodePodEntry& e) {
   SmallMessageBuilder b;
   auto np = b.initRoot<store::NodePod>();
-  FlatReader reader(e.launch);
-  np.setLaunch(reader.root<cluster::PodLaunch>());
+  np.setLaunchBytes(
+      capnp::Data::Reader(reinterpret_cast<const kj::byte*>(e.launch.data()), e.launch.size()));
   encode(e.status, np.initStatus());
   np.setShimPid(e.shim_pid);
   np.setShimStartTicks(e.shim_start_ticks);
@@ -609,9 +609,16 @@ void recover(NodeSelf* self) {
     try {
       FlatReader reader(value);
       auto np = reader.root<store::NodePod>();
-      SmallMessageBuilder b;
-      b.setRoot(np.getLaunch());
-      NodePodEntry e = entry_from_launch(to_bytes(b), st.env.name);
+      std::string launch;
+      if (np.hasLaunchBytes()) {
+        auto bytes = np.getLaunchBytes();
+        launch.assign(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+      } else {  // written before launchBytes
+        SmallMessageBuilder b;
+        b.setRoot(np.getLaunch());
+        launch = to_bytes(b);
+      }
+      NodePodEntry e = entry_from_launch(std::move(launch), st.env.name);
       if (st.env.hollow && e.sim_duration_ms < 0) e.sim_duration_ms = 0;
       e.status = decode(np.getStatus());
       e.status.node = st.env.name;

@@ -319,7 +319,8 @@ class NodeOutbox : public SimulatedPods {
   }
 
   // Stores u1's record as a node that died after spawning its supervisor left it: launched (one
-  // container, `main`), evicted by a preemption, no supervisor known.
+  // container, `main`), evicted by a preemption, no supervisor known. In the form written before
+  // records carried the launch's bytes (launch as a struct): it is still read.
   void store_unrecorded_preempted(const Container& main) {
     capnp::MallocMessageBuilder lb;
     {
