@@ -36,6 +36,7 @@
 #include "actors/store/commit_relay.hpp"
 #include "actors/timer/timer_actor.hpp"
 #include "actors/uid.hpp"
+#include "actors/watch/watch_hub.hpp"
 #include "messages/pod.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
@@ -356,6 +357,7 @@ int main(int argc, char** argv) {
   protocol::membership membership;
   protocol::report_port reports;  // all a worker may send the directory: its pod reports
   caf::actor timer, directory, router, link, retention;
+  protocol::watch_hub watches;           // the clients' watches (actors/watch)
   std::vector<caf::actor> hollow_links;  // one per hollow node beyond the first (link)
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
@@ -390,12 +392,14 @@ int main(int argc, char** argv) {
     const auto members_allowed = members.options.allowed;
     const auto dropped_node_wait = std::chrono::milliseconds(startup_wait_ms(members.options));
     membership = spawn_membership(sys, std::move(members));
+    watches = spawn_watch_hub(sys, store);
     directory =
         spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics,
-                                                 members_allowed, dropped_node_wait});
+                                                 watches, members_allowed, dropped_node_wait});
+    caf::anon_send(watches, coordinator_atom::value, directory);
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history});
-    router =
-        spawn_api_router(sys, ApiRouterEnv{store, directory, membership, scheduler, node->name});
+    router = spawn_api_router(
+        sys, ApiRouterEnv{store, directory, membership, scheduler, watches, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     reports = spawn_report_port(sys, directory);
@@ -413,6 +417,7 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(retention, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(watches, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
         {
@@ -545,7 +550,9 @@ int main(int argc, char** argv) {
   for (auto& l : hollow_links) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
   if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
   if (reports) caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
+  if (watches) caf::anon_send_exit(watches, caf::exit_reason::user_shutdown);
   reports = nullptr;
+  watches = nullptr;
   scheduler = nullptr;
   membership = nullptr;
   for (auto* a : {&bridge, &link, &router, &retention, &directory, &timer})

@@ -190,24 +190,24 @@ caf::behavior api_router(RouterSelf* self, ApiRouterEnv env) {
         const auto& sender = self->current_sender();
         if (sender && sender->node() == self->node()) self->state.halted = why;
       },
-      // Watches are reads of the directory's: passed on with the bridge that streams them.
+      // Watches are the watch hub's: passed on with the bridge that streams them.
       [=](watch_atom a, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
         auto rp = self->make_response_promise<std::string>();
         if (!self->state.halted.empty()) {
           rp.deliver(error_response(0, Code::FAILED_PRECONDITION, self->state.halted));
           return rp;
         }
-        self->request(self->state.env.directory, caf::infinite, a, bytes, stream, bridge)
+        self->request(self->state.env.watches, caf::infinite, a, bytes, stream, bridge)
             .then([rp](std::string& response) mutable { rp.deliver(std::move(response)); },
                   [self, rp](caf::error& e) mutable {
-                    rp.deliver(error_response(0, Code::UNAVAILABLE,
-                                              "the job directory did not answer: " +
-                                                  self->system().render(e) + "; retry"));
+                    rp.deliver(error_response(
+                        0, Code::UNAVAILABLE,
+                        "the watch hub did not answer: " + self->system().render(e) + "; retry"));
                   });
         return rp;
       },
       [=](unwatch_atom a, const caf::actor& bridge, uint64_t stream) {
-        self->send(self->state.env.directory, a, bridge, stream);
+        self->send(self->state.env.watches, a, bridge, stream);
       },
   };
 }

@@ -11,6 +11,7 @@
 
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
+#include "actors/protocol/watch_hub.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -20,6 +21,7 @@ struct ApiRouterEnv {
   caf::actor directory;             // jobs, pods, logs, templates, flows (actors/directory)
   protocol::membership membership;  // who the nodes are and whether they are Ready
   protocol::scheduler scheduler;    // what their pods hold
+  protocol::watch_hub watches;      // the clients' watches (actors/watch)
   std::string node_name;            // the node it runs on, for `ping`
 };
 
@@ -29,8 +31,8 @@ struct ApiRouterEnv {
 //                                                  was lost; from now on every request but ping
 //                                                  and listNodes is answered failedPrecondition
 //                                                  with `why`
-//   (watch_atom, Request bytes, stream, bridge)    a watch (Request.watch), passed to the job
-//       -> Response bytes                          directory with the client bridge that holds
+//   (watch_atom, Request bytes, stream, bridge)    a watch (Request.watch), passed to the watch
+//       -> Response bytes                          hub with the client bridge that holds
 //   (unwatch_atom, bridge, stream)                 its connection; and its end
 caf::actor spawn_api_router(caf::actor_system& sys, ApiRouterEnv env);
 

@@ -16,7 +16,6 @@
 #include "actors/directory/scheduling_registry.hpp"
 #include "actors/directory/stored_jobs.hpp"
 #include "actors/directory/submission.hpp"
-#include "actors/directory/watchers.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
@@ -53,7 +52,6 @@ struct JobEntry {
   int64_t created_ms = 0;
   std::string owner;                // the key of the JobFlow that created it; empty: a client did
   std::string owner_uid;            // that flow's uid
-  bool pods_watched = false;        // told to publish its pod changes: a pods watch wants it
   std::string queue = {};           // spec.queue: a queue in use cannot be deleted
   std::string priority_class = {};  // spec.priorityClassName, likewise
   // Callers of a delete under way: they hear its outcome, not a premature "done".
@@ -62,7 +60,6 @@ struct JobEntry {
   // again once the actor has answered (to the woken job, or the one that did not stop).
   bool passivating = false;
   std::vector<std::function<void()>> parked = {};
-  std::string last_record = {};  // while deleting: its job row, for the watchers' Deleted event
 };
 
 // What admission needs of a node: the membership actor tells every change.
@@ -83,7 +80,7 @@ struct DirectoryState {
   std::map<std::string, std::vector<std::function<void(const std::string&)>>> deleting_flows;
   std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
   uint64_t next_commit = 0;
-  Watchers watchers;  // clients watching jobs, pods or flows
+  bool pods_watched = false;  // the watch hub wants every job actor started named to it
   static inline const char* name = "job_directory";
 };
 
@@ -99,9 +96,25 @@ std::string ns_or_default(capnp::Text::Reader t) {
 }
 
 JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
-  return {self->state.env.store,  caf::actor_cast<caf::actor>(self), self->state.env.scheduler,
-          self->state.env.timer,  self->state.env.membership,        std::move(owner),
-          self->state.env.metrics};
+  auto& env = self->state.env;
+  return {env.store,
+          caf::actor_cast<caf::actor>(self),
+          env.scheduler,
+          env.timer,
+          env.membership,
+          std::move(owner),
+          env.metrics,
+          env.watches,
+          self->state.pods_watched};
+}
+
+// While pods are watched, the watch hub hears of every job actor started (it tells the job to
+// publish its pods if a watch wants them) and stopped (`actor` none).
+template <class Handle>
+void name_to_watches(DirSelf* self, const std::string& key, const Handle& actor) {
+  if (self->state.pods_watched)
+    self->send(self->state.env.watches, job_started_atom::value, key,
+               caf::actor_cast<caf::actor>(actor));
 }
 
 // The key of the flow that created a job of this spec, if that flow (by uid) still exists, and
@@ -185,220 +198,7 @@ bool parked(DirectoryState& st, const std::string& key, Fn&& fn) {
 
 using EventType = api::WatchEvent::Type;
 
-// Reads a job's two rows in place: fn(the job row's Job, the spec row's spec, or a default
-// reader when there is no spec row).
-template <class Fn>
-void read_rows(const std::string& record, const std::string& spec, Fn&& fn) {
-  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
-  std::optional<FlatReader> spec_row;
-  if (!spec.empty()) spec_row.emplace(FlatReader::Borrow{}, spec, record_reader_options());
-  fn(job.root<store::JobRecord>().getJob(),
-     spec_row ? spec_row->root<store::JobSpecRecord>().getSpec() : api::JobSpec::Reader());
-}
-
-// A client's Job: the durable job row's Job, copied where `place` puts it (it returns the
-// copy), with the spec from its own row.
-template <class Place>
-void fill_job(const std::string& record, const std::string& spec, Place&& place) {
-  read_rows(record, spec, [&](api::Job::Reader job, api::JobSpec::Reader from) {
-    api::Job::Builder out = place(job);
-    if (!spec.empty()) out.setSpec(from);
-  });
-}
-
-// The same as a message of its own, for watch events.
-void fill_job(capnp::MessageBuilder& b, const std::string& record, const std::string& spec) {
-  fill_job(record, spec, [&](api::Job::Reader in) {
-    b.setRoot(in);
-    return b.getRoot<api::Job>();
-  });
-}
-
-void send_frame(DirSelf* self, const Watcher& w, std::string frame) {
-  self->send(w.bridge, watch_event_atom::value, w.stream, std::move(frame));
-}
-
-// `record`: the job's JobRecord row (its spec row is read from the store).
-void publish_job(DirSelf* self, const std::string& key, const std::string& record, EventType type) {
-  if (self->state.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
-  bool wanted = false;
-  self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) { wanted |= w.synced; });
-  if (!wanted) return;
-  auto spec = self->state.env.store->get(Family::Specs, key).value_or(std::string());
-  capnp::MallocMessageBuilder b;
-  fill_job(b, record, spec);
-  auto job = b.getRoot<api::Job>().asReader();
-  self->state.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) {
-    if (w.synced) send_frame(self, w, watch_job_event(w.request_id, type, job));
-  });
-}
-
-void publish_flow(DirSelf* self, const JobFlow& flow, EventType type) {
-  self->state.watchers.for_each(WatchKind::JobFlows, flow.spec.key(), [&](Watcher& w) {
-    if (w.synced) send_frame(self, w, watch_flow_event(w.request_id, type, flow));
-  });
-}
-
-// `page`: a Response listing pods; `types`: one letter per pod (A, M, D), or empty: all Added.
-void send_pods(DirSelf* self, const Watcher& w, const std::string& page, const std::string& types) {
-  FlatReader reader(page, record_reader_options());
-  auto pods = reader.root<api::Response>().getPods();
-  for (unsigned i = 0; i < pods.size(); ++i) {
-    const char t = i < types.size() ? types[i] : 'A';
-    auto type = t == 'D' ? EventType::DELETED : t == 'M' ? EventType::MODIFIED : EventType::ADDED;
-    send_frame(self, w, watch_pod_event(w.request_id, type, pods[i]));
-  }
-}
-
-void publish_pods(DirSelf* self, const std::string& job_key, const std::string& page,
-                  const std::string& types) {
-  self->state.watchers.for_each(WatchKind::Pods, job_key, [&](Watcher& w) {
-    // A job still listing for this watch answers after this: its list holds these changes.
-    if (!w.listing.count(job_key)) send_pods(self, w, page, types);
-  });
-}
-
-// Whether a job publishes its pod changes: only while a pods watch wants that job.
-void sync_pod_watch(DirSelf* self, const std::string& key, JobEntry& entry) {
-  bool want = false;
-  self->state.watchers.for_each(WatchKind::Pods, key, [&](Watcher&) { want = true; });
-  if (want == entry.pods_watched) return;
-  entry.pods_watched = want;
-  self->send(entry.actor, watch_atom::value, want);
-}
-
-// After watches ended: the jobs no watch wants any more stop publishing.
-void unwatch_pods(DirSelf* self) {
-  for (auto& [key, entry] : self->state.jobs)
-    if (entry.pods_watched && !entry.passivating) sync_pod_watch(self, key, entry);
-}
-
-// Every watch of `bridge` (stream 0), or one; a bridge left without watches is no longer
-// monitored (each `caldera wait` would otherwise leave a monitor behind on it).
-void end_watch(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream) {
-  auto& ws = self->state.watchers;
-  const size_t pods = ws.count(WatchKind::Pods);
-  if (stream == 0)
-    ws.remove_bridge(bridge);
-  else
-    ws.remove(bridge, stream);
-  if (!ws.knows(bridge)) self->demonitor(bridge);
-  if (ws.count(WatchKind::Pods) < pods) unwatch_pods(self);
-}
-
-void pods_listed(DirSelf* self, const caf::actor_addr& bridge, uint64_t stream,
-                 const std::string& job_key, const std::string* page) {
-  auto* w = self->state.watchers.find(bridge, stream);
-  if (!w || !w->listing.erase(job_key)) return;
-  if (page) send_pods(self, *w, *page, {});
-  if (w->listing.empty() && !w->synced) {
-    w->synced = true;
-    send_frame(self, *w, watch_synced(w->request_id));
-  }
-}
-
-// Starts a watch: its objects as they are now (Added each, then Synced), then their changes.
-std::string start_watch(DirSelf* self, const std::string& bytes, uint64_t stream,
-                        const caf::actor& bridge) {
-  auto& st = self->state;
-  uint64_t id = 0;
-  Watcher w;
-  try {
-    FlatReader reader(bytes, client_reader_options());
-    auto req = reader.root<api::Request>();
-    id = req.getId();
-    if (!req.isWatch()) return error_response(id, Code::INVALID_ARGUMENT, "not a watch request");
-    auto watch = req.getWatch();
-    auto kind = parse_watch_kind(watch.getKind());
-    if (!kind) return error_response(id, Code::INVALID_ARGUMENT, kind.error(), "watch.kind");
-    w.kind = *kind;
-    w.ns = watch.getNamespace();
-    w.name = watch.getName();
-    if (!w.name.empty() && w.ns.empty()) w.ns = "default";
-  } catch (const kj::Exception& e) {
-    return unreadable_response(id, e.getDescription().cStr());
-  }
-  w.bridge = bridge;
-  w.stream = stream;
-  w.request_id = id;
-  const bool known = st.watchers.knows(bridge.address());
-  auto added = st.watchers.add(std::move(w));
-  if (!added) return error_response(id, Code::UNAVAILABLE, added.error());
-  Watcher& watcher = **added;
-  if (!known) self->monitor(bridge);  // its watches end with it
-  const auto ns = watcher.ns;
-  switch (watcher.kind) {
-    case WatchKind::Jobs:
-      for_each_stored_job(
-          *st.env.store, Family::Jobs, ns, "", [&](std::string_view k, std::string_view row) {
-            const std::string key(k);
-            if (!watches(watcher, key)) return true;
-            auto spec = st.env.store->get(Family::Specs, key);
-            capnp::MallocMessageBuilder b;
-            fill_job(b, std::string(row), spec.value_or(std::string()));
-            send_frame(self, watcher,
-                       watch_job_event(id, EventType::ADDED, b.getRoot<api::Job>().asReader()));
-            return true;
-          });
-      break;
-    case WatchKind::JobFlows:
-      for (const auto& [key, flow] : st.registry.flows.durable)
-        if (watches(watcher, key))
-          send_frame(self, watcher, watch_flow_event(id, EventType::ADDED, flow));
-      break;
-    case WatchKind::Pods: {
-      // Each job owns its pods: it is asked for them, after being told to publish their changes
-      // (its answer comes after the changes it had published, and before later ones). Jobs not
-      // accepted yet too: their first write may be under way.
-      // A settled (or stopping) job's pods do not change: they are read from the store.
-      const auto addr = bridge.address();
-      for_each_stored_job(
-          *st.env.store, Family::Jobs, ns, "", [&](std::string_view k, std::string_view) {
-            const std::string key(k);
-            if (!watches(watcher, key) || live_job(st, key)) return true;
-            if (auto model = load_stored_job(*st.env.store, key))
-              send_pods(self, watcher,
-                        pod_page(*model, std::string(), std::numeric_limits<uint32_t>::max()), {});
-            return true;
-          });
-      for (auto it = ns.empty() ? st.jobs.begin() : st.jobs.lower_bound(ns + "/");
-           it != st.jobs.end() && in_namespace(it->first, ns); ++it) {
-        const auto& key = it->first;
-        auto& entry = it->second;
-        // One stopping (passivation) is settled: listed from its rows above.
-        if (!watches(watcher, key) || entry.deleting || entry.passivating) continue;
-        sync_pod_watch(self, key, entry);
-        watcher.listing.insert(key);
-        self->request(entry.actor, caf::infinite, list_pods_atom::value, std::string(),
-                      std::numeric_limits<uint32_t>::max())
-            .then([self, addr, stream,
-                   key](const std::string& page) { pods_listed(self, addr, stream, key, &page); },
-                  [self, addr, stream, key](caf::error&) {
-                    pods_listed(self, addr, stream, key, nullptr);  // deleted meanwhile
-                  });
-      }
-      if (!watcher.listing.empty()) return ok_response(id);
-      break;
-    }
-  }
-  watcher.synced = true;
-  send_frame(self, watcher, watch_synced(id));
-  return ok_response(id);
-}
-
 // ---- creating jobs: the one path for a client's jobs and a flow's ----
-
-// A job's record as its actor stored it last: the watchers' event (reads go to the store).
-void take_record(DirSelf* self, const std::string& key, const std::string& record) {
-  auto it = self->state.jobs.find(key);
-  // A deleted job's actor cannot speak for a successor: its last update is processed before
-  // the delete reply that erases its entry (per-sender ordering).
-  if (it == self->state.jobs.end() || record.empty()) return;
-  const bool added = !it->second.accepted;
-  it->second.accepted = true;
-  if (it->second.deleting) it->second.last_record = record;
-  publish_job(self, key, record, added ? EventType::ADDED : EventType::MODIFIED);
-}
 
 // Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
 // Returns the new job's uid.
@@ -417,12 +217,14 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   st.jobs[key] = JobEntry{actor, false, false, uid, created, owner_key, owner_uid};
   st.jobs[key].queue = std::move(queue);
   st.jobs[key].priority_class = std::move(priority_class);
-  sync_pod_watch(self, key, st.jobs[key]);
+  name_to_watches(self, key, actor);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
       .then(
-          [self, done, key](std::string& record) {
-            take_record(self, key, record);
+          [self, done, key, uid](std::string&) {
+            // A deleted job's entry is gone, or a successor's: it is not this one's to accept.
+            auto it = self->state.jobs.find(key);
+            if (it != self->state.jobs.end() && it->second.uid == uid) it->second.accepted = true;
             spdlog::info("job={} accepted", key);
             done("");
           },
@@ -446,6 +248,7 @@ JobEntry& start_stored_job(DirSelf* self, JobModel model, bool woken) {
   entry.priority_class = model.job.spec.priority_class_name;
   entry.actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
   count_actor(st, true, woken);
+  name_to_watches(self, key, entry.actor);
   return st.jobs[key] = std::move(entry);
 }
 
@@ -463,9 +266,7 @@ JobEntry* wake_job(DirSelf* self, const std::string& key) {
   }
   model->live_row = false;  // settled: the live index does not hold it, History does
   model->history_ms = finished_ms(*model);
-  auto& woken = start_stored_job(self, std::move(*model), true);
-  sync_pod_watch(self, key, woken);
-  return &woken;
+  return &start_stored_job(self, std::move(*model), true);
 }
 
 // ---- submit ----
@@ -510,7 +311,8 @@ void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<
           if (!error.empty()) continue;
           spdlog::info("jobflow={} accepted", key);
           start_flow(self, f);
-          publish_flow(self, f, EventType::ADDED);
+          self->send(self->state.env.watches, flow_event_atom::value, f,
+                     static_cast<int32_t>(EventType::ADDED));
           reg.flows.durable[key] = std::move(f);
         }
         if (!error.empty())
@@ -1122,8 +924,6 @@ void delete_entry(DirSelf* self, const std::string& key,
   it->second.delete_waiters.push_back(std::move(done));
   if (it->second.deleting) return;  // it hears the outcome of the delete under way
   it->second.deleting = true;
-  // Watchers hear the job as it was last when it is gone.
-  it->second.last_record = self->state.env.store->get(Family::Jobs, key).value_or(std::string());
   // The entry stays until the record is gone, so a new job of the same name cannot be written
   // before the old record's delete.
   self->request(it->second.actor, 30s, delete_atom::value)
@@ -1132,8 +932,8 @@ void delete_entry(DirSelf* self, const std::string& key,
             auto it = self->state.jobs.find(key);
             if (it == self->state.jobs.end()) return;
             auto waiters = std::move(it->second.delete_waiters);
-            publish_job(self, key, it->second.last_record, EventType::DELETED);
             self->state.jobs.erase(it);
+            name_to_watches(self, key, caf::actor());
             count_actor(self->state, false, false);
             for (auto& w : waiters) w("");
           },
@@ -1164,10 +964,10 @@ bool passivate(DirSelf* self, const std::string& key, const std::string& uid) {
     if (stopped) {
       self->state.jobs.erase(it);
       count_actor(self->state, false, true);
+      name_to_watches(self, key, caf::actor());
     } else {
       it->second.passivating = false;
-      it->second.pods_watched = false;  // a pods watch may have begun meanwhile
-      sync_pod_watch(self, key, it->second);
+      name_to_watches(self, key, actor);  // a pods watch may have begun meanwhile
     }
     for (auto& fn : waiting) fn();
   };
@@ -1226,7 +1026,8 @@ void finish_flow_delete(DirSelf* self, const std::string& key,
                   auto& durable = self->state.registry.flows.durable;
                   if (auto it = durable.find(key); it != durable.end()) {
                     spdlog::info("jobflow={} deleted", key);
-                    publish_flow(self, it->second, EventType::DELETED);
+                    self->send(self->state.env.watches, flow_event_atom::value, it->second,
+                               static_cast<int32_t>(EventType::DELETED));
                     durable.erase(it);
                   }
                   done("");
@@ -1272,7 +1073,8 @@ caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef:
                     answer("delete failed: " + error);
                     return;
                   }
-                  publish_flow(self, terminating, EventType::MODIFIED);
+                  self->send(self->state.env.watches, flow_event_atom::value, terminating,
+                             static_cast<int32_t>(EventType::MODIFIED));
                   self->state.registry.flows.durable[key] = std::move(terminating);
                   finish_flow_delete(self, key, answer);
                 });
@@ -1798,8 +1600,6 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
       for (auto& w : waiters) w(error);
     });
   }
-  // A client bridge that went away (its node stopped) ends its watches.
-  self->set_down_handler([=](caf::down_msg& msg) { end_watch(self, msg.source, 0); });
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {
@@ -1869,7 +1669,8 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         if (actor == self->state.flow_actors.end() ||
             actor->second.address() != self->current_sender())
           return;
-        publish_flow(self, flow, EventType::MODIFIED);
+        self->send(self->state.env.watches, flow_event_atom::value, flow,
+                   static_cast<int32_t>(EventType::MODIFIED));
         self->state.registry.flows.durable[key] = std::move(flow);
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
@@ -1879,24 +1680,22 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         self->state.commits.erase(it);
         then(error);
       },
-      [=](update_atom, const std::string& key, const std::string& record) {
-        take_record(self, key, record);
-      },
       [=](passivate_atom, const std::string& key, const std::string& uid) {
         return passivate(self, key, uid);
       },
-      [=](pod_events_atom, const std::string& key, const std::string& page,
-          const std::string& types) {
-        auto it = self->state.jobs.find(key);
-        if (it == self->state.jobs.end() || it->second.actor.address() != self->current_sender())
-          return;
-        publish_pods(self, key, page, types);
-      },
-      [=](watch_atom, const std::string& bytes, uint64_t stream, const caf::actor& bridge) {
-        return start_watch(self, bytes, stream, bridge);
-      },
-      [=](unwatch_atom, const caf::actor& bridge, uint64_t stream) {
-        end_watch(self, bridge.address(), stream);
+      [=](pods_watched_atom, bool on) { self->state.pods_watched = on; },
+      [=](live_jobs_atom, const std::string& ns) {
+        // Not one being deleted or stopping: its pods are read from the store.
+        std::vector<std::string> keys;
+        std::vector<caf::actor> actors;
+        auto& jobs = self->state.jobs;
+        for (auto it = ns.empty() ? jobs.begin() : jobs.lower_bound(ns + "/");
+             it != jobs.end() && in_namespace(it->first, ns); ++it) {
+          if (it->second.deleting || it->second.passivating) continue;
+          keys.push_back(it->first);
+          actors.push_back(caf::actor_cast<caf::actor>(it->second.actor));
+        }
+        return caf::make_message(std::move(keys), std::move(actors));
       },
   };
 }

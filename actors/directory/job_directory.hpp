@@ -1,4 +1,4 @@
-// The job directory: owns which jobs exist (their actors and latest durable records), and the
+// The job directory: owns which jobs exist (their actors while they are live), and the
 // JobTemplates and JobFlows. It creates and deletes jobs, serves the client requests about them
 // that the API router passes on, and routes node reports and node events to the job actors.
 #pragma once
@@ -13,6 +13,7 @@
 #include "actors/metrics/metrics.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
+#include "actors/protocol/watch_hub.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -24,6 +25,8 @@ struct JobDirectoryEnv {
   protocol::membership
       membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
   std::shared_ptr<Metrics> metrics;  // handed to the job and flow actors; unset: none
+  // Where job and flow changes are published for the clients' watches (actors/watch).
+  protocol::watch_hub watches;
   // The nodes of the cluster's config. A recovered pod bound to any other node is lost: that
   // node can never register again. Empty: not known, nothing is checked.
   std::set<std::string> nodes;
@@ -42,15 +45,12 @@ struct JobDirectoryEnv {
 //                                                        forgotten
 //   (capacity_atom, node, capacity, ready, host)         for admission's fit checks
 //   (node_lost_atom, node, why, lease over)              passed on to every job
-//   (update_atom, job key, JobRecord bytes)              a job actor's latest durable record
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it
 //   (purge_atom, job key, uid) -> "" or why not          history retention: delete a settled job
-//   (watch_atom, Request bytes, stream, bridge)          starts a watch: the bridge gets
-//       -> Response bytes (ok or why not)                (watch_event_atom, stream, frame)
-//                                                        for the objects, then each change
-//   (unwatch_atom, bridge, stream)                       ends it (also when the bridge dies)
-//   (pod_events_atom, job key, pods, types)              a job's pod changes, for watchers
+//   (pods_watched_atom, bool)                            from the watch hub: whether it hears of
+//                                                        every job actor started and stopped
+//   (live_jobs_atom, namespace) -> (keys, actors)        the live jobs, for a pods watch's list
 // On start it reloads every job from the store and respawns its actor, and every JobTemplate and
 // JobFlow. A recovered job whose pods are bound to a node the config no longer has hears at once
 // that the node is lost.

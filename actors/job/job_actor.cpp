@@ -279,15 +279,23 @@ void apply_effects(JobSelf* self, Inflight& in) {
       self->send(st.env.scheduler, place_atom::value, std::move(request));
     }
   }
-  // A create's record goes back in its reply, which the coordinator awaits anyway: before the
-  // pod events, as an update would.
-  if (!in.record.empty()) st.durable_row = in.record;
-  if (in.create && in.reply.pending())
-    in.reply.deliver(std::move(in.record));
-  else if (!in.record.empty())
-    self->send(st.env.coordinator, update_atom::value, m.key(), std::move(in.record));
-  if (!in.pod_events.empty())
-    self->send(st.env.coordinator, pod_events_atom::value, m.key(), std::move(in.pod_events),
+  // Watchers hear of the job's durable changes, before its pods' (the job row is what a list of
+  // jobs shows). A deleted job is shown as it was last.
+  using EventType = api::WatchEvent::Type;
+  if (!in.record.empty()) {
+    st.durable_row = in.record;
+    const auto type = in.create ? EventType::ADDED : EventType::MODIFIED;
+    if (st.env.watches)
+      self->send(st.env.watches, job_event_atom::value, m.key(), static_cast<int32_t>(type),
+                 in.record);
+  } else if (in.quit_after && in.write_error.empty() && st.env.watches) {
+    self->send(st.env.watches, job_event_atom::value, m.key(),
+               static_cast<int32_t>(EventType::DELETED),
+               st.durable_row.empty() ? encode_job_row(m) : st.durable_row);
+  }
+  if (in.create && in.reply.pending()) in.reply.deliver(std::move(in.record));
+  if (!in.pod_events.empty() && st.env.watches)
+    self->send(st.env.watches, pod_events_atom::value, m.key(), std::move(in.pod_events),
                std::move(in.pod_event_types));
   // The owner hears every durable change of the status, once: it decides from them at once
   // (a flow creates what its dependents wait for) instead of polling.
@@ -428,9 +436,23 @@ std::optional<std::string> take_report(JobSelf* self, const std::string& bytes) 
   return pod.uid;
 }
 
+// Whether the job publishes its pod changes to the watch hub (a pods watch wants them).
+void watch_pods(JobSelf* self, bool on) {
+  auto& st = self->state;
+  if (on == st.watch_pods) return;
+  st.watch_pods = on;
+  st.seen_pods.clear();
+  // Watchers list what is there now (the hub asks right after this); from here on they hear
+  // of changes.
+  if (on)
+    for (const auto& [name, p] : st.model.pods.map())
+      if (!is_discarded(p)) st.seen_pods.emplace(name, pod_hash(p));
+}
+
 caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
   self->state.model = std::move(model);
   self->state.env = std::move(env);
+  if (self->state.env.watch_pods) watch_pods(self, true);
   return {
       [=](create_atom) {
         auto rp = self->make_response_promise();
@@ -442,7 +464,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       [=](recover_atom) {
         // The coordinator has re-reserved the bound pods with the scheduler already.
         Effects fx = sync_job(self->state.model, make_clock());
-        fx.changed = true;               // publish the record to the coordinator's read cache
+        fx.changed = true;               // its row is written again, and watchers hear it
         self->state.told_owner.reset();  // and the status to a restarted owner
         commit(self, std::move(fx));
       },
@@ -551,17 +573,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
                 },
                 [present, finish](caf::error&) mutable { finish(std::move(present)); });
       },
-      [=](watch_atom, bool on) {
-        auto& st = self->state;
-        if (on == st.watch_pods) return;
-        st.watch_pods = on;
-        st.seen_pods.clear();
-        // Watchers list what is there now (the directory asks right after this); from here on
-        // they hear of changes.
-        if (on)
-          for (const auto& [name, p] : st.model.pods.map())
-            if (!is_discarded(p)) st.seen_pods.emplace(name, pod_hash(p));
-      },
+      [=](watch_atom, bool on) { watch_pods(self, on); },
       [=](list_pods_atom, const std::string& after, uint32_t limit) -> caf::result<std::string> {
         auto& st = self->state;
         auto page = pod_page(st.model, after, limit);

@@ -12,25 +12,29 @@
 #include "actors/protocol/jobflow.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
+#include "actors/protocol/watch_hub.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
 
 struct JobActorEnv {
   std::shared_ptr<Store> store;
-  caf::actor coordinator;  // caches records for reads, deletes expired jobs
+  caf::actor coordinator;  // the job directory: deletes expired jobs, stops settled ones
   protocol::scheduler scheduler;
   caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
   protocol::membership
       nodes;  // routes launches, kills and removals to the pods' nodes (the membership)
   protocol::jobflow owner;           // the flow that created the job; unset for a client's job
   std::shared_ptr<Metrics> metrics;  // phases entered; unset: not counted
+  protocol::watch_hub watches;       // hears every durable change; unset: nobody watches
+  bool watch_pods = false;           // publish pod changes from the start (a pods watch may)
 };
 
 // Its messages are protocol::job (actors/protocol/job.hpp). Beyond what that says: once what a
 // report changed is durable (or it was applied already) the job sends (ack_atom, node, uid,
-// status seq) to `nodes`; (update_atom, key, record) to the coordinator after every durable
-// change, and (expire_atom, key, uid) once ttlSecondsAfterFinished has passed. Its owner, if
+// status seq) to `nodes`; (job_event_atom, key, type, job row) to `watches` after every durable
+// change (Deleted with the last row once its erase is), and (expire_atom, key, uid) to the
+// coordinator once ttlSecondsAfterFinished has passed. Its owner, if
 // any, gets (job_status_atom, ...) after every durable change of the status and
 // (job_gone_atom, ...) once the job is deleted.
 protocol::job spawn_job_actor(caf::actor_system& sys, JobModel model, JobActorEnv env);

@@ -9,6 +9,9 @@
 
 #include <capnp/message.h>
 
+#include "messages/flat.hpp"
+#include "messages/store.capnp.h"
+
 #include "actors/job/core/job_model.hpp"
 #include "messages/result.hpp"
 #include "storage/store.hpp"
@@ -73,5 +76,34 @@ std::string pod_page(const JobModel& m, const std::string& after, uint32_t limit
 Result<JobModel> load_job(std::string_view job_row, const std::vector<std::string>& pod_rows,
                           std::vector<std::string>* stale = nullptr,
                           std::optional<std::string_view> spec_row = std::nullopt);
+
+// Reads a job's two rows in place: fn(the job row's Job, the spec row's spec, or a default
+// reader when there is no spec row).
+template <class Fn>
+void read_rows(const std::string& record, const std::string& spec, Fn&& fn) {
+  FlatReader job(FlatReader::Borrow{}, record, record_reader_options());
+  std::optional<FlatReader> spec_row;
+  if (!spec.empty()) spec_row.emplace(FlatReader::Borrow{}, spec, record_reader_options());
+  fn(job.root<store::JobRecord>().getJob(),
+     spec_row ? spec_row->root<store::JobSpecRecord>().getSpec() : api::JobSpec::Reader());
+}
+
+// A client's Job: the durable job row's Job, copied where `place` puts it (it returns the
+// copy), with the spec from its own row.
+template <class Place>
+void fill_job(const std::string& record, const std::string& spec, Place&& place) {
+  read_rows(record, spec, [&](api::Job::Reader job, api::JobSpec::Reader from) {
+    api::Job::Builder out = place(job);
+    if (!spec.empty()) out.setSpec(from);
+  });
+}
+
+// The same as a message of its own, for watch events.
+inline void fill_job(capnp::MessageBuilder& b, const std::string& record, const std::string& spec) {
+  fill_job(record, spec, [&](api::Job::Reader in) {
+    b.setRoot(in);
+    return b.getRoot<api::Job>();
+  });
+}
 
 }  // namespace caldera

@@ -21,8 +21,6 @@ using command_atom = caf::atom_constant<caf::atom("command")>;
 // Response with pods and `continue`; (get_pod_atom, pod name) -> a PodRecord, or "" if none
 using list_pods_atom = caf::atom_constant<caf::atom("listpods")>;
 using get_pod_atom = caf::atom_constant<caf::atom("getpod")>;
-// job actor -> coordinator
-using update_atom = caf::atom_constant<caf::atom("update")>;
 // ttlSecondsAfterFinished has passed: delete the job
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 // history retention -> directory: (purge_atom, job key, uid) -> "" once the settled job is
@@ -98,17 +96,25 @@ using flow_delete_atom = caf::atom_constant<caf::atom("flowdel")>;
 // (sync_atom, JobFlow) its latest durable record, for reads
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 
-// Watches. client bridge -> API router -> job directory: (watch_atom, Request bytes, stream,
-// bridge) starts one, (unwatch_atom, bridge, stream) ends it (stream 0: all of the bridge's);
-// job directory -> client bridge:
-// (watch_event_atom, stream, Response bytes). job directory -> job actor: (watch_atom, on)
-// whether to publish its pod changes; job actor -> job directory: (pod_events_atom, job key,
-// Response bytes listing the pods, one type letter per pod: 'A'dded, 'M'odified, 'D'eleted).
+// Watches (actors/watch). client bridge -> API router -> watch hub: (watch_atom, Request bytes,
+// stream, bridge) starts one, (unwatch_atom, bridge, stream) ends it (stream 0: all of the
+// bridge's); watch hub -> client bridge: (watch_event_atom, stream, Response bytes). Job actor
+// -> watch hub: (job_event_atom, key, event type, job row) after each durable change, and
+// (pod_events_atom, job key, Response bytes listing the pods, one type letter per pod: 'A'dded,
+// 'M'odified, 'D'eleted) while told to (watch_atom, on). Job directory -> watch hub:
+// (flow_event_atom, JobFlow, event type); (job_started_atom, key, actor) for each job actor it
+// starts while pods are watched, which the hub asks it with (pods_watched_atom, bool); and
+// (live_jobs_atom, namespace) -> the keys and actors of the live jobs.
 // client bridge's gateway thread -> client bridge: (closed_atom, connection).
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 using unwatch_atom = caf::atom_constant<caf::atom("unwatch")>;
 using watch_event_atom = caf::atom_constant<caf::atom("watchevent")>;
 using pod_events_atom = caf::atom_constant<caf::atom("podevents")>;
+using job_event_atom = caf::atom_constant<caf::atom("jobevent")>;
+using flow_event_atom = caf::atom_constant<caf::atom("flowevent")>;
+using job_started_atom = caf::atom_constant<caf::atom("jobstart")>;
+using pods_watched_atom = caf::atom_constant<caf::atom("podswatch")>;
+using live_jobs_atom = caf::atom_constant<caf::atom("livejobs")>;
 using closed_atom = caf::atom_constant<caf::atom("closed")>;
 
 // Passivation: a settled job's actor -> job directory: (passivate_atom, key, uid) -> whether a

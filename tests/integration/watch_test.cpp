@@ -94,6 +94,12 @@ class Watch : public NodeTest {
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
+  void run_to_completion(const std::string& name, int replicas) {
+    submit(name, quick_job(name, replicas));
+    ASSERT_EQ(node.cli({"wait", "job", name, "--for=phase=Completed", "--timeout=30s"}).exit_code,
+              0);
+  }
+
   std::unique_ptr<Client> connect() {
     auto c = Client::connect(node.server(), 5s);
     EXPECT_TRUE(c) << (c ? "" : c.error());
@@ -153,9 +159,7 @@ TEST_F(Watch, GetJobsWatchPrintsEachPhaseChangeOfAJobAsItHappens) {
 }
 
 TEST_F(Watch, APodWatchListsThenStreamsChangesAndDeletesAndEndsOnCancel) {
-  submit("before", quick_job("before", 2));
-  ASSERT_EQ(node.cli({"wait", "job", "before", "--for=phase=Completed", "--timeout=30s"}).exit_code,
-            0);
+  run_to_completion("before", 2);
   auto c = connect();
   ASSERT_TRUE(c);
   auto id = start_watch(*c, "pods");
@@ -217,6 +221,31 @@ TEST_F(Watch, APodWatchListsThenStreamsChangesAndDeletesAndEndsOnCancel) {
   auto ok = c->next(*cancel, 10s);
   ASSERT_TRUE(ok) << ok.error();
   EXPECT_TRUE((*ok)->root<api::Response>().isOk());
+}
+
+// Job events come from the job actors themselves: a settled job (no actor) is listed from the
+// store, and its delete (which wakes it) is Deleted with the job as it was last.
+TEST_F(Watch, AJobWatchHearsADeletedSettledJobAsItWasLast) {
+  run_to_completion("gone", 1);
+  auto c = connect();
+  ASSERT_TRUE(c);
+  auto id = start_watch(*c, "jobs", "gone");
+  std::vector<std::pair<Type, std::string>> events;  // (type, phase)
+  auto next = [&] {
+    auto r = c->next(id, 30s);
+    if (!r) return false;
+    auto e = (*r)->root<api::Response>().getEvent();
+    events.emplace_back(e.getType(),
+                        e.isJob() ? e.getJob().getStatus().getState().getPhase().cStr() : "");
+    return true;
+  };
+  ASSERT_TRUE(next());
+  ASSERT_TRUE(next());
+  EXPECT_EQ(events[0], std::make_pair(Type::ADDED, std::string("Completed")));
+  EXPECT_EQ(events[1].first, Type::SYNCED);
+  ASSERT_EQ(node.cli({"delete", "job", "gone"}).exit_code, 0);
+  ASSERT_TRUE(next());
+  EXPECT_EQ(events[2], std::make_pair(Type::DELETED, std::string("Completed")));
 }
 
 TEST_F(Watch, AFlowWatchSeesItsPhasesAndItsDelete) {

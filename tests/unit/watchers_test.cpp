@@ -1,5 +1,5 @@
 // The directory's watch registry: which watch wants which object, its limit, and its events.
-#include "actors/directory/watchers.hpp"
+#include "actors/watch/watchers.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "actors/directory/watchers.hpp"
+#include "actors/watch/watchers.hpp"
 
 #include <capnp/message.h>
 

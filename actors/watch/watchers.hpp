@@ -33,12 +33,14 @@ struct Watcher {
   std::string ns;    // empty: every namespace
   std::string name;  // empty: every object; for pods, a job's name
   // Pods only: jobs whose pods were asked for the initial list and have not answered yet; their
-  // events wait for that answer, which already holds them.
+  // events wait for that answer, which already holds them. Until live_asked (the directory has
+  // said which jobs are live), every event waits so.
   std::set<std::string> listing = {};
+  bool live_asked = false;
   bool synced = false;
 };
 
-// Every watch the directory serves, by (bridge, stream).
+// Every watch the watch hub serves, by (bridge, stream).
 class Watchers {
  public:
   using Key = std::pair<caf::actor_addr, uint64_t>;
@@ -54,7 +56,7 @@ class Watchers {
 
   bool empty() const { return by_key_.empty(); }
   size_t count(WatchKind kind) const { return counts_[static_cast<int>(kind)]; }
-  // Whether a watch already holds this bridge (the directory monitors each bridge once).
+  // Whether a watch already holds this bridge (the hub monitors each bridge once).
   bool knows(const caf::actor_addr& bridge) const;
 
   // Calls fn(watcher) for each watch of `kind` that wants the object `key` ("ns/name"; for pods,
