@@ -33,6 +33,7 @@
 #include "actors/node/node_actor.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/scheduler/scheduling_objects.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "actors/timer/timer_actor.hpp"
 #include "actors/uid.hpp"
@@ -357,6 +358,7 @@ int main(int argc, char** argv) {
   protocol::membership membership;
   protocol::report_port reports;  // all a worker may send the directory: its pod reports
   caf::actor timer, directory, router, link, retention;
+  caf::actor scheduling;                 // the Queues and PriorityClasses (actors/scheduler)
   protocol::watch_hub watches;           // the clients' watches (actors/watch)
   std::vector<caf::actor> hollow_links;  // one per hollow node beyond the first (link)
   protocol::membership_port
@@ -393,9 +395,10 @@ int main(int argc, char** argv) {
     const auto dropped_node_wait = std::chrono::milliseconds(startup_wait_ms(members.options));
     membership = spawn_membership(sys, std::move(members));
     watches = spawn_watch_hub(sys, store);
-    directory =
-        spawn_job_directory(sys, JobDirectoryEnv{store, scheduler, timer, membership, metrics,
-                                                 watches, members_allowed, dropped_node_wait});
+    scheduling = spawn_scheduling_objects(sys, SchedulingObjectsEnv{store, scheduler});
+    directory = spawn_job_directory(
+        sys, JobDirectoryEnv{store, scheduler, scheduling, timer, membership, metrics, watches,
+                             members_allowed, dropped_node_wait});
     caf::anon_send(watches, coordinator_atom::value, directory);
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history});
     router = spawn_api_router(
@@ -418,6 +421,7 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(retention, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(watches, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(scheduling, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(timer, caf::exit_reason::user_shutdown);
         {
@@ -555,7 +559,7 @@ int main(int argc, char** argv) {
   watches = nullptr;
   scheduler = nullptr;
   membership = nullptr;
-  for (auto* a : {&bridge, &link, &router, &retention, &directory, &timer})
+  for (auto* a : {&bridge, &link, &router, &retention, &directory, &scheduling, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
   node_actors.clear();

@@ -13,7 +13,7 @@
 
 #include "actors/api/responses.hpp"
 #include "actors/directory/flow_registry.hpp"
-#include "actors/directory/scheduling_registry.hpp"
+#include "actors/directory/scheduling_names.hpp"
 #include "actors/directory/stored_jobs.hpp"
 #include "actors/directory/submission.hpp"
 #include "actors/job/core/job_controller.hpp"
@@ -25,7 +25,7 @@
 #include "actors/jobflow/flow_actor.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
-#include "actors/store/commit_relay.hpp"
+#include "actors/store/pending_commits.hpp"
 #include "actors/uid.hpp"
 #include "messages/admission.hpp"
 #include "messages/cluster.capnp.h"
@@ -72,14 +72,13 @@ struct DirectoryState {
   JobDirectoryEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
-  FlowRegistry registry;                                 // JobTemplates and JobFlows
-  SchedulingRegistry scheduling;                         // Queues and PriorityClasses
+  FlowRegistry registry;       // JobTemplates and JobFlows
+  SchedulingNames scheduling;  // Queues and PriorityClasses, for admission
   std::map<std::string, protocol::jobflow> flow_actors;  // by JobFlow key
   // Flow deletes under way, with the callers waiting for each: a second delete (a client's
   // retry) joins the first instead of racing it.
   std::map<std::string, std::vector<std::function<void(const std::string&)>>> deleting_flows;
-  std::map<uint64_t, std::function<void(const std::string&)>> commits;  // awaited store writes
-  uint64_t next_commit = 0;
+  PendingCommits commits;     // its own writes (templates, flows) whose outcome it awaits
   bool pods_watched = false;  // the watch hub wants every job actor started named to it
   static inline const char* name = "job_directory";
 };
@@ -159,12 +158,8 @@ std::optional<ResourceList> ready_capacity(const DirectoryState& st) {
 // thread, so the outcome comes back as a message and `then` runs in the actor.
 void commit_then(DirSelf* self, std::vector<Write> writes,
                  std::function<void(const std::string& error)> then) {
-  const uint64_t seq = ++self->state.next_commit;
-  self->state.commits.emplace(seq, std::move(then));
-  auto me = caf::actor_cast<caf::actor>(self);
-  self->state.env.store->commit(std::move(writes), [me, seq](std::string error) {
-    notify_committed(me, seq, std::move(error));
-  });
+  self->state.commits.commit(caf::actor_cast<caf::actor>(self), *self->state.env.store,
+                             std::move(writes), std::move(then));
 }
 
 bool in_namespace(const std::string& key, const std::string& ns) {
@@ -321,46 +316,24 @@ void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<
       });
 }
 
-// The scheduler learns every Queue and PriorityClass, whole, after each change.
-void push_scheduling(DirSelf* self) {
-  const auto& reg = self->state.scheduling;
-  self->send(self->state.env.scheduler, queues_atom::value, reg.all_queues(), reg.all_classes());
-}
-
-// Stores a submission's Queues and PriorityClasses in one commit; they count once durable.
+// A submission's Queues and PriorityClasses are stored by their owner (actors/scheduler) in one
+// commit; until it answers, their names are taken and nameable here.
 void store_scheduling(DirSelf* self, std::vector<Queue> queues, std::vector<PriorityClass> classes,
                       const std::shared_ptr<PendingSubmit>& pending) {
-  auto& reg = self->state.scheduling;
-  std::vector<Write> writes;
-  for (const auto& q : queues) {
-    reg.creating_queues.insert(q.spec.name);
-    writes.push_back({Family::Scheduling, queue_key(q.spec.name), queue_record(q)});
-  }
-  for (const auto& c : classes) {
-    reg.creating_classes.insert(c.name);
-    writes.push_back({Family::Scheduling, priority_class_key(c.name), priority_class_record(c)});
-  }
-  commit_then(
-      self, std::move(writes), [self, queues, classes, pending](const std::string& error) mutable {
-        auto& reg = self->state.scheduling;
-        for (auto& q : queues) {
-          reg.creating_queues.erase(q.spec.name);
-          if (!error.empty()) continue;
-          spdlog::info("queue={} accepted weight={}", q.spec.name, q.spec.weight);
-          reg.queues[q.spec.name] = std::move(q);
-        }
-        for (auto& c : classes) {
-          reg.creating_classes.erase(c.name);
-          if (!error.empty()) continue;
-          spdlog::info("priorityclass={} accepted value={}", c.name, c.value);
-          reg.classes[c.name] = std::move(c);
-        }
-        if (error.empty())
-          push_scheduling(self);
-        else
-          pending->failures.push_back("Queues and PriorityClasses were not stored: " + error);
-        pending->finish();
-      });
+  auto& names = self->state.scheduling;
+  for (const auto& q : queues) names.creating_queues.insert(q.spec.name);
+  for (const auto& c : classes) names.creating_classes.insert(c.name);
+  auto settle = [self, queues, classes, pending](const std::string& error) {
+    auto& names = self->state.scheduling;
+    for (const auto& q : queues) names.creating_queues.erase(q.spec.name);
+    for (const auto& c : classes) names.creating_classes.erase(c.name);
+    if (!error.empty())
+      pending->failures.push_back("Queues and PriorityClasses were not stored: " + error);
+    pending->finish();
+  };
+  self->request(self->state.env.scheduling, caf::infinite, create_atom::value, queues, classes)
+      .then([settle](const std::string& error) { settle(error); },
+            [self, settle](caf::error& err) { settle(self->system().render(err)); });
 }
 
 caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs,
@@ -475,37 +448,52 @@ caf::result<std::string> delete_flow_object(DirSelf* self, uint64_t id, api::Obj
 // Every queue with the scheduler's view of it: what its pods hold, its share, its pod groups.
 caf::result<std::string> list_queues(DirSelf* self, uint64_t id) {
   auto rp = self->make_response_promise<std::string>();
-  self->request(self->state.env.scheduler, 10s, queues_atom::value)
+  auto unavailable = [rp, id](const char* who) mutable {
+    rp.deliver(error_response(id, Code::UNAVAILABLE, std::string(who) + " did not answer"));
+  };
+  self->request(self->state.env.scheduling, 10s, queues_atom::value)
       .then(
-          [self, rp, id](const std::vector<QueueStatus>& statuses) mutable {
-            auto queues = self->state.scheduling.all_queues();
-            SmallMessageBuilder b;
-            auto r = b.initRoot<api::Response>();
-            r.setId(id);
-            auto list = r.initQueues(static_cast<unsigned>(queues.size()));
-            for (unsigned i = 0; i < queues.size(); ++i) {
-              QueueStatus none{queues[i].spec.name, {}, {}, 0, 0};
-              const QueueStatus* status = &none;
-              for (const auto& st : statuses)
-                if (st.name == queues[i].spec.name) status = &st;
-              encode(queues[i], list[i], status);
-            }
-            rp.deliver(to_bytes(b));
+          [self, rp, id, unavailable](const std::vector<Queue>& queues,
+                                      const std::vector<PriorityClass>&) mutable {
+            self->request(self->state.env.scheduler, 10s, queues_atom::value)
+                .then(
+                    [rp, id, queues](const std::vector<QueueStatus>& statuses) mutable {
+                      SmallMessageBuilder b;
+                      auto r = b.initRoot<api::Response>();
+                      r.setId(id);
+                      auto list = r.initQueues(static_cast<unsigned>(queues.size()));
+                      for (unsigned i = 0; i < queues.size(); ++i) {
+                        QueueStatus none{queues[i].spec.name, {}, {}, 0, 0};
+                        const QueueStatus* status = &none;
+                        for (const auto& st : statuses)
+                          if (st.name == queues[i].spec.name) status = &st;
+                        encode(queues[i], list[i], status);
+                      }
+                      rp.deliver(to_bytes(b));
+                    },
+                    [unavailable](caf::error&) mutable { unavailable("the scheduler"); });
           },
-          [rp, id](caf::error&) mutable {
-            rp.deliver(error_response(id, Code::UNAVAILABLE, "the scheduler did not answer"));
-          });
+          [unavailable](caf::error&) mutable { unavailable("the scheduling objects' actor"); });
   return rp;
 }
 
-std::string list_priority_classes(DirSelf* self, uint64_t id) {
-  auto classes = self->state.scheduling.all_classes();
-  SmallMessageBuilder b;
-  auto r = b.initRoot<api::Response>();
-  r.setId(id);
-  auto list = r.initPriorityClasses(static_cast<unsigned>(classes.size()));
-  for (unsigned i = 0; i < classes.size(); ++i) encode(classes[i], list[i]);
-  return to_bytes(b);
+caf::result<std::string> list_priority_classes(DirSelf* self, uint64_t id) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.env.scheduling, 10s, queues_atom::value)
+      .then(
+          [rp, id](const std::vector<Queue>&, const std::vector<PriorityClass>& classes) mutable {
+            SmallMessageBuilder b;
+            auto r = b.initRoot<api::Response>();
+            r.setId(id);
+            auto list = r.initPriorityClasses(static_cast<unsigned>(classes.size()));
+            for (unsigned i = 0; i < classes.size(); ++i) encode(classes[i], list[i]);
+            rp.deliver(to_bytes(b));
+          },
+          [rp, id](caf::error&) mutable {
+            rp.deliver(error_response(id, Code::UNAVAILABLE,
+                                      "the scheduling objects' actor did not answer"));
+          });
+  return rp;
 }
 
 // Up to three of the jobs and JobTemplates that name `name` as their queue (or priority class),
@@ -537,6 +525,9 @@ caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std
   if (queue && name == kDefaultQueue)
     return error_response(id, Code::FAILED_PRECONDITION, "the default queue cannot be deleted");
   const bool exists = queue ? reg.queues.count(name) > 0 : reg.classes.count(name) > 0;
+  if (exists && (queue ? reg.deleting_queues : reg.deleting_classes).count(name))
+    return error_response(id, Code::FAILED_PRECONDITION,
+                          std::string(resource) + " \"" + name + "\" is being deleted");
   if (!exists)
     return error_response(id, Code::NOT_FOUND,
                           std::string(resource) + " \"" + name + "\" not found", "name");
@@ -545,23 +536,17 @@ caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std
     return error_response(id, Code::FAILED_PRECONDITION,
                           std::string(resource) + " \"" + name + "\" is in use: " + users);
   auto rp = self->make_response_promise<std::string>();
-  auto key = queue ? queue_key(name) : priority_class_key(name);
   // From now on no job may name it (one admitted meanwhile would name what is gone).
   (queue ? reg.deleting_queues : reg.deleting_classes).insert(name);
-  commit_then(self, {Write{Family::Scheduling, key, std::nullopt}},
-              [self, rp, id, name, queue](const std::string& error) mutable {
-                auto& reg = self->state.scheduling;
-                (queue ? reg.deleting_queues : reg.deleting_classes).erase(name);
-                if (!error.empty()) {
-                  rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
-                  return;
-                }
-                if (queue ? reg.queues.erase(name) : reg.classes.erase(name)) {
-                  spdlog::info("{}={} deleted", queue ? "queue" : "priorityclass", name);
-                  push_scheduling(self);
-                }
-                rp.deliver(ok_response(id));
-              });
+  auto settle = [self, rp, id, name, queue](const std::string& error) mutable {
+    auto& reg = self->state.scheduling;
+    (queue ? reg.deleting_queues : reg.deleting_classes).erase(name);
+    rp.deliver(error.empty() ? ok_response(id)
+                             : error_response(id, Code::INTERNAL, "delete failed: " + error));
+  };
+  self->request(self->state.env.scheduling, caf::infinite, delete_atom::value, name, queue)
+      .then([settle](const std::string& error) mutable { settle(error); },
+            [self, settle](caf::error& err) mutable { settle(self->system().render(err)); });
   return rp;
 }
 
@@ -1206,6 +1191,14 @@ void purge_job(DirSelf* self, const std::string& key, const std::string& uid,
   delete_entry(self, key, [rp](const std::string& error) mutable { rp.deliver(error); });
 }
 
+// The stored Queue and PriorityClass names, as their owner tells them.
+void take_names(SchedulingNames& names, const std::vector<std::string>& queues,
+                const std::vector<std::string>& classes, const std::string& default_class) {
+  names.queues = std::set<std::string>(queues.begin(), queues.end());
+  names.classes = std::set<std::string>(classes.begin(), classes.end());
+  names.default_class = default_class;
+}
+
 // The actions a client may issue (vcctl's job commands).
 bool is_command_action(const std::string& a) {
   return a == "AbortJob" || a == "ResumeJob" || a == "RestartJob" || a == "TerminateJob" ||
@@ -1575,8 +1568,12 @@ void tell_flows_of_settled_jobs(DirSelf* self) {
 caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
   // Queues and classes first: the bindings the jobs hand back count in their queue.
-  recover(self->state.scheduling, *self->state.env.store);
-  push_scheduling(self);
+  // What jobs may name: known before any submission is admitted (await holds the mailbox).
+  self->request(self->state.env.scheduling, caf::infinite, scheduling_names_atom::value)
+      .await([self](std::vector<std::string>& queues, std::vector<std::string>& classes,
+                    std::string& default_class) {
+        take_names(self->state.scheduling, queues, classes, default_class);
+      });
   // Flows first: the jobs they created are given their flow's actor as owner.
   recover(self->state.registry, *self->state.env.store);
   std::vector<std::string> terminating;
@@ -1674,16 +1671,16 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         self->state.registry.flows.durable[key] = std::move(flow);
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
-        auto it = self->state.commits.find(seq);
-        if (it == self->state.commits.end()) return;
-        auto then = std::move(it->second);
-        self->state.commits.erase(it);
-        then(error);
+        self->state.commits.done(seq, error);
       },
       [=](passivate_atom, const std::string& key, const std::string& uid) {
         return passivate(self, key, uid);
       },
       [=](pods_watched_atom, bool on) { self->state.pods_watched = on; },
+      [=](scheduling_names_atom, const std::vector<std::string>& queues,
+          const std::vector<std::string>& classes, const std::string& default_class) {
+        take_names(self->state.scheduling, queues, classes, default_class);
+      },
       [=](live_jobs_atom, const std::string& ns) {
         // Not one being deleted or stopping: its pods are read from the store.
         std::vector<std::string> keys;

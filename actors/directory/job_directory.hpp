@@ -21,7 +21,8 @@ namespace caldera {
 struct JobDirectoryEnv {
   std::shared_ptr<Store> store;
   protocol::scheduler scheduler;
-  caf::actor timer;  // the job actors' clock (actors/timer)
+  caf::actor scheduling;  // the Queues and PriorityClasses (actors/scheduler/scheduling_objects)
+  caf::actor timer;       // the job actors' clock (actors/timer)
   protocol::membership
       membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
   std::shared_ptr<Metrics> metrics;  // handed to the job and flow actors; unset: none

@@ -23,6 +23,9 @@ using list_pods_atom = caf::atom_constant<caf::atom("listpods")>;
 using get_pod_atom = caf::atom_constant<caf::atom("getpod")>;
 // ttlSecondsAfterFinished has passed: delete the job
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
+// job directory <-> scheduling objects (actors/scheduler): the stored Queue and PriorityClass
+// names, asked once and told after each change
+using scheduling_names_atom = caf::atom_constant<caf::atom("schednames")>;
 // history retention -> directory: (purge_atom, job key, uid) -> "" once the settled job is
 // deleted, else why not (it is live again, or gone)
 using purge_atom = caf::atom_constant<caf::atom("purge")>;

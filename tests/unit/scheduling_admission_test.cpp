@@ -4,7 +4,8 @@
 
 #include <future>
 
-#include "actors/directory/scheduling_registry.hpp"
+#include "actors/directory/scheduling_names.hpp"
+#include "actors/scheduler/scheduling_registry.hpp"
 #include "messages/job_yaml.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 #include "tests/unit/temp_store.hpp"
@@ -95,12 +96,12 @@ TEST(SchedulingYaml, AnUnknownKindNamesTheKindsThatAreRead) {
   EXPECT_TRUE(has(d.errors, "kind", "PriorityClass (scheduling.k8s.io/v1)"));
 }
 
-Diagnostics admit(const std::string& text, const SchedulingRegistry& registry = {}) {
+Diagnostics admit(const std::string& text, const SchedulingNames& names = {}) {
   Diagnostics parsed;
   auto docs = parse(text, parsed);
   EXPECT_TRUE(parsed.ok()) << dump(parsed.errors);
   Diagnostics d;
-  admit_scheduling(docs, registry, d);
+  admit_scheduling(docs, names, d);
   return d;
 }
 
@@ -123,12 +124,10 @@ TEST(SchedulingAdmission, AJobNamingWhatDoesNotExistIsRefusedAtTheField) {
 }
 
 TEST(SchedulingAdmission, NamesAreUniqueAndOneClassAtMostIsTheGlobalDefault) {
-  SchedulingRegistry stored;
-  stored.queues["research"] = Queue{"u", 1, QueueSpec{"research"}};
-  PriorityClass def;
-  def.name = "normal";
-  def.global_default = true;
-  stored.classes["normal"] = def;
+  SchedulingNames stored;
+  stored.queues.insert("research");
+  stored.classes.insert("normal");
+  stored.default_class = "normal";
   auto d = admit(std::string(kQueue) + "---\n" + kClass, stored);
   EXPECT_TRUE(has(d.errors, "documents[0].metadata.name",
                   "queues.scheduling.volcano.sh \"research\" already exists"));
@@ -152,10 +151,16 @@ TEST(SchedulingAdmission, NamesAreUniqueAndOneClassAtMostIsTheGlobalDefault) {
 }
 
 TEST(SchedulingRegistry, TheDefaultQueueIsAlwaysThere) {
-  SchedulingRegistry reg;
-  auto all = reg.all_queues();
+  SchedulingRegistry stored;
+  auto all = stored.all_queues();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].spec.name, "default");
+  PriorityClass def;
+  def.name = "normal";
+  def.global_default = true;
+  stored.classes["normal"] = def;
+  EXPECT_EQ(stored.default_class(), "normal");
+  SchedulingNames reg;
   EXPECT_TRUE(reg.queue_exists("default"));
   EXPECT_FALSE(reg.queue_exists("x"));
   reg.creating_queues.insert("x");
@@ -163,7 +168,8 @@ TEST(SchedulingRegistry, TheDefaultQueueIsAlwaysThere) {
   // While its delete is in flight no job may name it (it would name what is gone).
   reg.deleting_queues.insert("x");
   EXPECT_FALSE(reg.queue_exists("x"));
-  reg.classes["c"].name = "c";
+  reg.classes.insert("c");
+  EXPECT_TRUE(reg.class_exists("c"));
   reg.deleting_classes.insert("c");
   EXPECT_FALSE(reg.class_exists("c"));
 }
