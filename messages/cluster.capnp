@@ -48,16 +48,11 @@ struct PodKill {
                                  # this reason and `reason` as its message, whatever its exit
 }
 
-# Coordinator -> node: forget a finished pod and its logs.
-struct PodRemove {
-  uid @0 :Text;
-}
-
 # Node -> coordinator: the full current status of one pod (level-triggered; a repeat is harmless).
 # The node keeps it in its outbox until the pod's job acknowledges it (PodAcks).
 struct PodReport {
   pod @0 :Api.Pod;
-  seq @1 :UInt64;                       # the status's number, as pod.statusSeq
+  obsoleteSeq @1 :UInt64;               # never read: pod.statusSeq numbers the status
 }
 
 # Coordinator -> node: these statuses are durable in their jobs' records; the node's outbox

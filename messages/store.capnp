@@ -13,7 +13,7 @@ struct JobRecord {
   job @0 :Api.Job;
   pods @1 :List(Api.Pod);      # only in records written before pods had rows: read, never written
   commandIds @2 :List(Text);   # recent client command ids, so a retried command acts once
-  seq @3 :UInt64;              # bumped on every write of this record
+  obsoleteSeq @3 :UInt64;      # never written: nothing needs a record's version
   delayedActions @4 :List(DelayedAction);
   taskRetries @5 :List(Api.KeyValue);   # task name -> pod restarts, against the task's maxRetry
   retriesExhausted @6 :Bool;   # a restart found no retry left: Restarting ends Failed
@@ -66,7 +66,7 @@ struct JobTemplateRecord {
 # Column family "flows", key "namespace/name": a JobFlow with its status.
 struct JobFlowRecord {
   flow @0 :Api.JobFlow;
-  seq @1 :UInt64;              # bumped on every write of this record
+  obsoleteSeq @1 :UInt64;      # never read: written as 1 before this field was retired
 }
 
 # Column family "node_pods", key pod uid: what a node runs, kept by the node itself.
@@ -86,10 +86,6 @@ struct NodePod {
   launchBytes @8 :Data;
 }
 
-# Column family "meta", key "cluster": facts about this data directory.
-struct Meta {
-  clusterName @0 :Text;
-  nodeName @1 :Text;
-  formatVersion @2 :UInt32;
-  incarnation @3 :UInt64;
-}
+# Column family "meta" holds plain values, no structs: the cluster's id and generation
+# (actors/cluster/core/identity.hpp), the counter of settled jobs (storage/store.hpp,
+# kFinishedJobsCounter) and the markers of one-time indexing ("live_index", "history_index").

@@ -400,7 +400,8 @@ int main(int argc, char** argv) {
         sys, JobDirectoryEnv{store, scheduler, scheduling, timer, membership, metrics, watches,
                              members_allowed, dropped_node_wait});
     caf::anon_send(watches, coordinator_atom::value, directory);
-    retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history});
+    retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history,
+                                                  std::chrono::milliseconds(1000), WallClock{}});
     router = spawn_api_router(
         sys, ApiRouterEnv{store, directory, membership, scheduler, watches, node->name});
     // Sent by a local actor: the membership takes this only from its own process.

@@ -34,6 +34,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "common/clock.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -84,11 +85,6 @@ class CounterMerge : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "caldera.CounterMerge"; }
 };
 
-int64_t wall_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 // RocksDB's own LOG file lives on the data disk, and Debian builds RocksDB with assertions on:
 // once an append to it fails (disk full), the next line logged to it aborts the process in
 // WritableFileWriter (`sync_without_flush_called_`), typically the warning DB::Close logs. So
@@ -122,7 +118,7 @@ class HealthState {
   bool fail(const std::string& error) {
     std::lock_guard lock(mu_);
     if (!health_.writable) return false;
-    health_ = StoreHealth{false, error, wall_ms(), 0};
+    health_ = StoreHealth{false, error, system_now_ms(), 0};
     return true;
   }
   void resume_failed() {
@@ -462,7 +458,7 @@ class RocksDbStore final : public Store {
     last_resume_error_ = {};
     auto was = health_->recovered();
     spdlog::info("store: writable again after {} ms and {} failed resume attempts",
-                 wall_ms() - was.unwritable_ms, was.resume_attempts);
+                 system_now_ms() - was.unwritable_ms, was.resume_attempts);
   }
 
   void write_batch(std::vector<Pending>& batch) {

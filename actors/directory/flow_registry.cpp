@@ -59,7 +59,6 @@ std::string FlowKind<JobFlow>::record(const JobFlow& f) {
   SmallMessageBuilder b;
   auto rec = b.initRoot<store::JobFlowRecord>();
   encode(f, rec.initFlow());
-  rec.setSeq(1);  // nothing rewrites a flow yet: its controller is not part of this version
   return to_bytes(b);
 }
 

@@ -27,6 +27,7 @@
 #include "actors/protocol/local_types.hpp"
 #include "actors/store/pending_commits.hpp"
 #include "actors/uid.hpp"
+#include "common/clock.hpp"
 #include "messages/admission.hpp"
 #include "messages/cluster.capnp.h"
 #include "messages/codec.hpp"
@@ -85,11 +86,6 @@ struct DirectoryState {
 
 using DirSelf = caf::stateful_actor<DirectoryState>;
 
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 std::string ns_or_default(capnp::Text::Reader t) {
   return t.size() == 0 ? std::string("default") : std::string(t.cStr());
 }
@@ -104,7 +100,8 @@ JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
           std::move(owner),
           env.metrics,
           env.watches,
-          self->state.pods_watched};
+          self->state.pods_watched,
+          WallClock{}};
 }
 
 // While pods are watched, the watch hub hears of every job actor started (it tells the job to
@@ -201,7 +198,7 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto& st = self->state;
   auto key = spec.key();
   auto uid = random_uid();
-  const auto created = now_ms();
+  const auto created = system_now_ms();
   auto [owner_key, owner] = owner_of(st, spec);
   std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
@@ -355,7 +352,7 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
   auto pending = std::make_shared<PendingSubmit>();
   pending->rp = self->make_response_promise();
   pending->id = id;
-  const int64_t now = now_ms();
+  const int64_t now = system_now_ms();
   std::vector<JobTemplate> templates;
   for (auto& t : docs.templates) {
     templates.push_back(JobTemplate{random_uid(), now, std::move(t.value)});
@@ -1050,7 +1047,7 @@ caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef:
     }
     spdlog::info("jobflow={} phase=Terminating from={}", key, terminating.status.phase);
     terminating.status.phase = "Terminating";
-    terminating.status.last_transition_ms = now_ms();
+    terminating.status.last_transition_ms = system_now_ms();
     auto record = FlowKind<JobFlow>::record(terminating);
     commit_then(self, {Write{Family::Flows, key, std::move(record)}},
                 [self, key, terminating, answer](const std::string& error) mutable {
@@ -1146,7 +1143,7 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
   }
   auto rp = self->make_response_promise<std::string, int64_t, std::string, bool>();
   auto uid = std::make_shared<std::string>();
-  auto created = now_ms();
+  auto created = system_now_ms();
   *uid = create_job(self, std::move(spec), [rp, uid, created](const std::string& error) mutable {
     if (error.empty())
       rp.deliver(*uid, created, std::string(), false);

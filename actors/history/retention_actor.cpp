@@ -20,11 +20,6 @@ using tick_atom = caf::atom_constant<caf::atom("histtick")>;
 // their nodes, so retention never crowds out live work.
 constexpr size_t kMaxInFlight = 64;
 
-int64_t wall_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 struct RetentionState {
   RetentionEnv env;
   std::set<std::string> in_flight;    // job keys the directory is deleting
@@ -91,7 +86,7 @@ void pass(RetentionSelf* self) {
   if (st.env.metrics) st.env.metrics->history_jobs(kept);
   log_deleted(self, kept);
   if (st.env.policy.max_finished_jobs == 0 && st.env.policy.max_age_ms == 0) return;
-  RetentionPass plan(st.env.policy, kept, wall_ms());
+  RetentionPass plan(st.env.policy, kept, st.env.clock.now_ms());
   st.env.store->scan_from(Family::History, {}, [&](std::string_view k, std::string_view uid) {
     auto parsed = parse_history_key(k);
     if (!parsed) return true;  // not ours: nothing to decide on

@@ -8,6 +8,7 @@
 
 #include "actors/history/core/retention.hpp"
 #include "actors/metrics/metrics.hpp"
+#include "common/clock.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -18,6 +19,7 @@ struct RetentionEnv {
   std::shared_ptr<Metrics> metrics;  // unset: none
   RetentionPolicy policy;
   std::chrono::milliseconds interval{1000};  // how often it looks at the History
+  WallClock clock;                           // what maxAge is measured against
 };
 
 // A detached actor (it reads the store): first it counts the History rows and corrects the

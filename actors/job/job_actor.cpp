@@ -30,15 +30,6 @@
 namespace caldera {
 namespace {
 
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
-Clock make_clock() {
-  return Clock{now_ms(), random_uid};
-}
-
 // A node's report that the job has applied: acknowledged once what it changed is durable, so the
 // node's outbox may forget it (DESIGN rule 5).
 struct ReportAck {
@@ -105,6 +96,11 @@ struct JobState {
 };
 
 using JobSelf = caf::stateful_actor<JobState>;
+
+// The controller core's clock: the environment's wall clock, and fresh uids.
+Clock make_clock(const JobSelf* self) {
+  return Clock{self->state.env.clock.now_ms(), random_uid};
+}
 
 std::string launch_bytes(const JobModel& m, const Pod& pod) {
   SmallMessageBuilder b;
@@ -231,7 +227,7 @@ void schedule_tick(JobSelf* self) {
     self->send(st.env.timer, tick_atom::value, *due, caf::actor_cast<caf::actor>(self));
     return;
   }
-  auto delay = std::max<int64_t>(0, *due - now_ms());
+  auto delay = std::max<int64_t>(0, *due - st.env.clock.now_ms());
   self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom::value, *due);
 }
 
@@ -429,7 +425,7 @@ std::optional<std::string> take_report(JobSelf* self, const std::string& bytes) 
   if (pod.status_seq != 0 && !pod.node.empty()) ack = ReportAck{pod.node, pod.uid, pod.status_seq};
   if (auto it = self->state.looking_up.find(pod.node); it != self->state.looking_up.end())
     it->second.insert(pod.uid);
-  auto fx = on_pod_report(self->state.model, pod, make_clock());
+  auto fx = on_pod_report(self->state.model, pod, make_clock(self));
   if (!fx.ended.empty())
     self->send(self->state.env.scheduler, release_atom::value, std::move(fx.ended));
   commit(self, std::move(fx), {}, Kind::Plain, std::move(ack));
@@ -456,14 +452,14 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
   return {
       [=](create_atom) {
         auto rp = self->make_response_promise();
-        Effects fx = sync_job(self->state.model, make_clock());
+        Effects fx = sync_job(self->state.model, make_clock(self));
         fx.changed = true;
         commit(self, std::move(fx), rp, Kind::Create);
         return rp;
       },
       [=](recover_atom) {
         // The coordinator has re-reserved the bound pods with the scheduler already.
-        Effects fx = sync_job(self->state.model, make_clock());
+        Effects fx = sync_job(self->state.model, make_clock(self));
         fx.changed = true;               // its row is written again, and watchers hear it
         self->state.told_owner.reset();  // and the status to a restarted owner
         commit(self, std::move(fx));
@@ -477,7 +473,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
           return rp;
         }
         spdlog::info("job={} command={} id={}", self->state.model.key(), action, command_id);
-        auto fx = on_command(self->state.model, *a, command_id, make_clock());
+        auto fx = on_command(self->state.model, *a, command_id, make_clock(self));
         // A refusal too waits for the writes before it: it speaks of the phase they store.
         commit(self, std::move(fx), rp, Kind::Command);
         return rp;
@@ -486,7 +482,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         auto& st = self->state;
         if (st.timer_at == at) st.timer_at.reset();
         if (st.deleted) return;
-        auto clock = make_clock();
+        auto clock = make_clock(self);
         if (clock.now_ms < at) clock.now_ms = at;  // timers may fire a hair early
         commit(self, on_tick(st.model, clock));
       },
@@ -504,7 +500,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
             return;
           }
         }
-        commit(self, on_node_lost(st.model, node, why, make_clock()));
+        commit(self, on_node_lost(st.model, node, why, make_clock(self)));
       },
       [=](replace_atom, const std::string& node, const std::string& why, uint64_t wait) {
         auto& st = self->state;
@@ -512,15 +508,15 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (it == st.stopping_nodes.end() || it->second != wait) return;
         st.stopping_nodes.erase(it);
         if (st.deleted) return;
-        commit(self, on_node_lost(st.model, node, why, make_clock()));
+        commit(self, on_node_lost(st.model, node, why, make_clock(self)));
       },
       [=](evict_atom, const std::string& uid, const std::string& reason, const std::string& why) {
         if (self->state.deleted) return;
-        commit(self, on_pod_evicted(self->state.model, uid, reason, why, make_clock()));
+        commit(self, on_pod_evicted(self->state.model, uid, reason, why, make_clock(self)));
       },
       [=](unsched_atom, const std::string& why, bool enqueued) {
         if (self->state.deleted) return;
-        commit(self, on_unschedulable(self->state.model, why, enqueued, make_clock()));
+        commit(self, on_unschedulable(self->state.model, why, enqueued, make_clock(self)));
       },
       [=](placed_atom, const std::vector<Binding>& bindings) {
         if (self->state.deleted) {
@@ -537,7 +533,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         self->state.last_request.clear();  // the scheduler's copy of the request changed
         std::map<std::string, Placement> by_uid;
         for (const auto& b : bindings) by_uid[b.uid] = {b.node, b.host_ip};
-        commit(self, on_pods_placed(self->state.model, by_uid, make_clock()));
+        commit(self, on_pods_placed(self->state.model, by_uid, make_clock(self)));
       },
       [=](node_up_atom, const std::string& node, const std::vector<std::string>& uids) {
         auto& st = self->state;
@@ -552,13 +548,13 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         for (const auto& [name, p] : st.model.pods.map())
           if (p.node == node && is_live(p) && !present.count(p.uid)) missing.push_back(p.uid);
         if (missing.empty() || !st.env.nodes || st.looking_up.count(node))
-          return commit(self, on_node_up(st.model, node, present, make_clock()));
+          return commit(self, on_node_up(st.model, node, present, make_clock(self)));
         st.looking_up[node];
         auto finish = [self, node](std::set<std::string> present) {
           auto& st = self->state;
           auto meanwhile = st.looking_up.extract(node);
           if (!meanwhile.empty()) present.merge(meanwhile.mapped());
-          if (!st.deleted) commit(self, on_node_up(st.model, node, present, make_clock()));
+          if (!st.deleted) commit(self, on_node_up(st.model, node, present, make_clock(self)));
         };
         self->request(st.env.nodes, std::chrono::seconds(10), lookup_atom::value, node, missing)
             .then(

@@ -13,6 +13,7 @@
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "actors/protocol/watch_hub.hpp"
+#include "common/clock.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {
@@ -28,6 +29,7 @@ struct JobActorEnv {
   std::shared_ptr<Metrics> metrics;  // phases entered; unset: not counted
   protocol::watch_hub watches;       // hears every durable change; unset: nobody watches
   bool watch_pods = false;           // publish pod changes from the start (a pods watch may)
+  WallClock clock;                   // the controller's time (a test may drive it)
 };
 
 // Its messages are protocol::job (actors/protocol/job.hpp). Beyond what that says: once what a

@@ -14,6 +14,7 @@
 #include "actors/jobflow/core/flow_status.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/store/commit_relay.hpp"
+#include "common/clock.hpp"
 
 namespace caldera {
 namespace {
@@ -47,11 +48,6 @@ struct FlowState {
 };
 
 using FlowSelf = caf::stateful_actor<FlowState>;
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 FlowPhase phase_of(const FlowState& st) {
   return parse_flow_phase(st.flow.status.phase).value_or(FlowPhase::Pending);
@@ -98,7 +94,7 @@ void set_phase(FlowState& st, FlowPhase to, std::string reason, std::string mess
   st.flow.status.phase = std::string(to_string(to));
   st.flow.status.reason = std::move(reason);
   st.flow.status.message = std::move(message);
-  st.flow.status.last_transition_ms = now_ms();
+  st.flow.status.last_transition_ms = system_now_ms();
   spdlog::info("jobflow={} phase={} from={}{}", st.flow.spec.key(), st.flow.status.phase, from,
                st.flow.status.message.empty() ? "" : " message=\"" + st.flow.status.message + "\"");
 }
@@ -312,7 +308,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         st.jobs[*entry] = status.state.phase;
         st.tasks[*entry] = status.task_status_count;
         st.job_states[*entry] = status.state;
-        const auto now = now_ms();
+        const auto now = system_now_ms();
         auto& line = job_status_line(st.flow.status, job, uid, created_ms);
         observe_phase(line, status.state.phase, now);
         st.flow.status.conditions[job] = condition_of(status, created_ms);

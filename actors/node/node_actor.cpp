@@ -4,6 +4,7 @@
 #include "actors/node/core/node_accounting.hpp"
 #include "actors/node/core/outbox.hpp"
 #include "actors/node/core/pod_status.hpp"
+#include "common/clock.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -29,6 +30,9 @@
 #include "messages/flat.hpp"
 #include "messages/store.capnp.h"
 
+// The process runner's thread hands statuses to the node actor only: never serialized.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodProcessStatus)
+
 namespace caldera {
 namespace {
 
@@ -47,11 +51,6 @@ using retired_atom = caf::atom_constant<caf::atom("retired")>;  // (uid, error)
 // How often statuses and deletes that could not be written are written again (the store resumes
 // writes once space is back, every second too).
 constexpr std::chrono::seconds kRestoreInterval{1};
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 // One pod this node runs. `launch` is kept as the bytes the coordinator sent.
 struct NodePodEntry {
@@ -202,7 +201,6 @@ std::string report_bytes(const Pod& pod) {
   SmallMessageBuilder b;
   auto r = b.initRoot<cluster::PodReport>();
   encode(pod, r.initPod());
-  r.setSeq(pod.status_seq);
   return to_bytes(b);
 }
 
@@ -233,7 +231,7 @@ void arm_resend(NodeSelf* self) {
 void resend_unacked(NodeSelf* self) {
   auto& st = self->state;
   st.resend_armed = false;
-  const int64_t now = now_ms();
+  const int64_t now = system_now_ms();
   const int64_t after = st.env.report_resend_after.count();
   size_t sent = 0;
   for (const auto& [uid, seq] : st.outbox.due(now, after)) {
@@ -306,7 +304,7 @@ void arm_expiry(NodeSelf* self) {
   auto due = st.accounting.next_expiry_ms();
   if (!due || (st.expiry_at && *st.expiry_at <= *due)) return;
   st.expiry_at = due;
-  auto delay = std::max<int64_t>(0, *due - now_ms());
+  auto delay = std::max<int64_t>(0, *due - system_now_ms());
   self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, *due);
 }
 
@@ -447,7 +445,7 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
 
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
                 const std::string& reason) {
-  end_simulated(e.status, exit_code, signal, reason, now_ms());
+  end_simulated(e.status, exit_code, signal, reason, system_now_ms());
   apply_eviction(e);
   persist_and_report(self, e);
   if (e.remove_when_done) forget(self, e.status.uid);
@@ -483,7 +481,7 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   }
   e.started = true;
   if (e.sim_duration_ms >= 0) {
-    start_simulated(e.status, now_ms());
+    start_simulated(e.status, system_now_ms());
     // A pod that runs for no time ends as it starts: one write and one report, as a kubelet
     // that saw it only once it had ended would report it.
     if (e.sim_duration_ms == 0) {
@@ -531,7 +529,7 @@ void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
   if (is_terminal(e.status.phase)) return;
   e.shim_pid = ps.shim_pid ? ps.shim_pid : e.shim_pid;
   e.shim_start_ticks = ps.shim_start_ticks ? ps.shim_start_ticks : e.shim_start_ticks;
-  apply_containers(e.status, ps.containers, ps.create_error, now_ms());
+  apply_containers(e.status, ps.containers, ps.create_error, system_now_ms());
   apply_eviction(e);
   if (is_terminal(e.status.phase) && !ps.create_error.empty())
     spdlog::error("node={} pod={} failed to create: {}", st.env.name, ps.uid, ps.create_error);
@@ -658,7 +656,7 @@ void recover(NodeSelf* self) {
       // Evicted before its launch: it never runs (kill_pod ends it at once).
       if (!evicted) start_pod(self, e);
     } else if (e.sim_duration_ms >= 0) {
-      auto left = std::max<int64_t>(0, e.status.started_ms + e.sim_duration_ms - now_ms());
+      auto left = std::max<int64_t>(0, e.status.started_ms + e.sim_duration_ms - system_now_ms());
       if (!evicted) self->delayed_send(self, std::chrono::milliseconds(left), sim_atom::value, uid);
     } else {
       st.runner->adopt(uid, pod_dir(st, uid), e.containers.size(), e.shim_pid, e.shim_start_ticks);
@@ -688,8 +686,7 @@ std::string registration_bytes(NodeSelf* self) {
   auto pods = r.initPods(static_cast<unsigned>(st.pods.size()));
   unsigned i = 0;
   for (const auto& [uid, e] : st.pods) {
-    encode(e.status, pods[i].initPod());
-    pods[i++].setSeq(e.status.status_seq);
+    encode(e.status, pods[i++].initPod());
   }
   r.setIncarnation(st.incarnation);
   r.setToken(st.env.token);
@@ -747,7 +744,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
             std::vector<NodeAccounting::Ask> asks;
             for (auto p : r.getPods())
               asks.push_back({p.getUid(), decode_resources(p.getRequests())});
-            auto why = st.accounting.reserve(asks, now_ms() + r.getTtlMs());
+            auto why = st.accounting.reserve(asks, system_now_ms() + r.getTtlMs());
             if (why)
               spdlog::info("node={} gang={} reservation of {} pods refused: {}", st.env.name,
                            r.getGang().cStr(), asks.size(), *why);
@@ -776,7 +773,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](timer_atom, int64_t armed) {
         auto& st = self->state;
         if (st.expiry_at == armed) st.expiry_at.reset();
-        auto gone = st.accounting.expire(now_ms());
+        auto gone = st.accounting.expire(system_now_ms());
         if (!gone.empty())
           spdlog::info("node={} released {} reservations never bound", st.env.name, gone.size());
         arm_expiry(self);
@@ -805,7 +802,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
           status.phase = PodPhase::Failed;
           status.reason = std::string(kFailedCreate);
           status.message = "the node would be over-committed: " + *why;
-          status.finished_ms = now_ms();
+          status.finished_ms = system_now_ms();
           ++status.status_seq;  // not recorded: a lost report leaves the pod unlaunched, which
                                 // the job sees when the node registers (on_node_up)
           caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(status));
@@ -840,7 +837,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
           status.phase = PodPhase::Failed;
           status.reason = std::string(kFailedCreate);
           status.message = "the node could not record the pod: " + error;
-          status.finished_ms = now_ms();
+          status.finished_ms = system_now_ms();
           ++status.status_seq;
           caf::anon_send(st.env.coordinator, report_atom::value, report_bytes(status));
           st.accounting.release(uid);
@@ -862,7 +859,7 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
       [=](restore_atom) { restore_unstored(self); },
       [=](stored_atom, const std::string& uid, uint64_t seq) {
         auto& st = self->state;
-        st.outbox.stored(uid, seq, now_ms());
+        st.outbox.stored(uid, seq, system_now_ms());
         arm_resend(self);
       },
       [=](ack_atom, const std::string& bytes) {

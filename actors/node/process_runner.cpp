@@ -26,6 +26,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/node/pod_dir.hpp"
+#include "common/clock.hpp"
 
 extern char** environ;
 
@@ -55,11 +56,6 @@ std::optional<std::string> write_pod_file(const std::string& pod_dir, const std:
 
 // The shim gets its own grace period to escalate; the runner steps in only if the shim is stuck.
 constexpr int64_t kShimSlackMs = 2000;
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 // Raw syscalls: glibc 2.36's <sys/pidfd.h> lacks C++ linkage guards.
 int pidfd_open(int32_t pid) {
@@ -298,7 +294,7 @@ class UvProcessRunner final : public ProcessRunner {
   // Every container ended without a record of how: the shim is gone, or it never ran them.
   std::vector<ContainerStatus> ended_without_record(const SupervisedPod& pod, int32_t exit_code,
                                                     int32_t signal, const std::string& reason) {
-    int64_t now = now_ms();
+    int64_t now = system_now_ms();
     std::vector<ContainerStatus> out(pod.names.size());
     for (size_t i = 0; i < out.size(); ++i)
       out[i] = ContainerStatus{pod.names[i], ContainerState::Terminated, exit_code, signal,
@@ -414,7 +410,7 @@ class UvProcessRunner final : public ProcessRunner {
     pod->uid = spec.uid;
     pod->dir = spec.pod_dir;
     for (const auto& c : spec.containers) pod->names.push_back(c.name);
-    pod->started_ms.assign(pod->names.size(), now_ms());
+    pod->started_ms.assign(pod->names.size(), system_now_ms());
 
     // A spec the node cannot run fails the pod (every new one would fail the same way); the
     // node failing to set it up is a failed creation, which may well succeed later.
@@ -707,7 +703,7 @@ class UvProcessRunner final : public ProcessRunner {
       SupervisedPod never;
       never.uid = uid;
       for (const auto& c : waiting->second->containers) never.names.push_back(c.name);
-      never.started_ms.assign(never.names.size(), now_ms());
+      never.started_ms.assign(never.names.size(), system_now_ms());
       backlog_.erase(waiting->second);
       backlog_index_.erase(waiting);
       report(never, ended_without_record(never, 128 + SIGTERM, SIGTERM, "Signaled"));
@@ -796,7 +792,7 @@ class UvProcessRunner final : public ProcessRunner {
     launcher_poll_ = poll;
     launcher_sock_ = sv[0];
     launcher_pid_ = pid;
-    launcher_started_ms_ = now_ms();
+    launcher_started_ms_ = system_now_ms();
     return true;
   }
 
@@ -925,7 +921,7 @@ class UvProcessRunner final : public ProcessRunner {
     launcher_sock_ = -1;
     ::kill(launcher_pid_, SIGKILL);  // if it only misbehaved; its shims are not touched
     ::waitpid(launcher_pid_, nullptr, 0);
-    bool young = now_ms() - launcher_started_ms_ < 1000;
+    bool young = system_now_ms() - launcher_started_ms_ < 1000;
     spdlog::error("process runner: the shim launcher went away ({}); {} pods were waiting for it",
                   why, awaiting_.size());
     // Each shim it made has said (or will say) who it is on its record pipe first.

@@ -7,17 +7,18 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
-#include "actors/node/process_runner.hpp"
-#include "actors/scheduler/core/placer.hpp"
+#include "messages/gang_request.hpp"
 #include "messages/job_flow.hpp"
 #include "messages/job_status.hpp"
 #include "messages/node_info.hpp"
+#include "messages/priority_class.hpp"
+#include "messages/queue.hpp"
+#include "messages/resources.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::GangRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Binding>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::NodeInfo>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ResourceList)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodProcessStatus)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobStatus)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobFlow)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodGroupInfo)

@@ -8,15 +8,11 @@
 #include <caf/all.hpp>
 
 #include "actors/protocol/atoms.hpp"
+#include "common/clock.hpp"
 
 namespace caldera {
 
 namespace {
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 struct TimerState {
   // due ms -> whom to wake. Weak: a deleted job's actor is not kept alive until its TTL's time.
@@ -33,7 +29,7 @@ void arm(TimerSelf* self) {
   auto next = st.due.begin()->first;
   if (st.armed_for && *st.armed_for <= next) return;
   st.armed_for = next;
-  auto delay = std::max<int64_t>(0, next - now_ms());
+  auto delay = std::max<int64_t>(0, next - system_now_ms());
   self->delayed_send(self, std::chrono::milliseconds(delay), timer_atom::value, next);
 }
 
@@ -49,7 +45,7 @@ caf::behavior timer(TimerSelf* self) {
         if (st.armed_for == armed) st.armed_for.reset();
         // CAF's clock is steady, the due times are wall-clock: whatever is not due yet by the
         // wall clock waits for the next arming.
-        auto now = now_ms();
+        auto now = system_now_ms();
         auto end = st.due.upper_bound(now);
         for (auto it = st.due.begin(); it != end; ++it)
           if (auto whom = it->second.lock())

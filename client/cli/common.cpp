@@ -11,6 +11,7 @@
 
 #include "client/client.hpp"
 #include "client/render.hpp"
+#include "common/clock.hpp"
 
 namespace caldera::cli {
 namespace {
@@ -86,11 +87,6 @@ std::string joined(const std::vector<std::string>& words) {
 }
 
 }  // namespace
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 int fail(const std::string& message) {
   std::cerr << "error: " << message << "\n";

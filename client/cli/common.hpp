@@ -34,8 +34,6 @@ struct Globals {
   std::string retry_for = "30s";
 };
 
-int64_t now_ms();
-
 // Prints "error: MESSAGE" to stderr; returns 1, the exit code.
 int fail(const std::string& message);
 

@@ -5,6 +5,7 @@
 
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
+#include "common/clock.hpp"
 #include "messages/codec.hpp"
 #include "messages/queue_codec.hpp"
 
@@ -134,7 +135,7 @@ int get_objects(const Globals& g, const std::string& name, bool all_ns, const Ge
   }
   print_objects<T>(
       g, items, !name.empty(), kind.resource, kind.to_json,
-      [&](const std::vector<T>& v, bool wide) { return kind.table(v, wide, now_ms()); },
+      [&](const std::vector<T>& v, bool wide) { return kind.table(v, wide, system_now_ms()); },
       [](const T& t) { return t.spec.name; });
   return 0;
 }
@@ -200,7 +201,9 @@ int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
   if (int rc = fetch_jobs(g, name, all_ns, [&](Job j) { jobs.push_back(std::move(j)); })) return rc;
   print_objects<Job>(
       g, jobs, !name.empty(), kJobResource, job_to_json,
-      [&](const std::vector<Job>& v, bool wide) { return jobs_table(v, wide, now_ms(), all_ns); },
+      [&](const std::vector<Job>& v, bool wide) {
+        return jobs_table(v, wide, system_now_ms(), all_ns);
+      },
       [](const Job& j) { return j.spec.name; });
   return 0;
 }
@@ -212,7 +215,7 @@ int get_pod_groups(const Globals& g, const std::string& name, bool all_ns) {
   print_objects<PodGroupView>(
       g, groups, !name.empty(), kPodGroupResource, pod_group_to_json,
       [&](const std::vector<PodGroupView>& v, bool wide) {
-        return pod_groups_table(v, wide, now_ms(), all_ns);
+        return pod_groups_table(v, wide, system_now_ms(), all_ns);
       },
       [](const PodGroupView& pg) { return pg.name; });
   return 0;
@@ -228,7 +231,9 @@ int get_pods(const Globals& g, const std::string& name, const std::string& job, 
   }
   print_objects<Pod>(
       g, *pods, !name.empty(), kPodResource, pod_to_json,
-      [&](const std::vector<Pod>& v, bool wide) { return pods_table(v, wide, now_ms(), all_ns); },
+      [&](const std::vector<Pod>& v, bool wide) {
+        return pods_table(v, wide, system_now_ms(), all_ns);
+      },
       [](const Pod& p) { return p.name; });
   return 0;
 }
@@ -254,7 +259,9 @@ int get_queues(const Globals& g, const std::string& name) {
     return fail("queues.scheduling.volcano.sh \"" + name + "\" not found");
   print_objects<QueueView>(
       g, queues, !name.empty(), kQueueResource, queue_to_json,
-      [](const std::vector<QueueView>& v, bool wide) { return queues_table(v, wide, now_ms()); },
+      [](const std::vector<QueueView>& v, bool wide) {
+        return queues_table(v, wide, system_now_ms());
+      },
       [](const QueueView& q) { return q.queue.spec.name; });
   return 0;
 }
@@ -272,7 +279,7 @@ int get_priority_classes(const Globals& g, const std::string& name) {
   print_objects<PriorityClass>(
       g, classes, !name.empty(), kPriorityClassResource, priority_class_to_json,
       [](const std::vector<PriorityClass>& v, bool wide) {
-        return priority_classes_table(v, wide, now_ms());
+        return priority_classes_table(v, wide, system_now_ms());
       },
       [](const PriorityClass& c) { return c.name; });
   return 0;
@@ -287,7 +294,9 @@ int get_nodes(const Globals& g) {
   decode_into(r->root<api::Response>().getNodes(), nodes);
   print_objects<NodeInfo>(
       g, nodes, false, kNodeResource, node_to_json,
-      [](const std::vector<NodeInfo>& v, bool wide) { return nodes_table(v, wide, now_ms()); },
+      [](const std::vector<NodeInfo>& v, bool wide) {
+        return nodes_table(v, wide, system_now_ms());
+      },
       [](const NodeInfo& n) { return n.name; });
   return 0;
 }
@@ -298,7 +307,7 @@ int describe_job(const Globals& g, const std::string& name) {
   if (!job) return rc;
   auto pods = fetch_pods(g, name, false, &rc);
   if (!pods) return rc;
-  std::cout << caldera::describe_job(*job, *pods, now_ms());
+  std::cout << caldera::describe_job(*job, *pods, system_now_ms());
   return 0;
 }
 
@@ -313,7 +322,8 @@ int describe_flow(const Globals& g, const std::string& name) {
       },
       &rc);
   if (!r) return rc;
-  std::cout << caldera::describe_flow(decode(r->root<api::Response>().getJobFlow()), now_ms());
+  std::cout << caldera::describe_flow(decode(r->root<api::Response>().getJobFlow()),
+                                      system_now_ms());
   return 0;
 }
 
@@ -323,7 +333,7 @@ int describe_pod(const Globals& g, const std::string& name) {
   if (!pods) return rc;
   for (const auto& p : *pods) {
     if (p.name != name) continue;
-    std::cout << caldera::describe_pod(p, now_ms());
+    std::cout << caldera::describe_pod(p, system_now_ms());
     return 0;
   }
   return fail("pods \"" + name + "\" not found in namespace " + g.ns);

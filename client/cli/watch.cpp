@@ -7,6 +7,7 @@
 
 #include "client/client.hpp"
 #include "client/render.hpp"
+#include "common/clock.hpp"
 #include "messages/codec.hpp"
 
 namespace caldera::cli {
@@ -183,7 +184,8 @@ int watch_jobs(const Globals& g, const std::string& name, bool all_ns) {
   const bool wide = g.output == "wide";
   return watch_table<Job>(
       g, WatchTarget{"jobs", all_ns && name.empty() ? "" : g.ns, name}, kJobResource, read_job,
-      job_to_json, [&](const std::vector<Job>& v) { return jobs_table(v, wide, now_ms(), all_ns); },
+      job_to_json,
+      [&](const std::vector<Job>& v) { return jobs_table(v, wide, system_now_ms(), all_ns); },
       [](const Job&) { return true; }, [](const Job& j) { return j.spec.name; },
       name.empty() ? "" : "jobs.batch.volcano.sh \"" + name + "\" not found in namespace " + g.ns);
 }
@@ -192,7 +194,8 @@ int watch_pods(const Globals& g, const std::string& name, const std::string& job
   const bool wide = g.output == "wide";
   return watch_table<Pod>(
       g, WatchTarget{"pods", all_ns && name.empty() ? "" : g.ns, job}, kPodResource, read_pod,
-      pod_to_json, [&](const std::vector<Pod>& v) { return pods_table(v, wide, now_ms(), all_ns); },
+      pod_to_json,
+      [&](const std::vector<Pod>& v) { return pods_table(v, wide, system_now_ms(), all_ns); },
       [&](const Pod& p) { return name.empty() || p.name == name; },
       [](const Pod& p) { return p.name; },
       name.empty() ? "" : "pods \"" + name + "\" not found in namespace " + g.ns);
@@ -203,7 +206,7 @@ int watch_flows(const Globals& g, const std::string& name, bool all_ns) {
   return watch_table<JobFlow>(
       g, WatchTarget{"jobflows", all_ns && name.empty() ? "" : g.ns, name}, kFlowResource,
       read_flow, flow_to_json,
-      [&](const std::vector<JobFlow>& v) { return flows_table(v, wide, now_ms()); },
+      [&](const std::vector<JobFlow>& v) { return flows_table(v, wide, system_now_ms()); },
       [](const JobFlow&) { return true; }, [](const JobFlow& f) { return f.spec.name; },
       name.empty() ? ""
                    : "jobflows.flow.volcano.sh \"" + name + "\" not found in namespace " + g.ns);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "client/cli/commands.hpp"
+#include "common/clock.hpp"
 
 namespace caldera::cli {
 namespace {
@@ -136,7 +137,7 @@ int command(const Globals& g, const std::string& action, const std::string& name
   // had it acts once: the job remembers the ids of the commands it carried out (in its record),
   // and answers a known one "done" without acting again.
   std::random_device rd;
-  const std::string id = fmt::format("{}-{}-{:08x}", now_ms(), getpid(), rd());
+  const std::string id = fmt::format("{}-{}-{:08x}", system_now_ms(), getpid(), rd());
   int rc = 0;
   auto r = call(
       g,

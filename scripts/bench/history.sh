@@ -15,6 +15,9 @@
 #                                of the oldest, medians of 9 (ping_ms: the round trip alone)
 #   after_restart_jobs_per_s     new jobs (10,000, or N if fewer) to Completed right after (0:
 #                                a request went unanswered for a minute)
+# With LIVE=L, L jobs whose pods run for an hour are then submitted (most wait for a pod slot:
+# all are live), and after another kill -9 and restart:
+#   live_serving_ms, live_first_page_ms, live_get_job_ms   as above, with the live jobs recovered
 # With a baseline revision, every run measures its calderad too, with the same clients.
 # Usage: scripts/bench/history.sh [N=100000] [RUNS=1] [BASELINE_REV]
 set -euo pipefail
@@ -23,6 +26,7 @@ n="${1:-100000}"
 runs="${2:-1}"
 baseline="${3:-}"
 after=$((n < 10000 ? n : 10000))
+live="${LIVE:-0}"
 scripts/install-deps.sh
 
 source scripts/bench/lib.sh
@@ -44,6 +48,7 @@ start_node() {  # variant, dir: starts calderad, sets pid and server
 declare -A results  # "variant key" -> values
 keys=(rss_bytes_per_finished_job steady_rss_bytes_per_job data_bytes_per_job serving_ms
   job_readable_ms first_page_ms get_job_ms ping_ms after_restart_jobs_per_s)
+[ "${LIVE:-0}" -gt 0 ] && keys+=(live_serving_ms live_first_page_ms live_get_job_ms)
 round=$((n / 10))
 for r in $(seq "$runs"); do
   for v in "${variants[@]}"; do
@@ -68,6 +73,18 @@ for r in $(seq "$runs"); do
     line="$v jobs=$n completed_per_s=$(field completed_per_s "$out")"
     line+=" rss_bytes_per_finished_job=$per_job data_bytes_per_job=$data $probe"
     line+=" after_restart_jobs_per_s=$(field completed_per_s "$again")"
+    if [ "$live" -gt 0 ]; then
+      build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$live" \
+        --kind sim --api struct --prefix live --sim-ms 3600000 --accept-only >/dev/null
+      kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+      rm -f "$dir/port"
+      start_node "$v" "$dir"
+      # The after-restart jobs took the history past a million (the default maxFinishedJobs),
+      # and retention deleted the oldest: a job from the middle is read instead.
+      probe=$(build-release/scripts/bench/caldera-bench-history-probe --server "$server" \
+        --job "h-$((n / 2))")
+      for k in serving_ms first_page_ms get_job_ms; do line+=" live_$k=$(field "$k" "$probe")"; done
+    fi
     kill "$pid"; wait "$pid" 2>/dev/null || true
     # Rounds: RSS once the first round is done, and once the last is.
     mkdir -p "$dir-rounds"

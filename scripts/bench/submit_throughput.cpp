@@ -24,12 +24,14 @@ namespace {
 
 // One task of `replicas` pods, a gang (minAvailable = replicas), each asking `cpu` if set.
 std::string job_yaml(const std::string& name, const std::string& kind, int replicas = 1,
-                     const std::string& cpu = "") {
+                     const std::string& cpu = "", int64_t sim_ms = 0) {
   std::string t = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
                   "}\nspec:\n  minAvailable: " + std::to_string(replicas) +
                   "\n  tasks:\n    - name: main\n      replicas: " + std::to_string(replicas) +
                   "\n      template:\n";
-  if (kind == "sim") t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '0'}}\n";
+  if (kind == "sim")
+    t += "        metadata: {annotations: {caldera.io/sim-duration-ms: '" + std::to_string(sim_ms) +
+         "'}}\n";
   t += "        spec: {containers: [{name: main, command: [/bin/true]";
   if (!cpu.empty()) t += ", resources: {requests: {cpu: " + cpu + "}}";
   t += "}]}\n";
@@ -74,6 +76,11 @@ int main(int argc, char** argv) {
   app.add_option("--cpu", cpu, "cpu each pod asks, e.g. 1 or 500m (default: none)");
   app.add_option("--poll-ms", poll_ms,
                  "how often to ask for the last job while waiting for Completed");
+  int64_t sim_ms = 0;
+  app.add_option("--sim-ms", sim_ms, "how long each simulated pod runs (default 0)");
+  bool accept_only = false;
+  app.add_flag("--accept-only", accept_only,
+               "stop once every job is accepted (durable): do not wait for them to end");
   CLI11_PARSE(app, argc, argv);
 
   auto client = Client::connect(server, seconds(5));
@@ -86,7 +93,7 @@ int main(int argc, char** argv) {
   JobSpec base;
   if (api == "struct") {
     Diagnostics diags;
-    auto docs = parse_yaml(job_yaml("x", kind, replicas, cpu), diags);
+    auto docs = parse_yaml(job_yaml("x", kind, replicas, cpu, sim_ms), diags);
     if (docs.jobs.size() != 1) {
       std::cerr << "cannot build the job\n";
       return 1;
@@ -104,7 +111,7 @@ int main(int argc, char** argv) {
       std::string name = prefix + "-" + std::to_string(sent);
       std::string bytes;
       if (api == "yaml") {
-        bytes = frame(sent, job_yaml(name, kind, replicas, cpu));
+        bytes = frame(sent, job_yaml(name, kind, replicas, cpu, sim_ms));
       } else {
         JobSpec spec = base;
         spec.name = name;
@@ -129,6 +136,11 @@ int main(int argc, char** argv) {
     ++answered;
   }
   double accept_s = duration<double>(steady_clock::now() - start).count();
+  if (accept_only) {
+    std::printf("kind=%s jobs=%d rejected=%d accepted_s=%.3f accepted_per_s=%.1f\n", kind.c_str(),
+                jobs, failed, accept_s, jobs / accept_s);
+    return failed == 0 ? 0 : 1;
+  }
 
   // Completed: jobs finish about in order, so wait cheaply for the last one, then count them
   // all with a list of summaries; listing every job at each poll would load the node being

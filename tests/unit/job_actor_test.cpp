@@ -43,7 +43,6 @@ std::string report_bytes(const Pod& pod) {
   SmallMessageBuilder b;
   auto r = b.initRoot<cluster::PodReport>();
   encode(pod, r.initPod());
-  r.setSeq(pod.status_seq);
   return to_bytes(b);
 }
 
