@@ -164,6 +164,17 @@ int main(int argc, char** argv) {
   auto* log_files_opt = app.add_option(
       "--container-log-max-files", log_max_files,
       "embedded default node: log files kept per container, the current one included (default 5)");
+  int64_t history_max_jobs = RetentionPolicy{}.max_finished_jobs;
+  std::string history_max_age = "30d";
+  auto* history_jobs_opt =
+      app.add_option("--history-max-finished-jobs", history_max_jobs,
+                     "embedded default node: finished jobs kept, the oldest deleted first "
+                     "(default 1000000; 0: all)")
+          ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000'000}));
+  auto* history_age_opt = app.add_option(
+      "--history-max-age", history_max_age,
+      "embedded default node: finished jobs are deleted this long after they finished, e.g. "
+      "30d or 720h (default 30d; 0: never)");
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
@@ -184,6 +195,11 @@ int main(int argc, char** argv) {
           "--container-log-max-size/--container-log-max-files are for the embedded node; "
           "set containerLogMaxSize/containerLogMaxFiles of the node in " +
           config_path);
+    if (history_jobs_opt->count() || history_age_opt->count())
+      return fail(
+          "--history-max-finished-jobs/--history-max-age are for the embedded node; set "
+          "cluster.history {maxFinishedJobs, maxAge} in " +
+          config_path);
     if (node_name.empty()) {
       if (cluster.nodes.size() != 1)
         return fail("--node NAME is required: the config lists several nodes");
@@ -200,6 +216,11 @@ int main(int argc, char** argv) {
       return fail("--container-log-max-files: " + *problem);
     cluster.nodes.front().container_log_max_size = *log_bytes;
     cluster.nodes.front().container_log_max_files = static_cast<int32_t>(log_max_files);
+    auto age = parse_history_age_ms(history_max_age);
+    if (!age)
+      return fail("--history-max-age: '" + history_max_age +
+                  "' is not a duration (examples: 30d, 720h, 90m; 0: never)");
+    cluster.history = RetentionPolicy{history_max_jobs, *age};
     node_name = cluster.nodes.front().name;
   }
   const NodeConfig* node = cluster.find(node_name);

@@ -9,7 +9,8 @@
 #                                each finished job adds once the node's buffers are warm
 #   data_bytes_per_job           its data dir per job
 # then kill -9 and a restart on that data dir:
-#   serving_ms                   the restart to the first answered ping
+#   port_ms                      the restart to the client port's being open
+#   serving_ms                   ... then to the first answered ping
 #   job_readable_ms              ... to `get job` of the oldest job answering
 #   first_page_ms, get_job_ms    a page of 500 jobs of every namespace (summary), and `get job`
 #                                of the oldest, medians of 9 (ping_ms: the round trip alone)
@@ -17,7 +18,8 @@
 #                                a request went unanswered for a minute)
 # With LIVE=L, L jobs whose pods run for an hour are then submitted (most wait for a pod slot:
 # all are live), and after another kill -9 and restart:
-#   live_serving_ms, live_first_page_ms, live_get_job_ms   as above, with the live jobs recovered
+#   live_port_ms, live_serving_ms, live_first_page_ms, live_get_job_ms   as above, with the
+#                                live jobs recovered
 # With a baseline revision, every run measures its calderad too, with the same clients.
 # Usage: scripts/bench/history.sh [N=100000] [RUNS=1] [BASELINE_REV]
 set -euo pipefail
@@ -38,17 +40,20 @@ work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
-start_node() {  # variant, dir: starts calderad, sets pid and server
+start_node() {  # variant, dir: starts calderad, sets pid, server and port_ms (start to port open)
+  local t0
+  t0=$(date +%s%N)
   "${calderad[$1]}" --port 0 --data-dir "$2" --port-file "$2/port" --log-level warn >>"$2/log" 2>&1 &
   pid=$!
-  for _ in $(seq 2000); do [ -s "$2/port" ] && break; sleep 0.01; done
+  for _ in $(seq 20000); do [ -s "$2/port" ] && break; sleep 0.001; done
+  port_ms=$((($(date +%s%N) - t0) / 1000000))
   server="127.0.0.1:$(cat "$2/port")"
 }
 
 declare -A results  # "variant key" -> values
-keys=(rss_bytes_per_finished_job steady_rss_bytes_per_job data_bytes_per_job serving_ms
+keys=(rss_bytes_per_finished_job steady_rss_bytes_per_job data_bytes_per_job port_ms serving_ms
   job_readable_ms first_page_ms get_job_ms ping_ms after_restart_jobs_per_s)
-[ "${LIVE:-0}" -gt 0 ] && keys+=(live_serving_ms live_first_page_ms live_get_job_ms)
+[ "${LIVE:-0}" -gt 0 ] && keys+=(live_port_ms live_serving_ms live_first_page_ms live_get_job_ms)
 round=$((n / 10))
 for r in $(seq "$runs"); do
   for v in "${variants[@]}"; do
@@ -66,7 +71,8 @@ for r in $(seq "$runs"); do
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
     rm -f "$dir/port"
     start_node "$v" "$dir"
-    probe=$(build-release/scripts/bench/caldera-bench-history-probe --server "$server" --job h-1)
+    probe="port_ms=$port_ms $(build-release/scripts/bench/caldera-bench-history-probe \
+      --server "$server" --job h-1)"
     # A node still recovering may leave a request unanswered past the client's timeout.
     again=$(build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$after" \
       --kind sim --api struct --prefix a) || again="completed_per_s=0"
@@ -83,6 +89,7 @@ for r in $(seq "$runs"); do
       # and retention deleted the oldest: a job from the middle is read instead.
       probe=$(build-release/scripts/bench/caldera-bench-history-probe --server "$server" \
         --job "h-$((n / 2))")
+      line+=" live_port_ms=$port_ms"
       for k in serving_ms first_page_ms get_job_ms; do line+=" live_$k=$(field "$k" "$probe")"; done
     fi
     kill "$pid"; wait "$pid" 2>/dev/null || true

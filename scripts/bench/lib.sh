@@ -36,6 +36,6 @@ setup_variants() {  # baseline revision or ""
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 med() { printf '%s\n' "$@" | median; }
 # The number after "NAME=" in a line of KEY=VALUE fields.
-field() { sed -E "s/.*[ ^]$1=([0-9.]+).*/\\1/" <<<" $2"; }
+field() { sed -E "s/.*[ ^]$1=(-?[0-9.]+).*/\\1/" <<<" $2"; }
 # A loopback TCP port that was free a moment ago.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -127,5 +127,32 @@ TEST_F(History, MaxAgeDeletesJobsThatFinishedLongerAgoAndAResumedJobIsLiveAgain)
   EXPECT_TRUE(exists("paused"));
 }
 
+// The embedded node (no config) takes its retention from flags; a config's node is told to use
+// cluster.history instead.
+TEST(HistoryFlags, TheEmbeddedNodeKeepsWhatItsFlagsSay) {
+  TempDir dir;
+  Calderad node(dir.path() + "/node",
+                {"--history-max-finished-jobs", "1", "--history-max-age", "0"});
+  node.start();
+  for (const std::string name : {"first", "second"}) {
+    ASSERT_EQ(node.cli({"submit", "-f", "-"}, job_yaml(name, "true")).exit_code, 0);
+    ASSERT_EQ(node.cli({"wait", "job", name, "--for=phase=Completed", "--timeout=30s"}).exit_code,
+              0);
+  }
+  EXPECT_TRUE(eventually([&] {
+    return node.cli({"get", "job", "first"}).exit_code != 0;
+  })) << node.log();
+  EXPECT_EQ(node.cli({"get", "job", "second"}).exit_code, 0);
+
+  auto bad = run({CALDERAD_PATH, "--data-dir", dir.path() + "/bad", "--history-max-age", "soon"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--history-max-age: 'soon' is not a duration"), std::string::npos)
+      << bad.err;
+  auto config = write_file(dir.path(), "c.yaml", "nodes: [{name: n}]\n");
+  auto refused = run({CALDERAD_PATH, "--config", config, "--history-max-finished-jobs", "5"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("set cluster.history"), std::string::npos) << refused.err;
+}
+
 }  // namespace
 }  // namespace caldera::testing
