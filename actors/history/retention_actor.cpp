@@ -40,10 +40,12 @@ void recount(RetentionSelf* self) {
   if (rows == counter) return;
   spdlog::warn("history: {} settled jobs are stored where the count said {}: corrected", rows,
                counter);
-  // An addition, not a put: the writes since the snapshot added their own.
+  // An addition, not a put: the writes since the snapshot added their own. The first pass
+  // reads the count: it waits for the correction (this actor has a thread of its own).
   env.store->commit({counter_add(kFinishedJobsCounter, rows - counter)}, [](std::string error) {
     if (!error.empty()) spdlog::error("history: correcting the count failed: {}", error);
   });
+  env.store->flush();
 }
 
 void log_deleted(RetentionSelf* self, int64_t kept) {
