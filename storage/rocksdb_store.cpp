@@ -601,8 +601,12 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
     for (auto f : {Family::Jobs, Family::Pods, Family::Summaries, Family::NodePods, Family::Live})
       hot = hot || name == family_name(f);
     auto options = hot ? appended : sorted;
-    if (name == family_name(Family::Meta))
+    if (name == family_name(Family::Meta)) {
       options.merge_operator = std::make_shared<CounterMerge>();
+      // Every settled job adds to one counter: past this many additions in a row the write
+      // folds them into a value, so that a read of the counter does not walk them all.
+      options.max_successive_merges = 64;
+    }
     descriptors.emplace_back(name, options);
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
