@@ -480,7 +480,7 @@ class RocksDbStore final : public Store {
       // An addition to a counter builds on what is before it: it neither hides nor is hidden
       // (a put after it still hides the writes before that put).
       for (size_t i = all.size(); i-- > 0;)
-        if (all[i]->add == 0)
+        if (!all[i]->counter)
           superseded[i] = !seen[static_cast<size_t>(all[i]->family)].insert(all[i]->key).second;
     }
     rocksdb::WriteBatch wb;
@@ -491,9 +491,9 @@ class RocksDbStore final : public Store {
         continue;
       }
       const Write& w = *all[i];
-      auto s = w.add != 0 ? wb.Merge(handle(w.family), w.key, counter_bytes(w.add))
-               : w.value  ? wb.Put(handle(w.family), w.key, *w.value)
-                          : wb.Delete(handle(w.family), w.key);
+      auto s = w.counter ? wb.Merge(handle(w.family), w.key, counter_bytes(w.add))
+               : w.value ? wb.Put(handle(w.family), w.key, *w.value)
+                         : wb.Delete(handle(w.family), w.key);
       if (!s.ok()) error = s.ToString();
       ++count;
     }
@@ -551,7 +551,7 @@ class RocksDbStore final : public Store {
 }  // namespace
 
 Write counter_add(std::string_view key, int64_t delta) {
-  return Write{Family::Meta, std::string(key), std::nullopt, delta};
+  return Write{Family::Meta, std::string(key), std::nullopt, true, delta};
 }
 
 int64_t counter_value(std::string_view bytes) {
@@ -604,7 +604,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir, StoreOptions 
     if (name == family_name(Family::Meta)) {
       options.merge_operator = std::make_shared<CounterMerge>();
       // Every settled job adds to one counter: past this many additions in a row the write
-      // folds them into a value, so that a read of the counter does not walk them all.
+      // folds them into a value, so that a read of the counter does not walk them all (RocksDB
+      // 7.8, Debian's; from 9.1 on that also takes strict_max_successive_merges).
       options.max_successive_merges = 64;
     }
     descriptors.emplace_back(name, options);

@@ -59,12 +59,13 @@ struct StoreOptions {
   std::function<void(const std::string& error)> on_damaged = {};
 };
 
-// One change: a put when value is set, a delete otherwise; or, when `add` is set, an addition to
-// a counter of Meta (value unset).
+// One change: a put when value is set, a delete otherwise; or, made by counter_add, an addition
+// of `add` to a counter of Meta (value unset).
 struct Write {
   Family family;
   std::string key;
   std::optional<std::string> value;
+  bool counter = false;
   int64_t add = 0;
 };
 

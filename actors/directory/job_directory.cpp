@@ -223,6 +223,7 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
           [self, done, key](caf::error& err) {
             self->state.jobs.erase(key);
             count_actor(self->state, false, false);
+            name_to_watches(self, key, caf::actor());
             done("job " + key + " was not stored: " + self->system().render(err));
           });
   return uid;
@@ -1164,25 +1165,38 @@ caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::
   return rp;
 }
 
-// History retention deletes a settled job as `delete job` does, unless it has an actor: live
-// again (a resume) or not settled yet, its History row goes with its next write or it stays.
-void purge_job(DirSelf* self, const std::string& key, const std::string& uid,
+// History retention deletes a settled job as `delete job` does. A row whose job is gone, is
+// another of the name or finished at another time (resumed since) is stale: it goes alone. A job
+// with an actor (live again, or not stopped yet) stays, for a later pass to look at.
+void purge_job(DirSelf* self, const std::string& row, const std::string& uid,
                caf::response_promise rp) {
   auto& st = self->state;
-  if (parked(st, key, [=] { purge_job(self, key, uid, rp); })) return;
+  auto parsed = parse_history_key(row);
+  if (!parsed) {
+    rp.deliver("\"" + row + "\" is not a History row");
+    return;
+  }
+  const auto& key = parsed->second;
+  if (parked(st, key, [=] { purge_job(self, row, uid, rp); })) return;
   if (st.jobs.count(key)) {
     rp.deliver(std::string("the job has an actor (live, or being deleted)"));
     return;
   }
-  auto* job = wake_job(self, key);
-  if (!job) {
-    rp.deliver(std::string(stored_job_exists(*st.env.store, key)
-                               ? "the job cannot be read from the store"
-                               : "the job is gone"));
+  auto stored = load_stored_job_rows(*st.env.store, key);
+  if (stored && !*stored) {
+    rp.deliver("the job cannot be read from the store: " + stored->error());
     return;
   }
-  if (job->uid != uid) {
-    rp.deliver("the job is another of the name (uid " + job->uid + ")");
+  if (!stored || (*stored)->job.uid != uid || finished_ms(**stored) != parsed->first) {
+    if (!st.env.store->get(Family::History, row)) {
+      rp.deliver(std::string(kPurgedStale));  // gone meanwhile
+      return;
+    }
+    commit_then(self,
+                {Write{Family::History, row, std::nullopt}, counter_add(kFinishedJobsCounter, -1)},
+                [rp](const std::string& error) mutable {
+                  rp.deliver(error.empty() ? std::string(kPurgedStale) : error);
+                });
     return;
   }
   delete_entry(self, key, [rp](const std::string& error) mutable { rp.deliver(error); });
@@ -1679,13 +1693,13 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         take_names(self->state.scheduling, queues, classes, default_class);
       },
       [=](live_jobs_atom, const std::string& ns) {
-        // Not one being deleted or stopping: its pods are read from the store.
+        // Every job with an actor: one that stops meanwhile fails the hub's list, which then
+        // reads the store; one being deleted tells its pods' deletes.
         std::vector<std::string> keys;
         std::vector<caf::actor> actors;
         auto& jobs = self->state.jobs;
         for (auto it = ns.empty() ? jobs.begin() : jobs.lower_bound(ns + "/");
              it != jobs.end() && in_namespace(it->first, ns); ++it) {
-          if (it->second.deleting || it->second.passivating) continue;
           keys.push_back(it->first);
           actors.push_back(caf::actor_cast<caf::actor>(it->second.actor));
         }

@@ -48,7 +48,7 @@ struct JobDirectoryEnv {
 //   (node_lost_atom, node, why, lease over)              passed on to every job
 //   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it
-//   (purge_atom, job key, uid) -> "" or why not          history retention: delete a settled job
+//   (purge_atom, History row, uid) -> "" or why not      history retention: delete a settled job
 //   (pods_watched_atom, bool)                            from the watch hub: whether it hears of
 //                                                        every job actor started and stopped
 //   (live_jobs_atom, namespace) -> (keys, actors)        the live jobs, for a pods watch's list

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 
@@ -20,11 +21,17 @@ using tick_atom = caf::atom_constant<caf::atom("histtick")>;
 // their nodes, so retention never crowds out live work.
 constexpr size_t kMaxInFlight = 64;
 
+// A row the directory refused (its job has an actor, or cannot be read) is looked at again after
+// this long; meanwhile the passes go past it, so that it holds up nothing behind it.
+constexpr std::chrono::seconds kRefusedFor{10};
+
 struct RetentionState {
   RetentionEnv env;
-  std::set<std::string> in_flight;    // job keys the directory is deleting
+  std::set<std::string> in_flight;    // History rows the directory is deleting
   std::array<uint64_t, 2> deleted{};  // since the last log line, by PurgeReason
   std::string last_error;             // the last refusal logged, so a repeat is not
+  // Rows refused, and until when they are passed over.
+  std::map<std::string, std::chrono::steady_clock::time_point> refused;
 };
 
 using RetentionSelf = caf::stateful_actor<RetentionState>;
@@ -58,26 +65,28 @@ void log_deleted(RetentionSelf* self, int64_t kept) {
   st.deleted = {};
 }
 
-void purge(RetentionSelf* self, const std::string& key, const std::string& uid,
+void purge(RetentionSelf* self, const std::string& row, const std::string& uid,
            PurgeReason reason) {
-  self->state.in_flight.insert(key);
-  self->request(self->state.env.directory, std::chrono::seconds(60), purge_atom::value, key, uid)
+  self->state.in_flight.insert(row);
+  self->request(self->state.env.directory, std::chrono::seconds(60), purge_atom::value, row, uid)
       .then(
-          [self, key, reason](const std::string& error) {
+          [self, row, reason](const std::string& error) {
             auto& st = self->state;
-            st.in_flight.erase(key);
+            st.in_flight.erase(row);
             if (error.empty()) {
               ++st.deleted[static_cast<size_t>(reason)];
               if (st.env.metrics) st.env.metrics->history_deleted(to_string(reason), 1);
-            } else if (error != st.last_error) {
-              // Live again (a resume) or gone meanwhile is no failure: the next pass sees.
-              spdlog::debug("history: job={} not deleted: {}", key, error);
+            } else if (error != kPurgedStale) {
+              // Live again (a resume) is no failure: a later pass looks again.
+              st.refused[row] = std::chrono::steady_clock::now() + kRefusedFor;
+              if (error != st.last_error)
+                spdlog::debug("history: row={} not deleted: {}", row, error);
               st.last_error = error;
             }
           },
-          [self, key](caf::error& err) {
-            self->state.in_flight.erase(key);
-            spdlog::warn("history: deleting job={} failed: {}", key, self->system().render(err));
+          [self, row](caf::error& err) {
+            self->state.in_flight.erase(row);
+            spdlog::warn("history: deleting row={} failed: {}", row, self->system().render(err));
           });
 }
 
@@ -89,14 +98,18 @@ void pass(RetentionSelf* self) {
   log_deleted(self, kept);
   if (st.env.policy.max_finished_jobs == 0 && st.env.policy.max_age_ms == 0) return;
   RetentionPass plan(st.env.policy, kept, st.env.clock.now_ms());
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(st.refused, [&](const auto& r) { return r.second <= now; });
   st.env.store->scan_from(Family::History, {}, [&](std::string_view k, std::string_view uid) {
     auto parsed = parse_history_key(k);
-    if (!parsed) return true;  // not ours: nothing to decide on
+    const std::string row(k);
+    // Not ours, or refused a moment ago: it stays, and the rows after it are looked at.
+    if (!parsed || st.refused.count(row)) return true;
     auto reason = plan.next(parsed->first);
     if (!reason) return false;
-    if (st.in_flight.count(parsed->second)) return true;
+    if (st.in_flight.count(row)) return true;
     if (st.in_flight.size() >= kMaxInFlight) return false;
-    purge(self, parsed->second, std::string(uid), *reason);
+    purge(self, row, std::string(uid), *reason);
     return true;
   });
 }

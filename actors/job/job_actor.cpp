@@ -45,14 +45,14 @@ struct Inflight {
   std::string record;
   caf::response_promise reply;
   bool quit_after = false;
-  std::string write_error;     // the write failed: the effects must not leave (write-ahead)
-  bool command = false;        // `reply` answers a client command: "" when it acted, else why not
-  bool create = false;         // the job's first write: a failure means the job was never accepted
-  PodTable::Changes changes;   // the pod changes it wrote: given back if the write fails
-  bool wrote_spec = false;     // it holds the spec row: once durable, later writes need not
-  int64_t history_before = 0;  // the model's history_ms before it: what a failure gives back
-  bool failed = false;         // its write failed: it waits until a later write holds its changes
-  uint64_t healed_by = 0;      // ... which is any write from this seq on
+  std::string write_error;    // the write failed: the effects must not leave (write-ahead)
+  bool command = false;       // `reply` answers a client command: "" when it acted, else why not
+  bool create = false;        // the job's first write: a failure means the job was never accepted
+  PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
+  bool wrote_spec = false;    // it holds the spec row: once durable, later writes need not
+  int64_t history_after = 0;  // the model's history_ms it wrote: what the store holds once durable
+  bool failed = false;        // its write failed: it waits until a later write holds its changes
+  uint64_t healed_by = 0;     // ... which is any write from this seq on
   std::optional<ReportAck> ack;
   std::optional<JobStatus> status;  // the status its write stored: what the owner may hear
   std::string pod_events;           // for pod watchers: the pods its write changed, as stored
@@ -65,7 +65,7 @@ struct JobState {
   JobActorEnv env;
   uint64_t next_seq = 0;
   std::deque<Inflight> inflight;
-  uint64_t last_failed_seq = 0;
+  int64_t durable_history_ms = 0;  // the History row the store holds (model.history_ms's key)
   bool deleted = false;
   std::optional<int64_t> timer_at;      // when the scheduled tick fires, if one is scheduled
   std::string last_request;             // the signature of the pod group request sent last
@@ -283,11 +283,12 @@ void apply_effects(JobSelf* self, Inflight& in) {
     const auto type = in.create ? EventType::ADDED : EventType::MODIFIED;
     if (st.env.watches)
       self->send(st.env.watches, job_event_atom::value, m.key(), static_cast<int32_t>(type),
-                 in.record);
+                 in.record, std::string());
   } else if (in.quit_after && in.write_error.empty() && st.env.watches) {
+    // Its rows are gone from the store: the event carries them.
     self->send(st.env.watches, job_event_atom::value, m.key(),
                static_cast<int32_t>(EventType::DELETED),
-               st.durable_row.empty() ? encode_job_row(m) : st.durable_row);
+               st.durable_row.empty() ? encode_job_row(m) : st.durable_row, encode_spec_row(m));
   }
   if (in.create && in.reply.pending()) in.reply.deliver(std::move(in.record));
   if (!in.pod_events.empty() && st.env.watches)
@@ -393,9 +394,9 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
   in.create = kind == Kind::Create;
   if (in.fx.changed || erase) {
     in.seq = ++st.next_seq;
-    in.history_before = st.model.history_ms;
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes, &in.wrote_spec);
+    in.history_after = st.model.history_ms;
     if (!erase && st.env.owner) in.status = st.model.job.status;
     if (st.watch_pods)
       pod_events(st.model, in.changes, erase, st.seen_pods, &in.pod_events, &in.pod_event_types);
@@ -448,6 +449,7 @@ void watch_pods(JobSelf* self, bool on) {
 caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
   self->state.model = std::move(model);
   self->state.env = std::move(env);
+  self->state.durable_history_ms = self->state.model.history_ms;  // as loaded from the store
   if (self->state.env.watch_pods) watch_pods(self, true);
   return {
       [=](create_atom) {
@@ -636,6 +638,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (error.empty()) {
           it->seq = 0;
           if (it->wrote_spec) st.model.spec_stored = true;
+          st.durable_history_ms = it->history_after;
           // A write carries the job row whole and every pod change not yet durable, so it makes
           // the failed writes before it durable too (an erase makes them moot).
           for (auto before = st.inflight.begin(); before != it; ++before)
@@ -643,12 +646,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
               before->seq = 0, before->failed = false;
         } else {
           // A batch is all or nothing: none of its pod changes are stored, nor its live row,
-          // nor its History row. After a failed write the store takes none until it resumes,
-          // so those sent after it fail too: the first of them says which History row is there.
+          // nor its History row: the next write says it from what the store last took.
           st.model.pods.restore(std::move(it->changes));
           st.model.live_row.reset();
-          if (seq != st.last_failed_seq + 1) st.model.history_ms = it->history_before;
-          st.last_failed_seq = seq;
+          st.model.history_ms = st.durable_history_ms;
           if (it->create || it->quit_after) {
             // The client hears it now: a job never stored, a delete that did not happen.
             spdlog::error("job={} write failed: {}", st.model.key(), error);

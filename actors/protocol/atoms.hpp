@@ -26,9 +26,10 @@ using expire_atom = caf::atom_constant<caf::atom("expire")>;
 // job directory <-> scheduling objects (actors/scheduler): the stored Queue and PriorityClass
 // names, asked once and told after each change
 using scheduling_names_atom = caf::atom_constant<caf::atom("schednames")>;
-// history retention -> directory: (purge_atom, job key, uid) -> "" once the settled job is
-// deleted, else why not (it is live again, or gone)
+// history retention -> directory: (purge_atom, History row key, uid) -> "" once the settled job
+// is deleted, kPurgedStale once a row no job holds is, else why not (it is live again)
 using purge_atom = caf::atom_constant<caf::atom("purge")>;
+inline constexpr const char* kPurgedStale = "stale row deleted";
 
 // coordinator <-> node actor (payloads: cluster.capnp)
 using launch_atom = caf::atom_constant<caf::atom("launch")>;

@@ -21,8 +21,9 @@ using watch_hub = caf::typed_actor<
     caf::replies_to<watch_atom, std::string, uint64_t, caf::actor>::with<std::string>,
     // (bridge, stream): one watch ends; stream 0: every one of the bridge's
     caf::reacts_to<unwatch_atom, caf::actor, uint64_t>,
-    // (job key, api::WatchEvent::Type, its job row) once the change is durable
-    caf::reacts_to<job_event_atom, std::string, int32_t, std::string>,
+    // (job key, api::WatchEvent::Type, its job row, its spec row) once the change is durable;
+    // spec row "": the store's (a Deleted event carries it, the store has it no more)
+    caf::reacts_to<job_event_atom, std::string, int32_t, std::string, std::string>,
     // (job key, Response bytes with pods, one type letter per pod)
     caf::reacts_to<pod_events_atom, std::string, std::string, std::string>,
     // (flow, api::WatchEvent::Type)

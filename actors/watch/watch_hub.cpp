@@ -40,14 +40,15 @@ void send_frame(HubSelf* self, const Watcher& w, std::string frame) {
   self->send(w.bridge, watch_event_atom::value, w.stream, std::move(frame));
 }
 
-// `record`: the job's job row (its spec row is read from the store).
-void publish_job(HubSelf* self, const std::string& key, EventType type, const std::string& record) {
+// `record`: the job's job row; `spec`: its spec row, or "" to read it from the store.
+void publish_job(HubSelf* self, const std::string& key, EventType type, const std::string& record,
+                 std::string spec) {
   auto& st = self->state;
   if (st.watchers.count(WatchKind::Jobs) == 0 || record.empty()) return;
   bool wanted = false;
   st.watchers.for_each(WatchKind::Jobs, key, [&](Watcher& w) { wanted |= w.synced; });
   if (!wanted) return;
-  auto spec = st.store->get(Family::Specs, key).value_or(std::string());
+  if (spec.empty()) spec = st.store->get(Family::Specs, key).value_or(std::string());
   capnp::MallocMessageBuilder b;
   fill_job(b, record, spec);
   auto job = b.getRoot<api::Job>().asReader();
@@ -277,8 +278,9 @@ caf::behavior watch_hub(HubSelf* self, std::shared_ptr<Store> store) {
       [=](unwatch_atom, const caf::actor& bridge, uint64_t stream) {
         end_watch(self, bridge.address(), stream);
       },
-      [=](job_event_atom, const std::string& key, int32_t type, const std::string& record) {
-        publish_job(self, key, static_cast<EventType>(type), record);
+      [=](job_event_atom, const std::string& key, int32_t type, const std::string& record,
+          std::string& spec) {
+        publish_job(self, key, static_cast<EventType>(type), record, std::move(spec));
       },
       [=](pod_events_atom, const std::string& key, const std::string& page,
           const std::string& types) { publish_pods(self, key, page, types); },
@@ -290,6 +292,9 @@ caf::behavior watch_hub(HubSelf* self, std::shared_ptr<Store> store) {
           self->state.publishing.erase(key);  // stopped, or deleted
         else if (pods_wanted(self, key))
           publish_from(self, key, actor);
+        else
+          self->send(actor, watch_atom::value, false);  // it starts publishing while pods are
+                                                        // watched: these are not
       },
   };
 }

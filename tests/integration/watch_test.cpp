@@ -230,22 +230,25 @@ TEST_F(Watch, AJobWatchHearsADeletedSettledJobAsItWasLast) {
   auto c = connect();
   ASSERT_TRUE(c);
   auto id = start_watch(*c, "jobs", "gone");
-  std::vector<std::pair<Type, std::string>> events;  // (type, phase)
+  std::vector<std::pair<Type, std::string>> events;  // (type, name + " " + phase)
   auto next = [&] {
     auto r = c->next(id, 30s);
     if (!r) return false;
     auto e = (*r)->root<api::Response>().getEvent();
     events.emplace_back(e.getType(),
-                        e.isJob() ? e.getJob().getStatus().getState().getPhase().cStr() : "");
+                        e.isJob() ? std::string(e.getJob().getSpec().getName().cStr()) + " " +
+                                        e.getJob().getStatus().getState().getPhase().cStr()
+                                  : "");
     return true;
   };
   ASSERT_TRUE(next());
   ASSERT_TRUE(next());
-  EXPECT_EQ(events[0], std::make_pair(Type::ADDED, std::string("Completed")));
+  EXPECT_EQ(events[0], std::make_pair(Type::ADDED, std::string("gone Completed")));
   EXPECT_EQ(events[1].first, Type::SYNCED);
   ASSERT_EQ(node.cli({"delete", "job", "gone"}).exit_code, 0);
   ASSERT_TRUE(next());
-  EXPECT_EQ(events[2], std::make_pair(Type::DELETED, std::string("Completed")));
+  // Its spec comes with it: the store has none any more.
+  EXPECT_EQ(events[2], std::make_pair(Type::DELETED, std::string("gone Completed")));
 }
 
 TEST_F(Watch, AFlowWatchSeesItsPhasesAndItsDelete) {

@@ -38,16 +38,14 @@ class RetentionActor : public TempStoreTest {
     bool more = true;
     while (more && keys.size() < count) {
       directory->receive(
-          [&](purge_atom, const std::string& key, const std::string& uid) {
+          [&](purge_atom, const std::string& row, const std::string& uid) {
+            auto parsed = parse_history_key(row);
+            EXPECT_TRUE(parsed) << row;
+            const std::string key = parsed ? parsed->second : row;
             EXPECT_EQ(uid, "uid-" + key);
-            std::string found;
-            store_->scan(Family::History, [&](std::string_view k, std::string_view) {
-              auto parsed = parse_history_key(k);
-              if (parsed && parsed->second == key) found = std::string(k);
-            });
             std::promise<std::string> done;
             store_->commit(
-                {{Family::History, found, std::nullopt}, counter_add(kFinishedJobsCounter, -1)},
+                {{Family::History, row, std::nullopt}, counter_add(kFinishedJobsCounter, -1)},
                 [&](std::string e) { done.set_value(e); });
             EXPECT_EQ(done.get_future().get(), "");
             keys.push_back(key);
