@@ -1425,6 +1425,34 @@ void on_register(DirSelf* self, const std::string& bytes) {
     if (!entry.passivating) self->send(entry.actor, node_up_atom::value, name, uids_by_job[key]);
 }
 
+// Writes of a one-time indexing of the store, committed a thousand at a time.
+class IndexWrites {
+ public:
+  IndexWrites(Store& store, const char* what) : store_(store), what_(what) {}
+  void add(Write w) {
+    writes_.push_back(std::move(w));
+    if (writes_.size() >= 1000) commit();
+  }
+  // The last writes with the marker that says the index is built, then waits for them all.
+  void finish(const char* marker) {
+    add({Family::Meta, marker, std::string("1")});
+    commit();
+    store_.flush();
+  }
+
+ private:
+  void commit() {
+    if (writes_.empty()) return;
+    store_.commit(std::move(writes_), [what = what_](std::string error) {
+      if (!error.empty()) spdlog::error("indexing the {}: {}", what, error);
+    });
+    writes_.clear();
+  }
+  Store& store_;
+  const char* what_;
+  std::vector<Write> writes_;
+};
+
 // Meta: the live index and the summary rows hold every job (stores from before them are
 // indexed once, by reading every job).
 constexpr const char* kLiveIndexKey = "live_index";
@@ -1433,69 +1461,47 @@ void build_live_index(Store& store) {
   spdlog::info("coordinator: indexing the stored jobs once (live index, summaries)");
   std::vector<std::string> keys;
   store.scan(Family::Jobs, [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
-  std::vector<Write> writes;
+  IndexWrites writes(store, "stored jobs");
   size_t live = 0;
-  auto flush = [&] {
-    if (writes.empty()) return;
-    store.commit(std::move(writes), [](std::string error) {
-      if (!error.empty()) spdlog::error("indexing the stored jobs: {}", error);
-    });
-    writes.clear();
-  };
   for (const auto& key : keys) {
     auto model = load_stored_job(store, key);
     if (!model) {
       // Left live: the recovery path says what is wrong with it.
-      writes.push_back({Family::Live, key, std::string()});
+      writes.add({Family::Live, key, std::string()});
       continue;
     }
-    writes.push_back({Family::Summaries, key, encode_summary_row(*model)});
+    writes.add({Family::Summaries, key, encode_summary_row(*model)});
     if (!is_settled(*model)) {
-      writes.push_back({Family::Live, key, model->job.uid});
+      writes.add({Family::Live, key, model->job.uid});
       ++live;
     }
-    if (writes.size() >= 1000) flush();
   }
-  writes.push_back({Family::Meta, kLiveIndexKey, std::string("1")});
-  flush();
-  store.flush();
+  writes.finish(kLiveIndexKey);
   spdlog::info("coordinator: indexed jobs={} live={}", keys.size(), live);
 }
 
 constexpr const char* kHistoryIndexKey = "history_index";
 
 // A store written before History rows: every settled job gets its row (keyed by its summary's
-// last transition, as job_writes keys it) and the count, once.
+// last transition, as job_writes keys it), and the count goes with the marker, so that an
+// indexing cut short and done again counts each row once.
 void build_history_index(Store& store) {
-  std::vector<Write> writes;
+  IndexWrites writes(store, "settled jobs");
   int64_t rows = 0;
-  auto flush = [&] {
-    if (writes.empty()) return;
-    store.commit(std::move(writes), [](std::string error) {
-      if (!error.empty()) spdlog::error("indexing the settled jobs: {}", error);
-    });
-    writes.clear();
-  };
   store.scan(Family::Summaries, [&](std::string_view key, std::string_view row) {
     if (store.get(Family::Live, key)) return;
     try {
       FlatReader reader(row, record_reader_options());
       auto job = reader.root<api::Job>();
-      JobModel m;
-      m.job.spec.namespace_ = job.getSpec().getNamespace().cStr();
-      m.job.spec.name = job.getSpec().getName().cStr();
-      m.job.status.state.last_transition_ms = job.getStatus().getState().getLastTransitionMs();
-      writes.push_back({Family::History, history_key(finished_ms(m), key), job.getUid().cStr()});
-      writes.push_back(counter_add(kFinishedJobsCounter, 1));
+      const auto finished = finished_ms(job.getStatus().getState().getLastTransitionMs());
+      writes.add({Family::History, history_key(finished, key), job.getUid().cStr()});
       ++rows;
     } catch (const kj::Exception& e) {
       spdlog::error("job={} has an unreadable summary row: {}", key, e.getDescription().cStr());
     }
-    if (writes.size() >= 1000) flush();
   });
-  writes.push_back({Family::Meta, kHistoryIndexKey, std::string("1")});
-  flush();
-  store.flush();
+  if (rows) writes.add(counter_add(kFinishedJobsCounter, rows));
+  writes.finish(kHistoryIndexKey);
   if (rows) spdlog::info("coordinator: indexed settled jobs={} for history retention", rows);
 }
 

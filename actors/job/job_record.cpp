@@ -132,8 +132,12 @@ std::string history_key(int64_t finished_ms, std::string_view job_key) {
   return fmt::format("{:016d}/{}", std::max<int64_t>(finished_ms, 0), job_key);
 }
 
+int64_t finished_ms(int64_t last_transition_ms) {
+  return std::max<int64_t>(last_transition_ms, 1);
+}
+
 int64_t finished_ms(const JobModel& m) {
-  return std::max<int64_t>(m.job.status.state.last_transition_ms, 1);
+  return finished_ms(m.job.status.state.last_transition_ms);
 }
 
 std::optional<std::pair<int64_t, std::string>> parse_history_key(std::string_view key) {

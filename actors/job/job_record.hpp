@@ -49,6 +49,7 @@ Result<Pod> decode_pod_row(std::string_view bytes, std::string* job_uid = nullpt
 std::string history_key(int64_t finished_ms, std::string_view job_key);
 // When a settled job finished (its last transition, at least 1): its History row's time.
 int64_t finished_ms(const JobModel& m);
+int64_t finished_ms(int64_t last_transition_ms);
 // The finish time and job key of a History key; nullopt for a key that is not one.
 std::optional<std::pair<int64_t, std::string>> parse_history_key(std::string_view key);
 
