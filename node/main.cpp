@@ -28,6 +28,7 @@
 #include "actors/directory/job_directory.hpp"
 #include "actors/directory/report_port.hpp"
 #include "actors/history/retention_actor.hpp"
+#include "actors/jobflow/flow_directory.hpp"
 #include "actors/metrics/metrics.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
@@ -381,6 +382,7 @@ int main(int argc, char** argv) {
   caf::actor timer, directory, router, link, retention;
   caf::actor scheduling;                 // the Queues and PriorityClasses (actors/scheduler)
   protocol::watch_hub watches;           // the clients' watches (actors/watch)
+  protocol::flow_directory flows;        // JobTemplates and JobFlows (actors/jobflow)
   std::vector<caf::actor> hollow_links;  // one per hollow node beyond the first (link)
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
@@ -417,14 +419,16 @@ int main(int argc, char** argv) {
     membership = spawn_membership(sys, std::move(members));
     watches = spawn_watch_hub(sys, store);
     scheduling = spawn_scheduling_objects(sys, SchedulingObjectsEnv{store, scheduler});
+    flows = spawn_flow_directory(sys, FlowDirectoryEnv{store, watches, metrics});
     directory = spawn_job_directory(
-        sys, JobDirectoryEnv{store, scheduler, scheduling, timer, membership, metrics, watches,
-                             members_allowed, dropped_node_wait});
+        sys, JobDirectoryEnv{store, scheduler, scheduling, timer, membership, metrics, flows,
+                             watches, members_allowed, dropped_node_wait});
     caf::anon_send(watches, coordinator_atom::value, directory);
+    caf::anon_send(flows, coordinator_atom::value, directory);
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history,
                                                   std::chrono::milliseconds(1000), WallClock{}});
     router = spawn_api_router(
-        sys, ApiRouterEnv{store, directory, membership, scheduler, watches, node->name});
+        sys, ApiRouterEnv{store, directory, flows, membership, scheduler, watches, node->name});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     reports = spawn_report_port(sys, directory);
@@ -441,6 +445,7 @@ int main(int argc, char** argv) {
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(flows, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(retention, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(watches, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(scheduling, caf::exit_reason::user_shutdown);
@@ -577,8 +582,10 @@ int main(int argc, char** argv) {
   if (scheduler) caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
   if (reports) caf::anon_send_exit(reports, caf::exit_reason::user_shutdown);
   if (watches) caf::anon_send_exit(watches, caf::exit_reason::user_shutdown);
+  if (flows) caf::anon_send_exit(flows, caf::exit_reason::user_shutdown);
   reports = nullptr;
   watches = nullptr;
+  flows = nullptr;
   scheduler = nullptr;
   membership = nullptr;
   for (auto* a : {&bridge, &link, &router, &retention, &directory, &scheduling, &timer})

@@ -96,15 +96,17 @@ caf::result<std::string> list_nodes(RouterSelf* self, uint64_t id) {
 // link in another process (a response delegated to a remote requester was seen lost). Nor for
 // the local bridge: a delegated request keeps its high priority, and would be handled at the
 // directory ahead of the jobs' own messages (and out of order with watches, which are not).
-caf::result<std::string> to_directory(RouterSelf* self, uint64_t id, const std::string& bytes) {
+template <class Handle>
+caf::result<std::string> to_directory(RouterSelf* self, const Handle& directory, const char* who,
+                                      uint64_t id, const std::string& bytes) {
   auto rp = self->make_response_promise<std::string>();
   // No timeout: the directory answers once what the request changes is durable.
-  self->request(self->state.env.directory, caf::infinite, api_atom::value, bytes)
+  self->request(directory, caf::infinite, api_atom::value, bytes)
       .then([rp](std::string& response) mutable { rp.deliver(std::move(response)); },
-            [self, rp, id](caf::error& e) mutable {
-              rp.deliver(error_response(
-                  id, Code::UNAVAILABLE,
-                  "the job directory did not answer: " + self->system().render(e) + "; retry"));
+            [self, rp, id, who](caf::error& e) mutable {
+              rp.deliver(error_response(id, Code::UNAVAILABLE,
+                                        std::string("the ") + who + " did not answer: " +
+                                            self->system().render(e) + "; retry"));
             });
   return rp;
 }
@@ -177,8 +179,15 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
       return list_nodes(self, id);
     case api::Request::BACKUP:
       return backup(self, id, backup_dir);
+    case api::Request::GET_JOB_TEMPLATE:
+    case api::Request::LIST_JOB_TEMPLATES:
+    case api::Request::DELETE_JOB_TEMPLATE:
+    case api::Request::GET_JOB_FLOW:
+    case api::Request::LIST_JOB_FLOWS:
+    case api::Request::DELETE_JOB_FLOW:
+      return to_directory(self, st.env.flows, "flow directory", id, bytes);
     default:
-      return to_directory(self, id, bytes);
+      return to_directory(self, st.env.directory, "job directory", id, bytes);
   }
 }
 

@@ -1,7 +1,8 @@
 // The API router: the entry point of every client request. It reads the request (within the
 // client limits), refuses changes while the store cannot write, answers what needs no owner
-// (ping) or asks the owners (nodes: the membership and the scheduler), and passes the rest to the
-// job directory, which owns jobs, templates and flows. It keeps no state of its own.
+// (ping) or asks the owners (nodes: the membership and the scheduler), and passes the rest to
+// their owner: templates and flows to the flow directory, everything else to the job directory.
+// It keeps no state of its own.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "actors/protocol/watch_hub.hpp"
@@ -18,7 +20,8 @@ namespace caldera {
 
 struct ApiRouterEnv {
   std::shared_ptr<Store> store;     // only asked whether it can write
-  caf::actor directory;             // jobs, pods, logs, templates, flows (actors/directory)
+  caf::actor directory;             // jobs, pods, logs, submissions (actors/directory)
+  protocol::flow_directory flows;   // JobTemplates and JobFlows (actors/jobflow)
   protocol::membership membership;  // who the nodes are and whether they are Ready
   protocol::scheduler scheduler;    // what their pods hold
   protocol::watch_hub watches;      // the clients' watches (actors/watch)

@@ -12,7 +12,6 @@
 #include <caf/all.hpp>
 
 #include "actors/api/responses.hpp"
-#include "actors/directory/flow_registry.hpp"
 #include "actors/directory/scheduling_names.hpp"
 #include "actors/directory/stored_jobs.hpp"
 #include "actors/directory/submission.hpp"
@@ -22,7 +21,7 @@
 #include "actors/job/job_actor.hpp"
 #include "actors/job/job_record.hpp"
 #include "actors/jobflow/core/flow_job.hpp"
-#include "actors/jobflow/flow_actor.hpp"
+#include "actors/jobflow/core/flow_submission.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
 #include "actors/store/pending_commits.hpp"
@@ -52,7 +51,7 @@ struct JobEntry {
   std::string uid;
   int64_t created_ms = 0;
   std::string owner;                // the key of the JobFlow that created it; empty: a client did
-  std::string owner_uid;            // that flow's uid
+  std::string owner_uid;            // that flow's uid (its marks on the job say both)
   std::string queue = {};           // spec.queue: a queue in use cannot be deleted
   std::string priority_class = {};  // spec.priorityClassName, likewise
   // Callers of a delete under way: they hear its outcome, not a premature "done".
@@ -73,14 +72,9 @@ struct DirectoryState {
   JobDirectoryEnv env;
   std::map<std::string, JobEntry> jobs;  // by namespace/name
   std::map<std::string, NodeCapacity> nodes;
-  FlowRegistry registry;       // JobTemplates and JobFlows
   SchedulingNames scheduling;  // Queues and PriorityClasses, for admission
-  std::map<std::string, protocol::jobflow> flow_actors;  // by JobFlow key
-  // Flow deletes under way, with the callers waiting for each: a second delete (a client's
-  // retry) joins the first instead of racing it.
-  std::map<std::string, std::vector<std::function<void(const std::string&)>>> deleting_flows;
-  PendingCommits commits;     // its own writes (templates, flows) whose outcome it awaits
-  bool pods_watched = false;  // the watch hub wants every job actor started named to it
+  PendingCommits commits;      // its own writes (stale History rows) whose outcome it awaits
+  bool pods_watched = false;   // the watch hub wants every job actor started named to it
   static inline const char* name = "job_directory";
 };
 
@@ -90,14 +84,26 @@ std::string ns_or_default(capnp::Text::Reader t) {
   return t.size() == 0 ? std::string("default") : std::string(t.cStr());
 }
 
-JobActorEnv job_env(DirSelf* self, protocol::jobflow owner = {}) {
+// The key and uid of the flow whose marks the job carries; empty for a client's job. Whether
+// that flow still exists is the flow directory's to know: it drops news for one that is gone.
+std::pair<std::string, std::string> owner_of(const JobSpec& spec) {
+  auto key = owner_flow_key(spec);
+  auto uid = spec.annotations.find(kJobFlowUid);
+  if (!key || uid == spec.annotations.end()) return {};
+  return {*key, uid->second};
+}
+
+JobActorEnv job_env(DirSelf* self, const JobSpec& spec) {
   auto& env = self->state.env;
+  auto [owner, owner_uid] = owner_of(spec);
   return {env.store,
           caf::actor_cast<caf::actor>(self),
           env.scheduler,
           env.timer,
           env.membership,
+          env.flows,
           std::move(owner),
+          std::move(owner_uid),
           env.metrics,
           env.watches,
           self->state.pods_watched,
@@ -113,22 +119,13 @@ void name_to_watches(DirSelf* self, const std::string& key, const Handle& actor)
                caf::actor_cast<caf::actor>(actor));
 }
 
-// The key of the flow that created a job of this spec, if that flow (by uid) still exists, and
-// its actor if it runs (a flow being deleted has none).
-std::pair<std::string, protocol::jobflow> owner_of(DirectoryState& st, const JobSpec& spec) {
-  auto key = owner_flow_key(spec);
-  if (!key) return {};
-  const auto* flow = st.registry.flows.find(*key);
-  if (!flow || !created_by(spec, *flow)) return {};
-  auto actor = st.flow_actors.find(*key);
-  return {*key, actor == st.flow_actors.end() ? protocol::jobflow{} : actor->second};
-}
-
-// The settled job `key` if the store has it and `flow` (this very flow, by uid) created it.
+// The settled job `key` if the store has it and the flow `flow_key` (this very flow, by uid)
+// created it.
 std::optional<JobModel> stored_flow_job(DirectoryState& st, const std::string& key,
-                                        const JobFlow& flow) {
+                                        const std::string& flow_key, const std::string& flow_uid) {
   auto stored = load_stored_job_rows(*st.env.store, key);
-  if (!stored || !*stored || !created_by((*stored)->job.spec, flow)) return std::nullopt;
+  if (!stored || !*stored || owner_of((*stored)->job.spec) != std::pair(flow_key, flow_uid))
+    return std::nullopt;
   return std::move(**stored);
 }
 
@@ -186,10 +183,6 @@ bool parked(DirectoryState& st, const std::string& key, Fn&& fn) {
   return true;
 }
 
-// ---- watches: every durable change of a job, pod or flow, to the clients watching it ----
-
-using EventType = api::WatchEvent::Type;
-
 // ---- creating jobs: the one path for a client's jobs and a flow's ----
 
 // Spawns the (admitted) job's actor and stores it; `done(error)` once it is durable ("") or not.
@@ -199,12 +192,12 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto key = spec.key();
   auto uid = random_uid();
   const auto created = system_now_ms();
-  auto [owner_key, owner] = owner_of(st, spec);
-  std::string owner_uid = owner_key.empty() ? std::string() : spec.annotations[kJobFlowUid];
+  auto [owner_key, owner_uid] = owner_of(spec);
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto queue = model.job.spec.queue;
   auto priority_class = model.job.spec.priority_class_name;
-  auto actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
+  auto env = job_env(self, model.job.spec);
+  auto actor = spawn_job_actor(self->system(), std::move(model), std::move(env));
   count_actor(st, true, false);
   st.jobs[key] = JobEntry{actor, false, false, uid, created, owner_key, owner_uid};
   st.jobs[key].queue = std::move(queue);
@@ -232,14 +225,13 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
 // A stored job's actor (a restart's live job, or a settled one woken), as its entry.
 JobEntry& start_stored_job(DirSelf* self, JobModel model, bool woken) {
   auto& st = self->state;
-  auto [owner_key, owner] = owner_of(st, model.job.spec);
-  std::string owner_uid =
-      owner_key.empty() ? std::string() : model.job.spec.annotations[kJobFlowUid];
+  auto [owner_key, owner_uid] = owner_of(model.job.spec);
   auto key = model.key();
   JobEntry entry{{}, true, false, model.job.uid, model.job.created_ms, owner_key, owner_uid};
   entry.queue = model.job.spec.queue;
   entry.priority_class = model.job.spec.priority_class_name;
-  entry.actor = spawn_job_actor(self->system(), std::move(model), job_env(self, owner));
+  auto env = job_env(self, model.job.spec);
+  entry.actor = spawn_job_actor(self->system(), std::move(model), std::move(env));
   count_actor(st, true, woken);
   name_to_watches(self, key, entry.actor);
   return st.jobs[key] = std::move(entry);
@@ -264,54 +256,19 @@ JobEntry* wake_job(DirSelf* self, const std::string& key) {
 
 // ---- submit ----
 
-void start_flow(DirSelf* self, const JobFlow& flow) {
-  self->state.flow_actors[flow.spec.key()] =
-      spawn_flow_actor(self->system(), flow,
-                       FlowActorEnv{self->state.env.store, caf::actor_cast<caf::actor>(self),
-                                    self->state.env.metrics});
-}
-
-// Stores a submission's templates and flows in one commit; they join the registry once durable.
+// A submission's JobTemplates and JobFlows are stored by their owner (actors/jobflow) in one
+// commit; it admitted them and holds their names until then.
 void store_flows(DirSelf* self, std::vector<JobTemplate> templates, std::vector<JobFlow> flows,
                  const std::shared_ptr<PendingSubmit>& pending) {
-  auto& reg = self->state.registry;
-  std::vector<Write> writes;
-  for (const auto& t : templates) {
-    reg.templates.creating.insert(t.spec.key());
-    writes.push_back({Family::Templates, t.spec.key(), FlowKind<JobTemplate>::record(t)});
-  }
-  for (const auto& f : flows) {
-    reg.flows.creating.insert(f.spec.key());
-    writes.push_back({Family::Flows, f.spec.key(), FlowKind<JobFlow>::record(f)});
-  }
-  commit_then(
-      self, std::move(writes), [self, templates, flows, pending](const std::string& error) mutable {
-        auto& reg = self->state.registry;
-        for (auto& t : templates) {
-          auto key = t.spec.key();
-          reg.templates.creating.erase(key);
-          if (!error.empty()) continue;
-          reg.templates.durable[key] = std::move(t);
-          spdlog::info("jobtemplate={} accepted", key);
-        }
-        // A flow waiting for a template looks again.
-        if (error.empty() && !templates.empty())
-          for (const auto& [key, actor] : self->state.flow_actors)
-            self->send(actor, sync_atom::value);
-        for (auto& f : flows) {
-          auto key = f.spec.key();
-          reg.flows.creating.erase(key);
-          if (!error.empty()) continue;
-          spdlog::info("jobflow={} accepted", key);
-          start_flow(self, f);
-          self->send(self->state.env.watches, flow_event_atom::value, f,
-                     static_cast<int32_t>(EventType::ADDED));
-          reg.flows.durable[key] = std::move(f);
-        }
-        if (!error.empty())
-          pending->failures.push_back("JobTemplates and JobFlows were not stored: " + error);
-        pending->finish();
-      });
+  auto settle = [pending](const std::string& error) {
+    if (!error.empty())
+      pending->failures.push_back("JobTemplates and JobFlows were not stored: " + error);
+    pending->finish();
+  };
+  self->request(self->state.env.flows, caf::infinite, create_atom::value, std::move(templates),
+                std::move(flows))
+      .then([settle](const std::string& error) { settle(error); },
+            [self, settle](caf::error& err) { settle(self->system().render(err)); });
 }
 
 // A submission's Queues and PriorityClasses are stored by their owner (actors/scheduler) in one
@@ -334,24 +291,31 @@ void store_scheduling(DirSelf* self, std::vector<Queue> queues, std::vector<Prio
             [self, settle](caf::error& err) { settle(self->system().render(err)); });
 }
 
-caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs,
-                                Diagnostics diags) {
+// The second half of a submission's admission: its jobs and scheduling objects (its templates
+// and flows were admitted by the flow directory, which holds their names when `reserved`).
+void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, ParsedDocuments docs,
+                     Diagnostics diags, bool reserved) {
   auto& st = self->state;
-  // Everything is admitted before anything is stored: a submission is all or nothing.
-  admit_submission(
-      docs, AdmissionContext{largest_node(st)}, st.registry,
+  admit_jobs(
+      docs.jobs, AdmissionContext{largest_node(st)},
       [&](const std::string& key) {
         return st.jobs.count(key) > 0 || stored_job_exists(*st.env.store, key);
       },
       diags);
   admit_scheduling(docs, st.scheduling, diags);
-  if (!diags.ok()) return rejection_response(id, diags);
-  if (docs.empty())
-    return error_response(id, Code::INVALID_ARGUMENT,
-                          "no Job, JobTemplate or JobFlow documents found");
+  if (!diags.ok()) {
+    if (reserved) {
+      std::vector<std::string> templates, flows;
+      for (const auto& t : docs.templates) templates.push_back(t.value.key());
+      for (const auto& f : docs.flows) flows.push_back(f.value.key());
+      self->send(st.env.flows, release_atom::value, std::move(templates), std::move(flows));
+    }
+    rp.deliver(rejection_response(id, diags));
+    return;
+  }
 
   auto pending = std::make_shared<PendingSubmit>();
-  pending->rp = self->make_response_promise();
+  pending->rp = rp;
   pending->id = id;
   const int64_t now = system_now_ms();
   std::vector<JobTemplate> templates;
@@ -402,7 +366,43 @@ caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs
     });
     pending->created.push_back({j.document, "Job", key, uid});
   }
-  return pending->rp;
+}
+
+// Everything is admitted before anything is stored: a submission is all or nothing.
+caf::result<std::string> submit(DirSelf* self, uint64_t id, ParsedDocuments docs,
+                                Diagnostics diags) {
+  if (docs.empty())
+    return diags.ok() ? error_response(id, Code::INVALID_ARGUMENT,
+                                       "no Job, JobTemplate or JobFlow documents found")
+                      : rejection_response(id, diags);
+  auto rp = self->make_response_promise();
+  if (docs.templates.empty() && docs.flows.empty()) {
+    admit_and_store(self, rp, id, std::move(docs), std::move(diags), false);
+    return caf::result<std::string>(rp);
+  }
+  FlowDocuments flow_docs{std::move(docs.templates),
+                          std::move(docs.flows),
+                          AdmissionContext{largest_node(self->state)},
+                          {}};
+  auto rest =
+      std::make_shared<std::pair<ParsedDocuments, Diagnostics>>(std::move(docs), std::move(diags));
+  self->request(self->state.env.flows, caf::infinite, admit_atom::value, std::move(flow_docs))
+      .then(
+          [self, rp, id, rest](FlowDocuments& admitted) mutable {
+            auto& [docs, diags] = *rest;
+            const bool reserved = admitted.diags.ok();
+            docs.templates = std::move(admitted.templates);
+            docs.flows = std::move(admitted.flows);
+            for (auto& e : admitted.diags.errors) diags.errors.push_back(std::move(e));
+            for (auto& w : admitted.diags.warnings) diags.warnings.push_back(std::move(w));
+            admit_and_store(self, rp, id, std::move(docs), std::move(diags), reserved);
+          },
+          [self, rp, id](caf::error& err) mutable {
+            rp.deliver(error_response(
+                id, Code::UNAVAILABLE,
+                "the flow directory did not answer: " + self->system().render(err) + "; retry"));
+          });
+  return caf::result<std::string>(rp);
 }
 
 // `ns`: Request.namespace, the namespace of documents that name none (empty: as they say).
@@ -418,27 +418,6 @@ caf::result<std::string> submit_yaml(DirSelf* self, uint64_t id, capnp::Text::Re
     return diagnostics_response(id, diags);
   }
   return submit(self, id, std::move(parsed), std::move(diags));
-}
-
-// A JobTemplate or JobFlow is gone once its record's delete is durable.
-template <class T>
-caf::result<std::string> delete_flow_object(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref,
-                                            Registry<T>& reg) {
-  auto key = ref_key(ref);
-  if (!reg.find(key)) return not_found_response<T>(id, ref);
-  auto rp = self->make_response_promise<std::string>();
-  // While the delete is in flight the object stays, so a new one of the same name is refused
-  // rather than written before this delete.
-  commit_then(self, {Write{FlowKind<T>::family, key, std::nullopt}},
-              [rp, id, key, &reg](const std::string& error) mutable {
-                if (!error.empty()) {
-                  rp.deliver(error_response(id, Code::INTERNAL, "delete failed: " + error));
-                  return;
-                }
-                if (reg.durable.erase(key)) spdlog::info("{}={} deleted", FlowKind<T>::log, key);
-                rp.deliver(ok_response(id));
-              });
-  return rp;
 }
 
 // ---- Queues and PriorityClasses ----
@@ -494,19 +473,19 @@ caf::result<std::string> list_priority_classes(DirSelf* self, uint64_t id) {
   return rp;
 }
 
-// Up to three of the jobs and JobTemplates that name `name` as their queue (or priority class),
-// for the error that refuses to delete what they use ("" when none does).
-std::string users_of(DirSelf* self, const std::string& name, bool queue) {
+// Up to three of the live jobs and the JobTemplates (the flow directory's) that name `name` as
+// their queue (or priority class), for the error that refuses to delete what they use ("" when
+// none does).
+std::string users_of(DirSelf* self, const std::string& name, bool queue, int32_t templates,
+                     const std::vector<std::string>& template_keys) {
   std::vector<std::string> users;
   size_t count = 0;
-  auto use = [&](const std::string& what, const std::string& named) {
-    if (named != name) return;
-    if (++count <= 3) users.push_back(what);
-  };
   for (const auto& [key, entry] : self->state.jobs)
-    use("job " + key, queue ? entry.queue : entry.priority_class);
-  for (const auto& [key, t] : self->state.registry.templates.durable)
-    use("jobtemplate " + key, queue ? t.spec.queue : t.spec.priority_class_name);
+    if ((queue ? entry.queue : entry.priority_class) == name && ++count <= 3)
+      users.push_back("job " + key);
+  for (const auto& t : template_keys)
+    if (users.size() < 3) users.push_back(t);
+  count += static_cast<size_t>(templates);
   if (count == 0) return "";
   std::string out =
       std::to_string(count) + (count == 1 ? " object uses it (" : " objects use it (");
@@ -514,7 +493,8 @@ std::string users_of(DirSelf* self, const std::string& name, bool queue) {
   return out + (count > users.size() ? ", ...)" : ")") + "; delete them first";
 }
 
-// A Queue or PriorityClass is gone once its record's delete is durable; one a job uses is kept.
+// A Queue or PriorityClass is gone once its record's delete is durable; one a job or a
+// JobTemplate uses is kept.
 caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std::string& name,
                                            bool queue) {
   auto& reg = self->state.scheduling;
@@ -529,22 +509,41 @@ caf::result<std::string> delete_scheduling(DirSelf* self, uint64_t id, const std
   if (!exists)
     return error_response(id, Code::NOT_FOUND,
                           std::string(resource) + " \"" + name + "\" not found", "name");
-  auto users = users_of(self, name, queue);
-  if (!users.empty())
-    return error_response(id, Code::FAILED_PRECONDITION,
-                          std::string(resource) + " \"" + name + "\" is in use: " + users);
   auto rp = self->make_response_promise<std::string>();
   // From now on no job may name it (one admitted meanwhile would name what is gone).
   (queue ? reg.deleting_queues : reg.deleting_classes).insert(name);
   auto settle = [self, rp, id, name, queue](const std::string& error) mutable {
     auto& reg = self->state.scheduling;
     (queue ? reg.deleting_queues : reg.deleting_classes).erase(name);
-    rp.deliver(error.empty() ? ok_response(id)
-                             : error_response(id, Code::INTERNAL, "delete failed: " + error));
+    rp.deliver(error);
   };
-  self->request(self->state.env.scheduling, caf::infinite, delete_atom::value, name, queue)
-      .then([settle](const std::string& error) mutable { settle(error); },
-            [self, settle](caf::error& err) mutable { settle(self->system().render(err)); });
+  self->request(self->state.env.flows, 10s, users_atom::value, name, queue)
+      .then(
+          [self, settle, id, name, queue, resource](int32_t templates,
+                                                    const std::vector<std::string>& keys) mutable {
+            auto users = users_of(self, name, queue, templates, keys);
+            if (!users.empty()) {
+              settle(
+                  error_response(id, Code::FAILED_PRECONDITION,
+                                 std::string(resource) + " \"" + name + "\" is in use: " + users));
+              return;
+            }
+            self->request(self->state.env.scheduling, caf::infinite, delete_atom::value, name,
+                          queue)
+                .then(
+                    [settle, id](const std::string& error) mutable {
+                      settle(error.empty()
+                                 ? ok_response(id)
+                                 : error_response(id, Code::INTERNAL, "delete failed: " + error));
+                    },
+                    [self, settle, id](caf::error& err) mutable {
+                      settle(error_response(id, Code::INTERNAL,
+                                            "delete failed: " + self->system().render(err)));
+                    });
+          },
+          [settle, id](caf::error&) mutable {
+            settle(error_response(id, Code::UNAVAILABLE, "the flow directory did not answer"));
+          });
   return rp;
 }
 
@@ -960,22 +959,19 @@ bool passivate(DirSelf* self, const std::string& key, const std::string& uid) {
   return true;
 }
 
-// Deletes every job the flow `flow_key` created; `done` gets "" once all are gone, or the first
-// error.
-void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
+// Deletes every job the flow `flow_key` (this very flow, by uid) created: the live ones, and
+// those of `keys` (the names its entries give them) the store holds. `done` gets "" once all
+// are gone, or the first error.
+void delete_flow_jobs(DirSelf* self, const std::string& flow_key, const std::string& flow_uid,
+                      const std::vector<std::string>& keys,
                       std::function<void(const std::string&)> done) {
   auto& st = self->state;
-  std::set<std::string> keys;
+  std::set<std::string> doomed;
   for (const auto& [key, entry] : st.jobs)
-    if (entry.owner == flow_key) keys.insert(key);
-  // Its settled jobs are in the store, under the names its entries give them.
-  if (const auto* flow = st.registry.flows.find(flow_key)) {
-    for (const auto& [name, entry] : job_entries(flow->spec)) {
-      auto key = flow->spec.namespace_ + "/" + name;
-      if (!st.jobs.count(key) && stored_flow_job(st, key, *flow)) keys.insert(key);
-    }
-  }
-  if (keys.empty()) {
+    if (entry.owner == flow_key && entry.owner_uid == flow_uid) doomed.insert(key);
+  for (const auto& key : keys)
+    if (!st.jobs.count(key) && stored_flow_job(st, key, flow_key, flow_uid)) doomed.insert(key);
+  if (doomed.empty()) {
     done("");
     return;
   }
@@ -983,150 +979,42 @@ void delete_flow_jobs(DirSelf* self, const std::string& flow_key,
     size_t count;
     std::string error;
   };
-  auto left = std::make_shared<Left>(Left{keys.size(), {}});
-  for (const auto& key : keys)
+  auto left = std::make_shared<Left>(Left{doomed.size(), {}});
+  for (const auto& key : doomed)
     delete_entry(self, key, [left, done](const std::string& error) {
       if (left->error.empty()) left->error = error;
       if (--left->count == 0) done(left->error);
     });
 }
 
-// The end of a flow's delete, once its Terminating phase is durable: its jobs go, then its
-// record. After a restart it goes on from there.
-void finish_flow_delete(DirSelf* self, const std::string& key,
-                        std::function<void(const std::string&)> done) {
-  delete_flow_jobs(self, key, [self, key, done](const std::string& error) {
-    if (!error.empty()) {
-      done("deleting the flow's jobs: " + error);
-      return;
-    }
-    commit_then(self, {Write{Family::Flows, key, std::nullopt}},
-                [self, key, done](const std::string& error) {
-                  if (!error.empty()) {
-                    done("delete failed: " + error);
-                    return;
-                  }
-                  auto& durable = self->state.registry.flows.durable;
-                  if (auto it = durable.find(key); it != durable.end()) {
-                    spdlog::info("jobflow={} deleted", key);
-                    self->send(self->state.env.watches, flow_event_atom::value, it->second,
-                               static_cast<int32_t>(EventType::DELETED));
-                    durable.erase(it);
-                  }
-                  done("");
-                });
-  });
-}
-
-// A JobFlow's delete: its actor stops, its phase becomes Terminating (durably: a restart does
-// not bring the flow back to create what is being deleted), its jobs go whatever its
-// jobRetainPolicy, then its record.
-caf::result<std::string> delete_flow(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
-  auto key = ref_key(ref);
-  if (!self->state.registry.flows.find(key)) return not_found_response<JobFlow>(id, ref);
-  auto rp = self->make_response_promise<std::string>();
-  auto& waiting = self->state.deleting_flows[key];
-  waiting.push_back([rp, id](const std::string& error) mutable {
-    rp.deliver(error.empty() ? ok_response(id) : error_response(id, Code::INTERNAL, error));
-  });
-  if (waiting.size() > 1) return rp;  // joins the delete under way
-  auto terminate = [self, key]() mutable {
-    auto answer = [self, key](const std::string& error) {
-      auto waiters = std::move(self->state.deleting_flows[key]);
-      self->state.deleting_flows.erase(key);
-      for (auto& w : waiters) w(error);
-    };
-    const auto* flow = self->state.registry.flows.find(key);
-    if (!flow) {
-      answer("");  // a delete beside this one finished first
-      return;
-    }
-    JobFlow terminating = *flow;
-    if (terminating.status.phase == "Terminating") {
-      finish_flow_delete(self, key, answer);
-      return;
-    }
-    spdlog::info("jobflow={} phase=Terminating from={}", key, terminating.status.phase);
-    terminating.status.phase = "Terminating";
-    terminating.status.last_transition_ms = system_now_ms();
-    auto record = FlowKind<JobFlow>::record(terminating);
-    commit_then(self, {Write{Family::Flows, key, std::move(record)}},
-                [self, key, terminating, answer](const std::string& error) mutable {
-                  if (!error.empty()) {
-                    answer("delete failed: " + error);
-                    return;
-                  }
-                  self->send(self->state.env.watches, flow_event_atom::value, terminating,
-                             static_cast<int32_t>(EventType::MODIFIED));
-                  self->state.registry.flows.durable[key] = std::move(terminating);
-                  finish_flow_delete(self, key, answer);
-                });
-  };
-  auto actor = self->state.flow_actors.find(key);
-  if (actor == self->state.flow_actors.end()) {
-    terminate();
-    return rp;
-  }
-  // Its last write lands before Terminating is written: the flow answers once none is in flight.
-  auto handle = actor->second;
-  self->state.flow_actors.erase(actor);
-  self->request(handle, 30s, delete_atom::value)
-      .then([terminate](caf::ok_atom) mutable { terminate(); },
-            [self, handle, terminate](caf::error&) mutable {
-              // It did not answer: stopped for good, it writes nothing after Terminating (a
-              // write it queued before is applied first: the store writes in order).
-              self->send_exit(handle, caf::exit_reason::kill);
-              terminate();
-            });
-  return rp;
-}
-
 using CreateReply = caf::result<std::string, int64_t, std::string, bool>;
 
-// A flow asks for its entry's job: (uid, created ms, "", false) once it is durable, or exists
-// already as this flow's; ("", 0, why, wait) when it cannot be created (wait: not yet, as
-// when its JobTemplate is missing).
+// A flow's entry's job (built by the flow directory from the entry's JobTemplate): (uid,
+// created ms, "", false) once it is durable, or exists already as this flow's; ("", 0, why,
+// wait) when it cannot be created (wait: not yet).
 CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::string& flow_uid,
-                        const std::string& entry) {
+                        JobSpec spec) {
   auto& st = self->state;
-  const auto* flow = st.registry.flows.find(flow_key);
-  // Only the flow's own live actor creates: one that a delete has stopped (its request may
-  // still be queued here) must not leave a job behind that nothing owns.
-  auto actor = st.flow_actors.find(flow_key);
-  if (actor == st.flow_actors.end() || actor->second.address() != self->current_sender())
-    flow = nullptr;
-  if (!flow || flow->uid != flow_uid)
-    return CreateReply(std::string(), int64_t{0}, std::string("the JobFlow no longer exists"),
-                       false);
-  const auto template_key = flow->spec.namespace_ + "/" + entry;
-  const auto* tmpl = st.registry.templates.find(template_key);
-  if (!tmpl)
-    return CreateReply(std::string(), int64_t{0},
-                       "JobTemplate " + entry + " not found in namespace " + flow->spec.namespace_,
-                       true);
-  auto made = flow_job_spec(*flow, entry, *tmpl);
-  if (!made) return CreateReply(std::string(), int64_t{0}, made.error(), false);
-  auto spec = std::move(*made);
+  auto refuse = [](std::string why, bool wait) {
+    return CreateReply(std::string(), int64_t{0}, std::move(why), wait);
+  };
   const auto key = spec.key();
   if (auto it = st.jobs.find(key); it != st.jobs.end()) {
     const auto& job = it->second;
     if (job.owner != flow_key || job.owner_uid != flow_uid)
-      return CreateReply(std::string(), int64_t{0},
-                         "a job named " + spec.name + " exists and was not created by this JobFlow",
-                         false);
-    if (job.deleting)
-      return CreateReply(std::string(), int64_t{0}, "job " + spec.name + " is being deleted", true);
+      return refuse("a job named " + spec.name + " exists and was not created by this JobFlow",
+                    false);
+    if (job.deleting) return refuse("job " + spec.name + " is being deleted", true);
     return CreateReply(job.uid, job.created_ms, std::string(), false);  // nothing twice
   }
   if (stored_job_exists(*st.env.store, key)) {
-    // Settled: no actor tells the flow its status, so this does.
-    auto model = stored_flow_job(st, key, *flow);
+    auto model = stored_flow_job(st, key, flow_key, flow_uid);
     if (!model)
-      return CreateReply(std::string(), int64_t{0},
-                         "a job named " + spec.name + " exists and was not created by this JobFlow",
-                         false);
-    self->send(actor->second, job_status_atom::value, model->job.spec.name, model->job.uid,
-               model->job.created_ms, model->job.status);
+      return refuse("a job named " + spec.name + " exists and was not created by this JobFlow",
+                    false);
+    // Settled: no actor tells the flow its status, so this does.
+    self->send(st.env.flows, job_status_atom::value, flow_key, flow_uid, model->job.spec.name,
+               model->job.uid, model->job.created_ms, model->job.status);
     return CreateReply(model->job.uid, model->job.created_ms, std::string(), false);
   }
   apply_defaults(spec);
@@ -1140,7 +1028,7 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
     std::string why;
     for (const auto& e : diags.errors)
       why += (why.empty() ? "" : "; ") + (e.path.empty() ? "" : e.path + ": ") + e.message;
-    return CreateReply(std::string(), int64_t{0}, std::move(why), false);
+    return refuse(std::move(why), false);
   }
   auto rp = self->make_response_promise<std::string, int64_t, std::string, bool>();
   auto uid = std::make_shared<std::string>();
@@ -1292,18 +1180,12 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
         return submit(self, id, std::move(docs), std::move(diags));
       }
       case api::Request::GET_JOB_TEMPLATE:
-        return get_response(id, self->state.registry.templates, req.getGetJobTemplate());
       case api::Request::LIST_JOB_TEMPLATES:
-        return list_response(id, self->state.registry.templates, req.getListJobTemplates());
       case api::Request::DELETE_JOB_TEMPLATE:
-        return delete_flow_object(self, id, req.getDeleteJobTemplate(),
-                                  self->state.registry.templates);
       case api::Request::GET_JOB_FLOW:
-        return get_response(id, self->state.registry.flows, req.getGetJobFlow());
       case api::Request::LIST_JOB_FLOWS:
-        return list_response(id, self->state.registry.flows, req.getListJobFlows());
       case api::Request::DELETE_JOB_FLOW:
-        return delete_flow(self, id, req.getDeleteJobFlow());
+        break;  // the flow directory's (actors/jobflow)
       case api::Request::GET_JOB:
         return get_job(self, id, req.getGetJob());
       case api::Request::LIST_JOBS:
@@ -1565,23 +1447,6 @@ void recover_jobs(DirSelf* self) {
   if (count) spdlog::info("coordinator recovered jobs={}", count);
 }
 
-// A running flow hears its settled jobs' status from here: they have no actor to tell it, and
-// its record may predate their end (the coordinator stopped between the two writes).
-void tell_flows_of_settled_jobs(DirSelf* self) {
-  auto& st = self->state;
-  for (const auto& [flow_key, actor] : st.flow_actors) {
-    const auto* flow = st.registry.flows.find(flow_key);
-    if (!flow) continue;
-    for (const auto& [name, entry] : job_entries(flow->spec)) {
-      auto key = flow->spec.namespace_ + "/" + name;
-      if (st.jobs.count(key)) continue;  // its actor tells
-      if (auto model = stored_flow_job(st, key, *flow))
-        self->send(actor, job_status_atom::value, model->job.spec.name, model->job.uid,
-                   model->job.created_ms, model->job.status);
-    }
-  }
-}
-
 caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   self->state.env = std::move(env);
   // Queues and classes first: the bindings the jobs hand back count in their queue.
@@ -1591,34 +1456,11 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
                     std::string& default_class) {
         take_names(self->state.scheduling, queues, classes, default_class);
       });
-  // Flows first: the jobs they created are given their flow's actor as owner.
-  recover(self->state.registry, *self->state.env.store);
-  std::vector<std::string> terminating;
-  for (const auto& [key, flow] : self->state.registry.flows.durable) {
-    if (flow.status.phase == "Terminating")
-      terminating.push_back(key);  // deleted when the coordinator stopped: no actor
-    else
-      start_flow(self, flow);
-  }
   recover_jobs(self);
-  tell_flows_of_settled_jobs(self);
-  for (const auto& key : terminating) {
-    // A client's delete meanwhile joins this one (deleting_flows).
-    self->state.deleting_flows[key].push_back([key](const std::string& error) {
-      if (!error.empty())
-        spdlog::error("jobflow={} delete: {}; delete it again to retry", key, error);
-    });
-    finish_flow_delete(self, key, [self, key](const std::string& error) {
-      auto waiters = std::move(self->state.deleting_flows[key]);
-      self->state.deleting_flows.erase(key);
-      for (auto& w : waiters) w(error);
-    });
-  }
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
   // is passed on to them explicitly.
   self->set_exit_handler([=](caf::exit_msg& msg) {
     for (auto& [key, entry] : self->state.jobs) self->send_exit(entry.actor, msg.reason);
-    for (auto& [key, flow] : self->state.flow_actors) self->send_exit(flow, msg.reason);
     self->quit(msg.reason);
   });
   return {
@@ -1657,14 +1499,18 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         return rp;
       },
       [=](flow_create_atom, const std::string& flow_key, const std::string& flow_uid,
-          const std::string& entry) { return flow_create(self, flow_key, flow_uid, entry); },
+          JobSpec& spec) { return flow_create(self, flow_key, flow_uid, std::move(spec)); },
+      [=](flow_delete_atom, const std::string& flow_key, const std::string& flow_uid,
+          const std::vector<std::string>& keys) {
+        auto rp = self->make_response_promise<std::string>();
+        delete_flow_jobs(self, flow_key, flow_uid, keys,
+                         [rp](const std::string& error) mutable { rp.deliver(error); });
+        return rp;
+      },
       [=](flow_delete_atom, const std::string& key, const std::string& uid) {
+        // One of a flow's jobs, failed, deleted for a retry.
         auto rp = self->make_response_promise<std::string>();
         auto done = [rp](const std::string& error) mutable { rp.deliver(error); };
-        if (uid.empty()) {  // every job of the flow `key`
-          delete_flow_jobs(self, key, done);
-          return rp;
-        }
         auto it = self->state.jobs.find(key);
         std::string stored_uid;
         if (it == self->state.jobs.end())
@@ -1675,17 +1521,6 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         else
           delete_entry(self, key, done);
         return rp;
-      },
-      [=](sync_atom, JobFlow& flow) {
-        auto key = flow.spec.key();
-        auto actor = self->state.flow_actors.find(key);
-        // A deleted flow's last write does not bring it back.
-        if (actor == self->state.flow_actors.end() ||
-            actor->second.address() != self->current_sender())
-          return;
-        self->send(self->state.env.watches, flow_event_atom::value, flow,
-                   static_cast<int32_t>(EventType::MODIFIED));
-        self->state.registry.flows.durable[key] = std::move(flow);
       },
       [=](committed_atom, uint64_t seq, const std::string& error) {
         self->state.commits.done(seq, error);

@@ -1,6 +1,7 @@
-// The job directory: owns which jobs exist (their actors while they are live), and the
-// JobTemplates and JobFlows. It creates and deletes jobs, serves the client requests about them
-// that the API router passes on, and routes node reports and node events to the job actors.
+// The job directory: owns which jobs exist (their actors while they are live). It creates and
+// deletes jobs, serves the client requests about them that the API router passes on, and routes
+// node reports and node events to the job actors. JobTemplates and JobFlows are the flow
+// directory's (actors/jobflow), Queues and PriorityClasses the scheduling objects' actor's.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/metrics/metrics.hpp"
+#include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
 #include "actors/protocol/watch_hub.hpp"
@@ -25,7 +27,9 @@ struct JobDirectoryEnv {
   caf::actor timer;       // the job actors' clock (actors/timer)
   protocol::membership
       membership;  // the nodes: routes to them, knows who is Ready (actors/cluster)
-  std::shared_ptr<Metrics> metrics;  // handed to the job and flow actors; unset: none
+  std::shared_ptr<Metrics> metrics;  // handed to the job actors; unset: none
+  // The JobTemplates and JobFlows: admits and stores a submission's, hears of flows' jobs.
+  protocol::flow_directory flows;
   // Where job and flow changes are published for the clients' watches (actors/watch).
   protocol::watch_hub watches;
   // The nodes of the cluster's config. A recovered pod bound to any other node is lost: that
@@ -38,7 +42,8 @@ struct JobDirectoryEnv {
 
 // Messages:
 //   (api_atom, Request bytes) -> Response bytes          from the API router (actors/api): every
-//                                                        request but ping and nodes
+//                                                        request but ping, nodes, backup and
+//                                                        those about templates and flows
 //   (register_atom, NodeRegistration bytes, node actor)  a node (re)joins: its pods' reports go
 //                                                        to their jobs, and every job hears it
 //   (report_atom, PodReport bytes)                       routed to the pod's job actor; a live
@@ -46,15 +51,18 @@ struct JobDirectoryEnv {
 //                                                        forgotten
 //   (capacity_atom, node, capacity, ready, host)         for admission's fit checks
 //   (node_lost_atom, node, why, lease over)              passed on to every job
-//   (committed_atom, seq, error)                         its own JobTemplate/JobFlow writes done
+//   (committed_atom, seq, error)                         its own writes done
+//   (flow_create_atom, flow key, flow uid, JobSpec)      from the flow directory: a flow's job
+//     -> (uid, created ms, error, wait)
+//   (flow_delete_atom, flow key, flow uid, job keys)     every job of a flow -> "" or why not
+//   (flow_delete_atom, job key, uid) -> "" or why not    one of a flow's jobs (a retry)
 //   (expire_atom, job key, uid)                          a job's TTL passed: delete it
 //   (purge_atom, History row, uid) -> "" or why not      history retention: delete a settled job
 //   (pods_watched_atom, bool)                            from the watch hub: whether it hears of
 //                                                        every job actor started and stopped
 //   (live_jobs_atom, namespace) -> (keys, actors)        the live jobs, for a pods watch's list
-// On start it reloads every job from the store and respawns its actor, and every JobTemplate and
-// JobFlow. A recovered job whose pods are bound to a node the config no longer has hears at once
-// that the node is lost.
+// On start it respawns the actor of every live job (the live index). A recovered job whose pods
+// are bound to a node the config no longer has hears at once that the node is lost.
 caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);
 
 }  // namespace caldera

@@ -9,19 +9,17 @@
 
 #include <caf/response_promise.hpp>
 
-#include "actors/directory/flow_registry.hpp"
 #include "messages/admission.hpp"
 #include "messages/job_yaml.hpp"
 
 namespace caldera {
 
-// Defaults and admits every template, flow and job; a name taken by an object of the same kind
-// (stored, in flight, or earlier in the submission) is an "already exists" error. Every problem
-// lands in diags under its document's prefix. `job_taken(key)`: a job of that namespace/name
-// exists.
-void admit_submission(ParsedDocuments& docs, const AdmissionContext& ctx,
-                      const FlowRegistry& registry,
-                      const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
+// Defaults and admits every job; a name taken (`job_taken(key)`: a job of that namespace/name
+// exists, or earlier in the submission) is an "already exists" error. Every problem lands in
+// diags under its document's prefix. (The templates and flows are the flow directory's:
+// actors/jobflow/core/flow_submission.)
+void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
+                const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
 // A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.
 std::string rejection_response(uint64_t id, const Diagnostics& diags);

@@ -95,6 +95,10 @@ struct JobState {
   static inline const char* name = "job";
 };
 
+bool has_owner(const JobState& st) {
+  return st.env.flows && !st.env.owner.empty();
+}
+
 using JobSelf = caf::stateful_actor<JobState>;
 
 // The controller core's clock: the environment's wall clock, and fresh uids.
@@ -297,10 +301,10 @@ void apply_effects(JobSelf* self, Inflight& in) {
   // The owner hears every durable change of the status, once: it decides from them at once
   // (a flow creates what its dependents wait for) instead of polling.
   // The status this write stored, not the actor's latest: a later one may not be durable yet.
-  if (st.env.owner && in.status && st.told_owner != in.status) {
+  if (has_owner(st) && in.status && st.told_owner != in.status) {
     st.told_owner = in.status;
-    self->send(st.env.owner, job_status_atom::value, m.job.spec.name, m.job.uid, m.job.created_ms,
-               *in.status);
+    self->send(st.env.flows, job_status_atom::value, st.env.owner, st.env.owner_uid,
+               m.job.spec.name, m.job.uid, m.job.created_ms, *in.status);
   }
   if (in.ack) self->send(st.env.nodes, ack_atom::value, in.ack->node, in.ack->uid, in.ack->seq);
   if (in.fx.expired) {
@@ -313,7 +317,9 @@ void apply_effects(JobSelf* self, Inflight& in) {
     for (const auto& [name, p] : std::as_const(m.pods))
       if (!p.node.empty()) self->send(st.env.nodes, remove_atom::value, p.node, p.uid);
     spdlog::info("job={} deleted", m.key());
-    if (st.env.owner) self->send(st.env.owner, job_gone_atom::value, m.job.spec.name, m.job.uid);
+    if (has_owner(st))
+      self->send(st.env.flows, job_gone_atom::value, st.env.owner, st.env.owner_uid,
+                 m.job.spec.name, m.job.uid);
   }
   if (in.reply.pending()) {
     if (in.pods_page)
@@ -397,7 +403,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes, &in.wrote_spec);
     in.history_after = st.model.history_ms;
-    if (!erase && st.env.owner) in.status = st.model.job.status;
+    if (!erase && has_owner(st)) in.status = st.model.job.status;
     if (st.watch_pods)
       pod_events(st.model, in.changes, erase, st.seen_pods, &in.pod_events, &in.pod_event_types);
     auto me = caf::actor_cast<caf::actor>(self);

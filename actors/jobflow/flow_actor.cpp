@@ -8,10 +8,10 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
-#include "actors/directory/flow_registry.hpp"
 #include "actors/jobflow/core/dag.hpp"
 #include "actors/jobflow/core/flow_job.hpp"
 #include "actors/jobflow/core/flow_status.hpp"
+#include "actors/jobflow/flow_records.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "common/clock.hpp"
@@ -43,6 +43,7 @@ struct FlowState {
   JobFlow written;  // what the last durable write held
   bool deleted = false;
   bool look_scheduled = false;
+  bool offered_stop = false;  // asked the flow directory to stop it (passivation)
   caf::response_promise delete_rp;
   static inline const char* name = "jobflow";
 };
@@ -76,6 +77,29 @@ FlowRestarts restarts_of(const FlowState& st) {
 }
 
 void act_after_durable(FlowSelf* self);
+
+// Whether nothing is left for the actor to do: the flow is finished and durably so, its jobs
+// have ended, and nothing it asked for is under way. Only a change of one of its jobs (a
+// command, a delete) could give it work again: the flow directory then wakes it.
+bool done_for_now(const FlowState& st) {
+  if (st.deleted || st.writing || st.look_scheduled || st.deleting_jobs || !st.creating.empty() ||
+      !st.retrying.empty() || !is_finished(phase_of(st)) || !(st.flow.status == st.written.status))
+    return false;
+  if (phase_of(st) == FlowPhase::Succeed && st.flow.spec.job_retain_policy == "delete" &&
+      !st.jobs_deleted)
+    return false;
+  for (const auto& [entry, phase] : st.jobs)
+    if (!is_finished(phase) && phase != JobPhase::Aborted) return false;
+  return true;
+}
+
+// Passivation: offered once; the flow directory answers with stop_atom.
+void offer_stop(FlowSelf* self) {
+  auto& st = self->state;
+  if (st.offered_stop || !done_for_now(st)) return;
+  st.offered_stop = true;
+  self->send(st.env.flows, passivate_atom::value, st.flow.spec.key(), st.flow.uid);
+}
 
 void write(FlowSelf* self) {
   auto& st = self->state;
@@ -165,7 +189,7 @@ void step(FlowSelf* self) {
 void request_create(FlowSelf* self, const std::string& entry) {
   auto& st = self->state;
   st.creating.insert(entry);
-  self->request(st.env.directory, caf::infinite, flow_create_atom::value, st.flow.spec.key(),
+  self->request(st.env.flows, caf::infinite, flow_create_atom::value, st.flow.spec.key(),
                 st.flow.uid, entry)
       .then(
           [self, entry](const std::string& uid, int64_t created_ms, const std::string& error,
@@ -236,7 +260,7 @@ void act_after_durable(FlowSelf* self) {
                        if (f.name == entry) return f.retry;
                      return 0;
                    }());
-      self->request(st.env.directory, 60s, flow_delete_atom::value,
+      self->request(st.env.jobs, 60s, flow_delete_atom::value,
                     st.flow.spec.namespace_ + "/" + flow_job_name(st.flow.spec.name, entry), uid)
           .then(
               [self, entry, uid](const std::string& error) {
@@ -261,8 +285,10 @@ void act_after_durable(FlowSelf* self) {
   if (phase_of(st) == FlowPhase::Succeed && st.flow.spec.job_retain_policy == "delete" &&
       !st.jobs_deleted && !st.deleting_jobs) {
     st.deleting_jobs = true;
-    self->request(st.env.directory, caf::infinite, flow_delete_atom::value, st.flow.spec.key(),
-                  std::string())
+    std::vector<std::string> keys;
+    for (const auto& [job, entry] : st.entries) keys.push_back(st.flow.spec.namespace_ + "/" + job);
+    self->request(st.env.jobs, caf::infinite, flow_delete_atom::value, st.flow.spec.key(),
+                  st.flow.uid, std::move(keys))
         .then([self](const std::string& error) {
           auto& st = self->state;
           st.deleting_jobs = false;
@@ -273,8 +299,10 @@ void act_after_durable(FlowSelf* self) {
           }
           st.jobs_deleted = true;
           spdlog::info("jobflow={} jobs deleted (jobRetainPolicy delete)", st.flow.spec.key());
+          offer_stop(self);
         });
   }
+  offer_stop(self);
 }
 
 caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
@@ -338,6 +366,14 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
         }
         return st.delete_rp;
       },
+      [=](stop_atom) {
+        auto& st = self->state;
+        st.offered_stop = false;
+        if (!done_for_now(st)) return false;
+        st.deleted = true;  // nothing after this
+        self->quit();
+        return true;
+      },
       [=](committed_atom, JobFlow& snapshot, const std::string& error) {
         auto& st = self->state;
         st.writing = false;
@@ -353,7 +389,9 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
           return;
         }
         st.written = std::move(snapshot);
-        self->send(st.env.directory, sync_atom::value, st.written);
+        if (st.env.watches)
+          self->send(st.env.watches, flow_event_atom::value, st.written,
+                     static_cast<int32_t>(api::WatchEvent::Type::MODIFIED));
         if (!(st.flow.status == st.written.status))
           write(self);
         else
@@ -365,7 +403,7 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
 }  // namespace
 
 protocol::jobflow spawn_flow_actor(caf::actor_system& sys, JobFlow flow, FlowActorEnv env) {
-  // Dynamically typed inside, as the job actor: it asks the dynamically typed directory.
+  // Dynamically typed inside, as the job actor: it asks the dynamically typed job directory.
   return caf::actor_cast<protocol::jobflow>(sys.spawn(flow_actor, std::move(flow), std::move(env)));
 }
 

@@ -93,6 +93,24 @@ struct Metrics::Impl {
                                    .Help("Settled jobs whose actor was started again")
                                    .Register(*registry)
                                    .Add({});
+  prometheus::Gauge& flow_actors = prometheus::BuildGauge()
+                                       .Name("caldera_flow_actors")
+                                       .Help(
+                                           "JobFlows with an actor: running ones, and woken "
+                                           "finished ones")
+                                       .Register(*registry)
+                                       .Add({});
+  prometheus::Counter& flows_passivated =
+      prometheus::BuildCounter()
+          .Name("caldera_flows_passivated_total")
+          .Help("Flow actors stopped because their flow finished (it is read from the store)")
+          .Register(*registry)
+          .Add({});
+  prometheus::Counter& flows_woken = prometheus::BuildCounter()
+                                         .Name("caldera_flows_woken_total")
+                                         .Help("Finished flows whose actor was started again")
+                                         .Register(*registry)
+                                         .Add({});
   prometheus::Gauge& history_jobs = prometheus::BuildGauge()
                                         .Name("caldera_history_jobs")
                                         .Help("Settled jobs the store keeps (history)")
@@ -175,6 +193,16 @@ void Metrics::node_pods(size_t n) {
 void Metrics::job_actor_stopped(bool passivated) {
   impl_->job_actors.Decrement();
   if (passivated) impl_->passivated.Increment();
+}
+
+void Metrics::flow_actor_started(bool woken) {
+  impl_->flow_actors.Increment();
+  if (woken) impl_->flows_woken.Increment();
+}
+
+void Metrics::flow_actor_stopped(bool passivated) {
+  impl_->flow_actors.Decrement();
+  if (passivated) impl_->flows_passivated.Increment();
 }
 
 void Metrics::history_jobs(int64_t kept) {

@@ -47,6 +47,10 @@ class Metrics {
   // by their job; the others are retired to its store).
   void node_pods(size_t n);
   void job_actor_stopped(bool passivated);
+  // caldera_flow_actors, caldera_flows_passivated_total, caldera_flows_woken_total: the same
+  // for JobFlows (a finished flow has no actor until one of its jobs changes).
+  void flow_actor_started(bool woken);
+  void flow_actor_stopped(bool passivated);
   // caldera_history_jobs: settled jobs the store keeps; caldera_history_deleted_total{reason}:
   // the ones history retention deleted, reason "count" (maxFinishedJobs) or "age" (maxAge).
   void history_jobs(int64_t kept);

@@ -88,16 +88,24 @@ using queues_atom = caf::atom_constant<caf::atom("queues")>;
 // scheduler -> job actor: (evict_atom, pod uid, reason, why) preemption or reclaim takes a pod
 using evict_atom = caf::atom_constant<caf::atom("evict")>;
 
-// job actor -> its owner (a flow actor): (job_status_atom, job name, uid, created ms, JobStatus)
-// after each durable change of its status; (job_gone_atom, job name, uid) once it is deleted
+// job actor -> flow directory -> its owner (a flow actor): (job_status_atom, [flow key, flow
+// uid,] job name, uid, created ms, JobStatus) after each durable change of its status;
+// (job_gone_atom, [flow key, flow uid,] job name, uid) once it is deleted
 using job_status_atom = caf::atom_constant<caf::atom("jobstatus")>;
 using job_gone_atom = caf::atom_constant<caf::atom("jobgone")>;
-// flow actor -> job directory: (flow_create_atom, flow key, flow uid, entry) creates the entry's
-// job from its template; (flow_delete_atom, job key, uid) deletes one of the flow's jobs
+// flow actor -> flow directory: (flow_create_atom, flow key, flow uid, entry) creates the
+// entry's job from its template; flow directory -> job directory: (flow_create_atom, flow key,
+// flow uid, JobSpec) creates it. Flow actor or flow directory -> job directory:
+// (flow_delete_atom, job key, uid) deletes one of a flow's jobs, (flow_delete_atom, flow key,
+// flow uid, job keys) every one.
 using flow_create_atom = caf::atom_constant<caf::atom("flowcreate")>;
 using flow_delete_atom = caf::atom_constant<caf::atom("flowdel")>;
-// job directory -> flow actor: look again (a JobTemplate arrived); flow actor -> job directory:
-// (sync_atom, JobFlow) its latest durable record, for reads
+// job directory <-> flow directory: a submission's templates and flows are admitted
+// (admit_atom), then stored (create_atom) or their names given back (release_atom); (users_atom,
+// name, queue?) -> the templates that name a queue or priority class
+using admit_atom = caf::atom_constant<caf::atom("admit")>;
+using users_atom = caf::atom_constant<caf::atom("users")>;
+// flow directory -> flow actor: look again (a JobTemplate arrived)
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 
 // Watches (actors/watch). client bridge -> API router -> watch hub: (watch_atom, Request bytes,

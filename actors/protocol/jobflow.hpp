@@ -1,5 +1,5 @@
-// What may be asked of a flow actor (one per JobFlow): its jobs' actors tell it of their status,
-// and the job directory wakes it or deletes it.
+// What may be asked of a flow actor (one per JobFlow): the flow directory passes on its jobs'
+// status, wakes it, stops it (passivation) or deletes it.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,8 @@ using jobflow = caf::typed_actor<
     // look again at what is due (a JobTemplate arrived)
     caf::reacts_to<sync_atom>,
     // -> ok once no write of its record is in flight; the actor then quits
-    caf::replies_to<delete_atom>::with<caf::ok_atom>>;
+    caf::replies_to<delete_atom>::with<caf::ok_atom>,
+    // -> true when it stops (still finished and idle), false when it goes on
+    caf::replies_to<stop_atom>::with<bool>>;
 
 }  // namespace caldera::protocol

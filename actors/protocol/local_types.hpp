@@ -7,9 +7,12 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
+#include "messages/flow_documents.hpp"
 #include "messages/gang_request.hpp"
 #include "messages/job_flow.hpp"
+#include "messages/job_spec.hpp"
 #include "messages/job_status.hpp"
+#include "messages/job_template.hpp"
 #include "messages/node_info.hpp"
 #include "messages/priority_class.hpp"
 #include "messages/queue.hpp"
@@ -21,6 +24,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::NodeInfo>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ResourceList)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobStatus)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobFlow)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::FlowDocuments)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::JobTemplate>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::JobFlow>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodGroupInfo)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Queue>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::PriorityClass>)

@@ -11,9 +11,9 @@
 #include <caf/all.hpp>
 
 #include "actors/api/responses.hpp"
-#include "actors/directory/flow_registry.hpp"
 #include "actors/directory/stored_jobs.hpp"
 #include "actors/job/job_record.hpp"
+#include "actors/jobflow/flow_records.hpp"
 #include "actors/watch/watchers.hpp"
 #include "messages/api.capnp.h"
 #include "messages/flat.hpp"

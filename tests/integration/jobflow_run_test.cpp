@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "actors/directory/flow_registry.hpp"
+#include "actors/jobflow/flow_records.hpp"
 #include "client/client.hpp"
 #include "messages/codec.hpp"
 #include "node_test.hpp"

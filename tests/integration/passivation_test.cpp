@@ -38,8 +38,9 @@ struct MeteredNode {
   bool metric_is(const std::string& name, double want) const {
     return eventually([&] { return metric(name) == want; });
   }
-  std::string phase(const std::string& job) const {
-    auto r = node.cli({"get", "job", job, "-o", "json"});
+  // The phase of the job (or, with kind "jobflow", the flow) `name`, or what went wrong.
+  std::string phase(const std::string& name, const char* kind = "job") const {
+    auto r = node.cli({"get", kind, name, "-o", "json"});
     if (r.exit_code != 0) return "error: " + r.err;
     return json::parse(r.out)["status"]["state"]["phase"];
   }
@@ -164,16 +165,15 @@ TEST(Passivation, ARestartRecreatesOnlyTheLiveJobsAndFindsTheOthersOnDemand) {
   EXPECT_EQ(m.metric("caldera_job_actors"), 1);
 }
 
-TEST(Passivation, DeletingAFlowDeletesItsSettledJobs) {
-  MeteredNode m;
-  auto& node = m.node;
-  node.start();
-  auto tmpl = [](const std::string& name) {
+// Two JobTemplates running `script` and a flow "pair" of them, the second after the first.
+std::string pair_flow(const std::string& script = "true") {
+  auto tmpl = [&](const std::string& name) {
     return "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: " + name +
            "}\nspec:\n  tasks: [{name: main, replicas: 1, template: {spec: {containers: [{name: "
-           "main, command: [\"true\"]}]}}}]\n---\n";
+           "main, command: [sh, -c, \"" +
+           script + "\"]}]}}}]\n---\n";
   };
-  const std::string flow = tmpl("first") + tmpl("second") + R"(apiVersion: flow.volcano.sh/v1alpha1
+  return tmpl("first") + tmpl("second") + R"(apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: pair}
 spec:
@@ -183,7 +183,13 @@ spec:
     - name: second
       dependsOn: {targets: [first]}
 )";
-  ASSERT_EQ(node.cli({"submit", "-f", "-"}, flow).exit_code, 0);
+}
+
+TEST(Passivation, DeletingAFlowDeletesItsSettledJobs) {
+  MeteredNode m;
+  auto& node = m.node;
+  node.start();
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, pair_flow()).exit_code, 0);
   ASSERT_EQ(node.cli({"wait", "jobflow", "pair", "--for=phase=Succeed", "--timeout=30s"}).exit_code,
             0)
       << node.log();
@@ -193,6 +199,132 @@ spec:
   ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
   auto jobs = json::parse(node.cli({"get", "jobs", "-o", "json"}).out);
   EXPECT_EQ(jobs["items"].size(), 0u) << jobs.dump();
+}
+
+TEST(Passivation, AFinishedFlowHasNoActorAndEveryReadFindsItInTheStore) {
+  MeteredNode m;
+  auto& node = m.node;
+  node.start();
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, pair_flow()).exit_code, 0);
+  ASSERT_EQ(node.cli({"wait", "jobflow", "pair", "--for=phase=Succeed", "--timeout=30s"}).exit_code,
+            0)
+      << node.log();
+  ASSERT_TRUE(m.metric_is("caldera_flows_passivated_total", 1)) << node.log();
+  EXPECT_EQ(m.metric("caldera_flow_actors"), 0);
+
+  EXPECT_EQ(m.phase("pair", "jobflow"), "Succeed");
+  auto flow = json::parse(node.cli({"get", "jobflow", "pair", "-o", "json"}).out);
+  EXPECT_EQ(flow["status"]["completedJobs"].size(), 2u) << flow.dump();
+  auto table = node.cli({"get", "jobflows"});
+  EXPECT_NE(table.out.find("pair"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Succeed"), std::string::npos) << table.out;
+  auto yaml = node.cli({"get", "jobflow", "pair", "-o", "yaml"});
+  EXPECT_NE(yaml.out.find("Succeed"), std::string::npos) << yaml.out;
+  auto described = node.cli({"describe", "jobflow", "pair"});
+  EXPECT_EQ(described.exit_code, 0) << described.err;
+  EXPECT_NE(described.out.find("pair-second"), std::string::npos) << described.out;
+  // A watch (wait) lists it from the store too; its name stays taken.
+  EXPECT_EQ(node.cli({"wait", "jobflow", "pair", "--for=phase=Succeed", "--timeout=5s"}).exit_code,
+            0);
+  auto again = node.cli({"submit", "-f", "-"}, pair_flow().substr(pair_flow().rfind("apiVersion")));
+  EXPECT_NE(again.err.find("jobflows.flow.volcano.sh \"pair\" already exists"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(m.metric("caldera_flows_woken_total"), 0);  // reads wake nothing
+
+  // One of its jobs deleted wakes it: it hears the news (a Completed job deleted stays done),
+  // then stops again.
+  ASSERT_EQ(node.cli({"delete", "job", "pair-first"}).exit_code, 0);
+  EXPECT_TRUE(m.metric_is("caldera_flows_woken_total", 1)) << node.log();
+  EXPECT_TRUE(m.metric_is("caldera_flows_passivated_total", 2)) << node.log();
+  EXPECT_EQ(m.metric("caldera_flow_actors"), 0);
+  EXPECT_EQ(m.phase("pair", "jobflow"), "Succeed");
+
+  // A restart starts no actor for it; a delete needs none.
+  node.kill9();
+  node.start();
+  double actors = -1;
+  ASSERT_TRUE(eventually([&] { return (actors = m.metric("caldera_flow_actors")) >= 0; }));
+  EXPECT_EQ(actors, 0);
+  EXPECT_NE(node.log().find("coordinator recovered jobflows=1 running=0"), std::string::npos)
+      << node.log();
+  auto deleted = node.cli({"delete", "jobflow", "pair"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_NE(m.phase("pair", "jobflow").find("not found"), std::string::npos);
+  EXPECT_NE(m.phase("pair-second").find("not found"), std::string::npos);
+  EXPECT_EQ(m.metric("caldera_flows_woken_total"), 0);
+}
+
+TEST(Passivation, AResumedJobOfAFinishedFlowWakesTheFlowWhichRecordsIt) {
+  MeteredNode m;
+  auto& node = m.node;
+  node.start();
+  auto tmpl = [](const std::string& name, const std::string& script) {
+    return "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: " + name +
+           "}\nspec:\n  tasks: [{name: main, replicas: 1, template: {spec: {containers: [{name: "
+           "main, command: [sh, -c, \"" +
+           script + "\"]}]}}}]\n---\n";
+  };
+  // "bad" fails the flow at once; "slow" runs on.
+  ASSERT_EQ(node.cli({"submit", "-f", "-"},
+                     tmpl("bad", "exit 3") + tmpl("slow", "sleep 600") +
+                         "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: "
+                         "mixed}\nspec:\n  flows: [{name: bad}, {name: slow}]\n")
+                .exit_code,
+            0);
+  ASSERT_EQ(node.cli({"wait", "jobflow", "mixed", "--for=phase=Failed", "--timeout=30s"}).exit_code,
+            0)
+      << node.log();
+  ASSERT_EQ(
+      node.cli({"wait", "job", "mixed-slow", "--for=phase=Running", "--timeout=30s"}).exit_code, 0);
+  EXPECT_EQ(m.metric("caldera_flow_actors"), 1);  // a job of its runs: it may hear more
+  // Its last job aborted, nothing is left for it: it stops.
+  ASSERT_EQ(node.cli({"abort", "job", "mixed-slow"}).exit_code, 0);
+  ASSERT_TRUE(m.metric_is("caldera_flows_passivated_total", 1)) << node.log();
+  EXPECT_EQ(m.metric("caldera_flow_actors"), 0);
+  // A resume: the job's news wakes the flow, which records it (a finished flow keeps its phase).
+  ASSERT_EQ(node.cli({"resume", "job", "mixed-slow"}).exit_code, 0);
+  EXPECT_TRUE(m.metric_is("caldera_flows_woken_total", 1)) << node.log();
+  EXPECT_TRUE(eventually([&] {
+    auto flow = json::parse(node.cli({"get", "jobflow", "mixed", "-o", "json"}).out);
+    for (const auto& line : flow["status"]["jobStatusList"])
+      if (line["name"] == "mixed-slow" && line["state"] == "Running" &&
+          flow["status"]["state"]["phase"] == "Failed")
+        return true;
+    return false;
+  })) << node.cli({"get", "jobflow", "mixed", "-o", "json"}).out;
+  EXPECT_EQ(m.metric("caldera_flow_actors"), 1);
+}
+
+TEST(Passivation, ARestartRecreatesOnlyTheRunningFlows) {
+  MeteredNode m;
+  auto& node = m.node;
+  node.start();
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, pair_flow()).exit_code, 0);
+  ASSERT_EQ(node.cli({"wait", "jobflow", "pair", "--for=phase=Succeed", "--timeout=30s"}).exit_code,
+            0);
+  ASSERT_EQ(node.cli({"submit", "-f", "-"},
+                     "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: "
+                     "slow}\nspec:\n  tasks: [{name: main, replicas: 1, template: {spec: "
+                     "{containers: [{name: main, command: [sleep, \"600\"]}]}}}]\n---\n"
+                     "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: "
+                     "running}\nspec:\n  flows: [{name: slow}]\n")
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      node.cli({"wait", "jobflow", "running", "--for=phase=Running", "--timeout=30s"}).exit_code,
+      0);
+  ASSERT_TRUE(m.metric_is("caldera_flow_actors", 1)) << node.log();
+
+  node.kill9();
+  node.start();
+  double actors = -1;
+  ASSERT_TRUE(eventually([&] { return (actors = m.metric("caldera_flow_actors")) >= 0; }));
+  EXPECT_EQ(actors, 1);
+  EXPECT_NE(node.log().find("coordinator recovered jobflows=2 running=1"), std::string::npos)
+      << node.log();
+  EXPECT_EQ(m.phase("pair", "jobflow"), "Succeed");
+  EXPECT_EQ(m.phase("running", "jobflow"), "Running");
+  EXPECT_EQ(m.metric("caldera_flows_woken_total"), 0);
 }
 
 }  // namespace

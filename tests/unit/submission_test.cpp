@@ -2,9 +2,13 @@
 // paths under each document's prefix when kinds are mixed.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <set>
 
 #include "actors/directory/submission.hpp"
+#include "actors/jobflow/core/flow_submission.hpp"
+#include "messages/api.capnp.h"
 #include "messages/flat.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
@@ -31,15 +35,35 @@ spec:
   tasks: [{name: main, replicas: 1, template: {spec: {containers: [{command: ["true"]}]}}}]
 )";
 
-Diagnostics admit_text(const std::string& text, const FlowRegistry& registry = {},
+// What the flow directory would know: names taken (stored or in flight) and stored templates.
+struct Known {
+  std::map<std::string, JobSpec> templates;  // stored
+  std::set<std::string> taken_templates;     // in flight
+  std::set<std::string> flows;
+};
+
+// As the two directories admit a submission: its templates and flows, then its jobs.
+Diagnostics admit_text(const std::string& text, const Known& known = {},
                        std::set<std::string> jobs = {}) {
   Diagnostics parse;
   auto docs = parse_yaml(text, parse);
   EXPECT_TRUE(parse.ok()) << dump(parse.errors);
-  Diagnostics diags;
-  admit_submission(
-      docs, AdmissionContext{}, registry,
-      [&](const std::string& key) { return jobs.count(key) > 0; }, diags);
+  FlowDocuments flow_docs{std::move(docs.templates), std::move(docs.flows), {}, {}};
+  admit_flow_objects(flow_docs,
+                     FlowNames{[&](const std::string& key) {
+                                 return known.templates.count(key) > 0 ||
+                                        known.taken_templates.count(key) > 0;
+                               },
+                               [&](const std::string& key) { return known.flows.count(key) > 0; },
+                               [&](const std::string& key) -> std::optional<JobSpec> {
+                                 auto it = known.templates.find(key);
+                                 if (it == known.templates.end()) return std::nullopt;
+                                 return it->second;
+                               }});
+  auto diags = std::move(flow_docs.diags);
+  admit_jobs(
+      docs.jobs, AdmissionContext{}, [&](const std::string& key) { return jobs.count(key) > 0; },
+      diags);
   return diags;
 }
 
@@ -59,19 +83,19 @@ TEST(Submission, MixedKindsAreAdmittedAndAFlowSeesTemplatesOfTheSameFile) {
 }
 
 TEST(Submission, StoredAndInFlightTemplatesCountForAFlow) {
-  FlowRegistry reg;
-  reg.templates.durable["default/prep"] = JobTemplate{};
-  reg.templates.creating.insert("default/train");
-  auto d = admit_text(kFlow, reg);
+  Known known;
+  known.templates["default/prep"] = JobSpec{};
+  known.taken_templates.insert("default/train");
+  auto d = admit_text(kFlow, known);
   EXPECT_TRUE(d.ok()) << dump(d.errors);
   EXPECT_TRUE(d.warnings.empty()) << dump(d.warnings);
 }
 
 TEST(Submission, NamesTakenByTheSameKindAlreadyExist) {
-  FlowRegistry reg;
-  reg.templates.durable["default/prep"] = JobTemplate{};
-  reg.flows.creating.insert("default/flow");  // accepted, not yet durable: the name is taken
-  auto d = admit_text(docs({kTemplate, kFlow, kJob}), reg, {"default/job"});
+  Known known;
+  known.templates["default/prep"] = JobSpec{};
+  known.flows.insert("default/flow");  // accepted, not yet durable: the name is taken
+  auto d = admit_text(docs({kTemplate, kFlow, kJob}), known, {"default/job"});
   EXPECT_TRUE(has(d.errors, "documents[0].metadata.name",
                   "jobtemplates.flow.volcano.sh \"prep\" already exists in namespace default"));
   EXPECT_TRUE(has(d.errors, "documents[1].metadata.name",

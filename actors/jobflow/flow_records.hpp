@@ -1,13 +1,13 @@
-// The JobTemplates and JobFlows the coordinator serves: their latest durable values, their store
-// records, and the client answers that only read them.
+// JobTemplates and JobFlows as the store holds them: their records, and the client answers read
+// from there (the flow actors write every change durably before anyone may see it).
 #pragma once
 
-#include <map>
-#include <set>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "actors/jobflow/core/flow_submission.hpp"
 #include "messages/api.capnp.h"
 #include "messages/job_flow.hpp"
 #include "messages/job_template.hpp"
@@ -16,24 +16,6 @@
 
 namespace caldera {
 
-// One kind's objects by "namespace/name".
-template <class T>
-struct Registry {
-  std::map<std::string, T> durable;  // what get and list show
-  std::set<std::string> creating;    // admitted, store write in flight: the name is taken
-
-  bool taken(const std::string& key) const { return durable.count(key) || creating.count(key); }
-  const T* find(const std::string& key) const {
-    auto it = durable.find(key);
-    return it == durable.end() ? nullptr : &it->second;
-  }
-};
-
-struct FlowRegistry {
-  Registry<JobTemplate> templates;
-  Registry<JobFlow> flows;
-};
-
 // What differs between the two kinds: store family, names in messages, record and response form.
 template <class T>
 struct FlowKind;
@@ -41,9 +23,9 @@ struct FlowKind;
 template <>
 struct FlowKind<JobTemplate> {
   static constexpr Family family = Family::Templates;
-  static constexpr const char* kind = "JobTemplate";                       // Submitted.kind
-  static constexpr const char* log = "jobtemplate";                        // log lines
-  static constexpr const char* resource = "jobtemplates.flow.volcano.sh";  // error messages
+  static constexpr const char* kind = "JobTemplate";             // Submitted.kind
+  static constexpr const char* log = "jobtemplate";              // log lines
+  static constexpr const char* resource = kJobTemplateResource;  // error messages
   static std::string key(const JobTemplate& t) { return t.spec.key(); }
   static std::string record(const JobTemplate& t);
   static Result<JobTemplate> parse(std::string_view record);
@@ -56,7 +38,7 @@ struct FlowKind<JobFlow> {
   static constexpr Family family = Family::Flows;
   static constexpr const char* kind = "JobFlow";
   static constexpr const char* log = "jobflow";
-  static constexpr const char* resource = "jobflows.flow.volcano.sh";
+  static constexpr const char* resource = kJobFlowResource;
   static std::string key(const JobFlow& f) { return f.spec.key(); }
   static std::string record(const JobFlow& f);
   static Result<JobFlow> parse(std::string_view record);
@@ -64,20 +46,23 @@ struct FlowKind<JobFlow> {
   static void set_list(api::Response::Builder r, const std::vector<const JobFlow*>& items);
 };
 
-// Loads both families into the registry; a record that does not decode is logged and skipped.
-void recover(FlowRegistry& registry, Store& store);
+// The stored object `key`: nullopt when there is none, or when it does not decode (logged).
+template <class T>
+std::optional<T> load_stored(Store& store, const std::string& key);
 
-// `kind "name" already exists in namespace ns`, Volcano's (Kubernetes') wording.
-std::string already_exists(const char* resource, const std::string& ns, const std::string& name);
+// Every stored object of the kind in namespace `ns` (every one when empty), in key order;
+// unreadable records are logged and skipped.
+template <class T>
+std::vector<T> load_all_stored(Store& store, const std::string& ns);
 
 // "namespace/name" of a reference; an empty namespace is "default".
 std::string ref_key(api::ObjectRef::Reader ref);
 
 // Answers to get (NOT_FOUND when absent) and list (namespace filter; empty: every namespace).
 template <class T>
-std::string get_response(uint64_t id, const Registry<T>& reg, api::ObjectRef::Reader ref);
+std::string get_response(uint64_t id, Store& store, api::ObjectRef::Reader ref);
 template <class T>
-std::string list_response(uint64_t id, const Registry<T>& reg, api::ListFilter::Reader filter);
+std::string list_response(uint64_t id, Store& store, api::ListFilter::Reader filter);
 template <class T>
 std::string not_found_response(uint64_t id, api::ObjectRef::Reader ref);
 

@@ -1,4 +1,4 @@
-#include "actors/directory/flow_registry.hpp"
+#include "actors/jobflow/flow_records.hpp"
 
 #include <capnp/message.h>
 #include <kj/exception.h>
@@ -10,25 +10,6 @@
 #include "messages/store.capnp.h"
 
 namespace caldera {
-namespace {
-
-template <class T>
-void recover_kind(Registry<T>& reg, Store& store) {
-  size_t count = 0;
-  store.scan(FlowKind<T>::family, [&](std::string_view key, std::string_view value) {
-    auto item = FlowKind<T>::parse(value);
-    if (!item) {
-      spdlog::error("{}={} cannot be recovered: {}", FlowKind<T>::log, std::string(key),
-                    item.error());
-      return;
-    }
-    reg.durable[std::string(key)] = std::move(*item);
-    ++count;
-  });
-  if (count) spdlog::info("coordinator recovered {}s={}", FlowKind<T>::log, count);
-}
-
-}  // namespace
 
 std::string FlowKind<JobTemplate>::record(const JobTemplate& t) {
   SmallMessageBuilder b;
@@ -81,15 +62,6 @@ void FlowKind<JobFlow>::set_list(api::Response::Builder r,
   for (unsigned i = 0; i < items.size(); ++i) encode(*items[i], list[i]);
 }
 
-void recover(FlowRegistry& registry, Store& store) {
-  recover_kind(registry.templates, store);
-  recover_kind(registry.flows, store);
-}
-
-std::string already_exists(const char* resource, const std::string& ns, const std::string& name) {
-  return std::string(resource) + " \"" + name + "\" already exists in namespace " + ns;
-}
-
 std::string ref_key(api::ObjectRef::Reader ref) {
   std::string ns = ref.getNamespace();
   return (ns.empty() ? std::string("default") : ns) + "/" + std::string(ref.getName());
@@ -105,8 +77,39 @@ std::string not_found_response(uint64_t id, api::ObjectRef::Reader ref) {
 }
 
 template <class T>
-std::string get_response(uint64_t id, const Registry<T>& reg, api::ObjectRef::Reader ref) {
-  const T* item = reg.find(ref_key(ref));
+std::optional<T> load_stored(Store& store, const std::string& key) {
+  auto row = store.get(FlowKind<T>::family, key);
+  if (!row) return std::nullopt;
+  auto item = FlowKind<T>::parse(*row);
+  if (!item) {
+    spdlog::error("{}={} cannot be read: {}", FlowKind<T>::log, key, item.error());
+    return std::nullopt;
+  }
+  return std::move(*item);
+}
+
+template <class T>
+std::vector<T> load_all_stored(Store& store, const std::string& ns) {
+  std::vector<T> out;
+  const std::string prefix = ns.empty() ? std::string() : ns + "/";
+  auto error =
+      store.scan_from(FlowKind<T>::family, prefix, [&](std::string_view key, std::string_view row) {
+        if (key.substr(0, prefix.size()) != prefix) return false;
+        auto item = FlowKind<T>::parse(row);
+        if (item)
+          out.push_back(std::move(*item));
+        else
+          spdlog::error("{}={} cannot be read: {}", FlowKind<T>::log, std::string(key),
+                        item.error());
+        return true;
+      });
+  if (!error.empty()) spdlog::error("reading the {}s: {}", FlowKind<T>::log, error);
+  return out;
+}
+
+template <class T>
+std::string get_response(uint64_t id, Store& store, api::ObjectRef::Reader ref) {
+  auto item = load_stored<T>(store, ref_key(ref));
   if (!item) return not_found_response<T>(id, ref);
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
@@ -116,22 +119,25 @@ std::string get_response(uint64_t id, const Registry<T>& reg, api::ObjectRef::Re
 }
 
 template <class T>
-std::string list_response(uint64_t id, const Registry<T>& reg, api::ListFilter::Reader filter) {
-  const std::string ns = filter.getNamespace();
-  std::vector<const T*> items;
-  for (const auto& [key, item] : reg.durable)
-    if (ns.empty() || key.compare(0, ns.size() + 1, ns + "/") == 0) items.push_back(&item);
+std::string list_response(uint64_t id, Store& store, api::ListFilter::Reader filter) {
+  const auto items = load_all_stored<T>(store, filter.getNamespace());
+  std::vector<const T*> pointers;
+  for (const auto& item : items) pointers.push_back(&item);
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  FlowKind<T>::set_list(r, items);
+  FlowKind<T>::set_list(r, pointers);
   return to_bytes(b);
 }
 
-template std::string get_response(uint64_t, const Registry<JobTemplate>&, api::ObjectRef::Reader);
-template std::string get_response(uint64_t, const Registry<JobFlow>&, api::ObjectRef::Reader);
-template std::string list_response(uint64_t, const Registry<JobTemplate>&, api::ListFilter::Reader);
-template std::string list_response(uint64_t, const Registry<JobFlow>&, api::ListFilter::Reader);
+template std::optional<JobTemplate> load_stored<JobTemplate>(Store&, const std::string&);
+template std::optional<JobFlow> load_stored<JobFlow>(Store&, const std::string&);
+template std::vector<JobTemplate> load_all_stored<JobTemplate>(Store&, const std::string&);
+template std::vector<JobFlow> load_all_stored<JobFlow>(Store&, const std::string&);
+template std::string get_response<JobTemplate>(uint64_t, Store&, api::ObjectRef::Reader);
+template std::string get_response<JobFlow>(uint64_t, Store&, api::ObjectRef::Reader);
+template std::string list_response<JobTemplate>(uint64_t, Store&, api::ListFilter::Reader);
+template std::string list_response<JobFlow>(uint64_t, Store&, api::ListFilter::Reader);
 template std::string not_found_response<JobTemplate>(uint64_t, api::ObjectRef::Reader);
 template std::string not_found_response<JobFlow>(uint64_t, api::ObjectRef::Reader);
 
