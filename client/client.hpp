@@ -8,8 +8,8 @@
 #include <string>
 
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
-#include "messages/result.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

@@ -13,7 +13,7 @@
 
 #include "client/cli/commands.hpp"
 #include "client/cli/watch.hpp"
-#include "messages/yaml_duration.hpp"
+#include "messages/yaml/yaml_duration.hpp"
 
 using namespace caldera::cli;
 

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "messages/gang_minimum.hpp"
+#include "messages/admission/gang_minimum.hpp"
 
 namespace caldera {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/job.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/job.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera {
 

@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "client/pod_group.hpp"
-#include "messages/job.hpp"
-#include "messages/job_flow.hpp"
-#include "messages/job_template.hpp"
-#include "messages/node_info.hpp"
-#include "messages/pod.hpp"
-#include "messages/priority_class.hpp"
-#include "messages/queue.hpp"
+#include "messages/model/job.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_template.hpp"
+#include "messages/model/node_info.hpp"
+#include "messages/model/pod.hpp"
+#include "messages/model/priority_class.hpp"
+#include "messages/model/queue.hpp"
 
 namespace caldera {
 

@@ -12,7 +12,7 @@
 #include "actors/api/responses.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

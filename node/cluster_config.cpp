@@ -16,8 +16,8 @@
 #include <charconv>
 #include <variant>
 
-#include "messages/yaml_duration.hpp"
-#include "messages/yaml_tree.hpp"
+#include "messages/yaml/yaml_duration.hpp"
+#include "messages/yaml/yaml_tree.hpp"
 #include "node/gateway.hpp"
 
 namespace caldera {

@@ -10,9 +10,9 @@
 
 #include "actors/history/core/retention.hpp"
 #include "actors/scheduler/core/scoring.hpp"
-#include "messages/diagnostic.hpp"
-#include "messages/resources.hpp"
-#include "messages/result.hpp"
+#include "messages/model/diagnostic.hpp"
+#include "messages/model/resources.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

@@ -22,7 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

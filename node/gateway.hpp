@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "messages/result.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

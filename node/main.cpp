@@ -39,7 +39,7 @@
 #include "actors/timer/timer_actor.hpp"
 #include "actors/uid.hpp"
 #include "actors/watch/watch_hub.hpp"
-#include "messages/pod.hpp"
+#include "messages/model/pod.hpp"
 #include "node/client_bridge.hpp"
 #include "node/cluster_config.hpp"
 #include "node/fifo_stealing.hpp"

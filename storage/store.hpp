@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages/result.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

@@ -7,7 +7,7 @@
 #include <capnp/message.h>
 
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera::testing {
 

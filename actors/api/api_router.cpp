@@ -11,8 +11,8 @@
 #include "actors/api/responses.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <capnp/message.h>
 
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 

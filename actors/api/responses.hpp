@@ -8,7 +8,7 @@
 #include <capnp/message.h>
 
 #include "messages/api.capnp.h"
-#include "messages/diagnostic.hpp"
+#include "messages/model/diagnostic.hpp"
 
 namespace caldera {
 

@@ -14,9 +14,9 @@
 #include "actors/protocol/local_types.hpp"
 #include "actors/protocol/node.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/node_info.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/model/node_info.hpp"
 
 namespace caldera {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <caf/actor.hpp>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 #include "storage/store.hpp"
 
 #include "actors/cluster/core/identity.hpp"

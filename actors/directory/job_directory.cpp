@@ -27,14 +27,14 @@
 #include "actors/store/pending_commits.hpp"
 #include "actors/uid.hpp"
 #include "common/clock.hpp"
-#include "messages/admission.hpp"
+#include "messages/admission/admission.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/job_yaml.hpp"
-#include "messages/pod_kill.hpp"
-#include "messages/queue_codec.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/codec/pod_kill.hpp"
+#include "messages/codec/queue_codec.hpp"
 #include "messages/store.capnp.h"
+#include "messages/yaml/job_yaml.hpp"
 
 namespace caldera {
 namespace {

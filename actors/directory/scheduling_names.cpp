@@ -1,7 +1,7 @@
 #include "actors/directory/scheduling_names.hpp"
 
-#include "messages/admission.hpp"
-#include "messages/queue.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/model/queue.hpp"
 
 namespace caldera {
 

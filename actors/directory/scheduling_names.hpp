@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
-#include "messages/diagnostic.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/model/diagnostic.hpp"
+#include "messages/yaml/job_yaml.hpp"
 
 namespace caldera {
 

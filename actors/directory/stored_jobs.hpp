@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "actors/job/core/job_model.hpp"
-#include "messages/result.hpp"
+#include "messages/model/result.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -7,7 +7,7 @@
 
 #include "actors/api/responses.hpp"
 #include "actors/jobflow/core/flow_submission.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,

@@ -9,8 +9,8 @@
 
 #include <caf/response_promise.hpp>
 
-#include "messages/admission.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/yaml/job_yaml.hpp"
 
 namespace caldera {
 

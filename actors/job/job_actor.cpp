@@ -23,9 +23,9 @@
 #include "actors/uid.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/pod_kill.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/codec/pod_kill.hpp"
 
 namespace caldera {
 namespace {

@@ -9,8 +9,8 @@
 #include <kj/exception.h>
 
 #include "actors/job/core/job_controller.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {

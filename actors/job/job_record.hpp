@@ -9,11 +9,11 @@
 
 #include <capnp/message.h>
 
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 
 #include "actors/job/core/job_model.hpp"
-#include "messages/result.hpp"
+#include "messages/model/result.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -14,7 +14,7 @@
 #include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/jobflow.hpp"
 #include "actors/protocol/watch_hub.hpp"
-#include "messages/job_flow.hpp"
+#include "messages/model/job_flow.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -20,7 +20,7 @@
 #include "actors/protocol/atoms.hpp"
 #include "actors/store/pending_commits.hpp"
 #include "common/clock.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

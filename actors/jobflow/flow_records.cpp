@@ -5,8 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/api/responses.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {

@@ -9,9 +9,9 @@
 
 #include "actors/jobflow/core/flow_submission.hpp"
 #include "messages/api.capnp.h"
-#include "messages/job_flow.hpp"
-#include "messages/job_template.hpp"
-#include "messages/result.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_template.hpp"
+#include "messages/model/result.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "messages/job_flow.hpp"
-#include "messages/job_status.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_status.hpp"
 
 namespace prometheus {
 class Registry;

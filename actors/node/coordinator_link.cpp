@@ -19,7 +19,7 @@
 #include "actors/protocol/node.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

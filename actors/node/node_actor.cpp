@@ -26,8 +26,8 @@
 #include "actors/protocol/node.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 
 // The process runner's thread hands statuses to the node actor only: never serialized.

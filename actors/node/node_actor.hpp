@@ -11,7 +11,7 @@
 
 #include "actors/metrics/metrics.hpp"
 #include "actors/protocol/node.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "messages/job_spec.hpp"
-#include "messages/pod.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

@@ -7,16 +7,16 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
-#include "messages/flow_documents.hpp"
-#include "messages/gang_request.hpp"
-#include "messages/job_flow.hpp"
-#include "messages/job_spec.hpp"
-#include "messages/job_status.hpp"
-#include "messages/job_template.hpp"
-#include "messages/node_info.hpp"
-#include "messages/priority_class.hpp"
-#include "messages/queue.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/flow_documents.hpp"
+#include "messages/model/gang_request.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/job_status.hpp"
+#include "messages/model/job_template.hpp"
+#include "messages/model/node_info.hpp"
+#include "messages/model/priority_class.hpp"
+#include "messages/model/queue.hpp"
+#include "messages/model/resources.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::GangRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Binding>)

@@ -11,7 +11,7 @@
 
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
-#include "messages/job_flow.hpp"
+#include "messages/model/job_flow.hpp"
 
 namespace caldera::protocol {
 

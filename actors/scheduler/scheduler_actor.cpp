@@ -14,9 +14,9 @@
 #include "actors/protocol/membership.hpp"
 #include "actors/scheduler/core/reservation.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/pod_kill.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/codec/pod_kill.hpp"
 
 namespace caldera {
 namespace {

@@ -5,9 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/api/responses.hpp"
-#include "messages/admission.hpp"
-#include "messages/flat.hpp"
-#include "messages/queue_codec.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/codec/queue_codec.hpp"
 
 namespace caldera {
 

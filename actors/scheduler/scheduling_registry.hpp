@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/priority_class.hpp"
-#include "messages/queue.hpp"
+#include "messages/model/priority_class.hpp"
+#include "messages/model/queue.hpp"
 #include "storage/store.hpp"
 
 namespace caldera {

@@ -16,7 +16,7 @@
 #include "actors/jobflow/flow_records.hpp"
 #include "actors/watch/watchers.hpp"
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

@@ -14,8 +14,8 @@
 #include <caf/actor_addr.hpp>
 
 #include "messages/api.capnp.h"
-#include "messages/job_flow.hpp"
-#include "messages/result.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 class Client;

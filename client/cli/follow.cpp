@@ -10,9 +10,9 @@
 #include "client/cli/commands.hpp"
 #include "client/cli/watch.hpp"
 #include "client/render.hpp"
-#include "messages/job_flow.hpp"
-#include "messages/job_status.hpp"
-#include "messages/yaml_duration.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_status.hpp"
+#include "messages/yaml/yaml_duration.hpp"
 
 namespace caldera::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
 #include "common/clock.hpp"
-#include "messages/codec.hpp"
-#include "messages/queue_codec.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/queue_codec.hpp"
 
 #ifndef CALDERA_VERSION
 #define CALDERA_VERSION "unknown"

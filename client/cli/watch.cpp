@@ -8,7 +8,7 @@
 #include "client/client.hpp"
 #include "client/render.hpp"
 #include "common/clock.hpp"
-#include "messages/codec.hpp"
+#include "messages/codec/codec.hpp"
 
 namespace caldera::cli {
 namespace {

@@ -18,7 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/client.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 #include "scripts/bench/list_jobs.hpp"
 
 using namespace caldera;

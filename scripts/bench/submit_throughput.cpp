@@ -12,9 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "client/client.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/yaml/job_yaml.hpp"
 #include "scripts/bench/list_jobs.hpp"
 
 using namespace caldera;

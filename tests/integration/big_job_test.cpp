@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "client/client.hpp"
-#include "messages/admission.hpp"
+#include "messages/admission/admission.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "client/client.hpp"
-#include "messages/codec.hpp"
+#include "messages/codec/codec.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {

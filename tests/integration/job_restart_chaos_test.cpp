@@ -8,7 +8,7 @@
 
 #include "client/client.hpp"
 #include "harness.hpp"
-#include "messages/codec.hpp"
+#include "messages/codec/codec.hpp"
 
 namespace caldera::testing {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "actors/jobflow/flow_records.hpp"
 #include "client/client.hpp"
-#include "messages/codec.hpp"
+#include "messages/codec/codec.hpp"
 #include "node_test.hpp"
 #include "storage/store.hpp"
 

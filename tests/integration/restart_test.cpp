@@ -15,8 +15,8 @@
 #include <capnp/message.h>
 
 #include "harness.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 #include "storage/store.hpp"
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/client.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "messages/admission.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/yaml/job_yaml.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {

@@ -16,7 +16,7 @@
 
 #include "actors/protocol/atoms.hpp"
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 #include "tests/api_requests.hpp"
 
 namespace caldera {

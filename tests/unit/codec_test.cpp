@@ -2,8 +2,8 @@
 
 #include <capnp/message.h>
 
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

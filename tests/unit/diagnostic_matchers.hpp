@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/diagnostic.hpp"
+#include "messages/model/diagnostic.hpp"
 
 namespace caldera {
 

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "messages/flow_admission.hpp"
+#include "messages/admission/flow_admission.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {

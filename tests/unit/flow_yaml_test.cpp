@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "messages/job_yaml.hpp"
+#include "messages/yaml/job_yaml.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {

@@ -23,7 +23,7 @@
 
 #include "client/client.hpp"
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 #include "node/gateway.hpp"
 #include "tests/api_requests.hpp"
 

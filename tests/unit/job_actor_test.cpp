@@ -16,8 +16,8 @@
 #include "actors/protocol/local_types.hpp"
 #include "job_test_support.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "temp_store.hpp"
 
 namespace caldera {

@@ -4,8 +4,8 @@
 
 #include "actors/job/job_record.hpp"
 #include "job_test_support.hpp"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {

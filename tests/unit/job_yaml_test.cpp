@@ -1,13 +1,13 @@
 #include <capnp/message.h>
 #include <gtest/gtest.h>
 #include "messages/api.capnp.h"
-#include "messages/codec.hpp"
+#include "messages/codec/codec.hpp"
 
 #include <chrono>
 #include <string>
 
-#include "messages/job_yaml.hpp"
-#include "messages/yaml_duration.hpp"
+#include "messages/yaml/job_yaml.hpp"
+#include "messages/yaml/yaml_duration.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {

@@ -25,9 +25,9 @@
 #include "actors/node/pod_dir.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/codec.hpp"
-#include "messages/flat.hpp"
-#include "messages/pod_kill.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/codec/flat.hpp"
+#include "messages/codec/pod_kill.hpp"
 #include "messages/store.capnp.h"
 #include "temp_store.hpp"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera {
 namespace {

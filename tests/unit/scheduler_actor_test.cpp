@@ -14,7 +14,7 @@
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
 #include "messages/cluster.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

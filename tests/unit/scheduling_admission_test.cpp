@@ -6,7 +6,7 @@
 
 #include "actors/directory/scheduling_names.hpp"
 #include "actors/scheduler/scheduling_registry.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/yaml/job_yaml.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 #include "tests/unit/temp_store.hpp"
 

@@ -9,7 +9,7 @@
 #include "actors/directory/submission.hpp"
 #include "actors/jobflow/core/flow_submission.hpp"
 #include "messages/api.capnp.h"
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 
 namespace caldera {

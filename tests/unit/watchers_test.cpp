@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "messages/flat.hpp"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {

@@ -1,6 +1,6 @@
 // The YAML loader: the values readers see (nulls, quoted and plain scalars, tags), aliases that
 // share rather than copy, and the nesting limit.
-#include "messages/yaml_tree.hpp"
+#include "messages/yaml/yaml_tree.hpp"
 
 #include <gtest/gtest.h>
 

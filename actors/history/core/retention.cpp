@@ -1,6 +1,6 @@
 #include "actors/history/core/retention.hpp"
 
-#include "messages/yaml_duration.hpp"
+#include "messages/yaml/yaml_duration.hpp"
 
 namespace caldera {
 

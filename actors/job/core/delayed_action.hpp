@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/lifecycle.hpp"
+#include "messages/model/lifecycle.hpp"
 
 namespace caldera {
 

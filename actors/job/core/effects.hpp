@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "messages/job_status.hpp"
-#include "messages/pod.hpp"
+#include "messages/model/job_status.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

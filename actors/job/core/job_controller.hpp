@@ -10,7 +10,7 @@
 
 #include "actors/job/core/effects.hpp"
 #include "actors/job/core/job_model.hpp"
-#include "messages/lifecycle.hpp"
+#include "messages/model/lifecycle.hpp"
 
 namespace caldera {
 

@@ -11,8 +11,8 @@
 #include "actors/job/core/delayed_action.hpp"
 #include "actors/job/core/pod_table.hpp"
 #include "actors/job/core/slow_start.hpp"
-#include "messages/job.hpp"
-#include "messages/pod.hpp"
+#include "messages/model/job.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

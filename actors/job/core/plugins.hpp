@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "actors/job/core/pod_table.hpp"
-#include "messages/job_spec.hpp"
-#include "messages/pod.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

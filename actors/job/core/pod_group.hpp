@@ -8,7 +8,7 @@
 
 #include "actors/job/core/job_model.hpp"
 #include "actors/scheduler/core/placer.hpp"
-#include "messages/gang_minimum.hpp"
+#include "messages/admission/gang_minimum.hpp"
 
 namespace caldera {
 

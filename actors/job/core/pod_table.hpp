@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages/pod.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

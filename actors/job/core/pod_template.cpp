@@ -4,7 +4,7 @@
 #include <string>
 
 #include "actors/job/core/plugins.hpp"
-#include "messages/admission.hpp"
+#include "messages/admission/admission.hpp"
 
 namespace caldera {
 namespace {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "messages/job_spec.hpp"
-#include "messages/lifecycle.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/lifecycle.hpp"
 
 namespace caldera {
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "messages/job_flow.hpp"
-#include "messages/job_status.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_status.hpp"
 
 namespace caldera {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "messages/job_flow.hpp"
-#include "messages/job_spec.hpp"
-#include "messages/job_template.hpp"
-#include "messages/result.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/job_template.hpp"
+#include "messages/model/result.hpp"
 
 namespace caldera {
 

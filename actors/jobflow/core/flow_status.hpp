@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "messages/job_flow.hpp"
-#include "messages/job_status.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_status.hpp"
 
 namespace caldera {
 

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "messages/admission.hpp"
-#include "messages/flow_admission.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/admission/flow_admission.hpp"
 
 namespace caldera {
 namespace {

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "messages/diagnostic.hpp"
-#include "messages/flow_documents.hpp"
-#include "messages/job_spec.hpp"
-#include "messages/job_yaml.hpp"
+#include "messages/model/diagnostic.hpp"
+#include "messages/model/flow_documents.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/yaml/job_yaml.hpp"
 
 namespace caldera {
 

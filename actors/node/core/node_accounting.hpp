@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/pod.hpp"
+#include "messages/model/pod.hpp"
 
 namespace caldera {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "actors/scheduler/core/queue_share.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera::sched {
 

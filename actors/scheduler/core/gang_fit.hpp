@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "actors/scheduler/core/placer.hpp"
-#include "messages/gang_minimum.hpp"
-#include "messages/resources.hpp"
+#include "messages/admission/gang_minimum.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera::sched {
 

@@ -12,11 +12,11 @@
 #include "actors/scheduler/core/queue_share.hpp"
 #include "actors/scheduler/core/scoring.hpp"
 #include "actors/scheduler/core/session.hpp"
-#include "messages/gang_request.hpp"
-#include "messages/node_info.hpp"
-#include "messages/priority_class.hpp"
-#include "messages/queue.hpp"
-#include "messages/resources.hpp"
+#include "messages/model/gang_request.hpp"
+#include "messages/model/node_info.hpp"
+#include "messages/model/priority_class.hpp"
+#include "messages/model/queue.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera {
 

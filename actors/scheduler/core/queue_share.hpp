@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera::sched {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "messages/resources.hpp"
+#include "messages/model/resources.hpp"
 
 namespace caldera::sched {
 

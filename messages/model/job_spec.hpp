@@ -1,0 +1,109 @@
+// Volcano's Job specification (batch.volcano.sh/v1alpha1), as plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/model/lifecycle.hpp"
+#include "messages/model/resources.hpp"
+
+namespace caldera {
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  bool operator==(const EnvVar&) const = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;  // accepted for compatibility and ignored: caldera runs `command`
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<EnvVar> env;
+  std::string working_dir;
+  ResourceList requests;
+  ResourceList limits;
+  bool operator==(const Container&) const = default;
+};
+
+struct PodTemplate {
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<Container> containers;
+  std::string restart_policy;  // only "Never" semantics are implemented; others warn
+  std::map<std::string, std::string> node_selector;  // labels the pod's node must have
+  // Between SIGTERM and SIGKILL when the pod is stopped; unset: kPodGraceMs, and kLeaseStopGraceMs
+  // when its node's lease runs out (messages/model/pod.hpp).
+  std::optional<int64_t> termination_grace_seconds;
+  bool operator==(const PodTemplate&) const = default;
+};
+
+struct DependsOn {
+  std::vector<std::string> names;
+  std::string iteration = "all";  // "any" | "all"
+  // What "ready" means for a dependency: minAvailable pods "Running" (or succeeded), as in
+  // Volcano, or minAvailable pods "Succeeded", so that tasks can form a DAG (volcano#2135).
+  std::string condition = "Running";
+  bool operator==(const DependsOn&) const = default;
+};
+
+struct PartitionPolicy {
+  int32_t partition_size = 0;
+  int32_t min_partitions = 0;
+  bool operator==(const PartitionPolicy&) const = default;
+};
+
+struct TaskSpec {
+  std::string name;
+  int32_t replicas = 0;
+  std::optional<int32_t> min_available;
+  std::optional<int32_t> max_retry;
+  std::vector<LifecyclePolicy> policies;
+  std::optional<DependsOn> depends_on;
+  std::optional<PartitionPolicy> partition_policy;
+  PodTemplate template_;
+  bool operator==(const TaskSpec&) const = default;
+};
+
+struct Plugin {
+  std::string name;
+  std::vector<std::string> args;
+  bool operator==(const Plugin&) const = default;
+};
+
+struct JobSpec {
+  std::string name;
+  std::string namespace_ = "default";
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::optional<int32_t> min_available;  // unset: the sum of replicas
+  std::optional<int32_t> min_success;
+  std::optional<int32_t> max_retry;  // unset: 3
+  std::string queue = "default";
+  std::string priority_class_name;
+  std::string scheduler_name;
+  std::vector<LifecyclePolicy> policies;
+  std::vector<Plugin> plugins;
+  std::optional<int64_t> ttl_seconds_after_finished;
+  std::optional<int64_t> active_deadline_seconds;
+  std::vector<TaskSpec> tasks;
+  bool operator==(const JobSpec&) const = default;
+
+  int32_t total_replicas() const;
+  int32_t effective_min_available() const;  // min_available, or total_replicas() when unset
+  int32_t effective_max_retry() const;      // max_retry, or 3 when unset
+  std::string key() const { return namespace_ + "/" + name; }
+};
+
+// Annotations on a task template that make its pods simulated (a timer instead of processes).
+inline constexpr const char* kSimDurationAnnotation = "caldera.io/sim-duration-ms";
+inline constexpr const char* kSimExitCodeAnnotation = "caldera.io/sim-exit-code";
+// On a job: "immediately" has the pods of a lost node replaced as soon as it is NotReady, before
+// its lease is over, though they may still run there for a while (speed over safety).
+inline constexpr const char* kReplaceLostPodsAnnotation = "caldera.io/replace-lost-pods";
+
+}  // namespace caldera

@@ -1,0 +1,170 @@
+// Volcano's and Kubernetes' words for phases, events and actions, and the small rules on them.
+#include <array>
+#include <utility>
+
+#include "messages/model/diagnostic.hpp"
+#include "messages/model/job_flow.hpp"
+#include "messages/model/job_spec.hpp"
+#include "messages/model/job_status.hpp"
+#include "messages/model/lifecycle.hpp"
+#include "messages/model/pod.hpp"
+
+namespace caldera {
+namespace {
+
+template <class E, size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "Unknown";
+}
+
+template <class E, size_t N>
+std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& table,
+                          std::string_view name) {
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<Event, std::string_view>, 10> kEvents{{
+    {Event::Any, "*"},
+    {Event::PodPending, "PodPending"},
+    {Event::PodRunning, "PodRunning"},
+    {Event::PodFailed, "PodFailed"},
+    {Event::PodEvicted, "PodEvicted"},
+    {Event::TaskCompleted, "TaskCompleted"},
+    {Event::TaskFailed, "TaskFailed"},
+    {Event::JobUnknown, "Unknown"},
+    {Event::OutOfSync, "OutOfSync"},
+    {Event::CommandIssued, "CommandIssued"},
+}};
+
+constexpr std::array<std::pair<Action, std::string_view>, 9> kActions{{
+    {Action::SyncJob, "SyncJob"},
+    {Action::RestartJob, "RestartJob"},
+    {Action::AbortJob, "AbortJob"},
+    {Action::TerminateJob, "TerminateJob"},
+    {Action::CompleteJob, "CompleteJob"},
+    {Action::ResumeJob, "ResumeJob"},
+    {Action::RestartTask, "RestartTask"},
+    {Action::RestartPod, "RestartPod"},
+    {Action::RestartPartition, "RestartPartition"},
+}};
+
+constexpr std::array<std::pair<JobPhase, std::string_view>, 10> kJobPhases{{
+    {JobPhase::Pending, "Pending"},
+    {JobPhase::Aborting, "Aborting"},
+    {JobPhase::Aborted, "Aborted"},
+    {JobPhase::Running, "Running"},
+    {JobPhase::Restarting, "Restarting"},
+    {JobPhase::Completing, "Completing"},
+    {JobPhase::Completed, "Completed"},
+    {JobPhase::Terminating, "Terminating"},
+    {JobPhase::Terminated, "Terminated"},
+    {JobPhase::Failed, "Failed"},
+}};
+
+constexpr std::array<std::pair<PodPhase, std::string_view>, 5> kPodPhases{{
+    {PodPhase::Pending, "Pending"},
+    {PodPhase::Running, "Running"},
+    {PodPhase::Succeeded, "Succeeded"},
+    {PodPhase::Failed, "Failed"},
+    {PodPhase::Unknown, "Unknown"},
+}};
+
+constexpr std::array<std::pair<ContainerState, std::string_view>, 3> kContainerStates{{
+    {ContainerState::Waiting, "Waiting"},
+    {ContainerState::Running, "Running"},
+    {ContainerState::Terminated, "Terminated"},
+}};
+
+constexpr std::array<std::pair<FlowPhase, std::string_view>, 5> kFlowPhases{{
+    {FlowPhase::Pending, "Pending"},
+    {FlowPhase::Running, "Running"},
+    {FlowPhase::Succeed, "Succeed"},
+    {FlowPhase::Failed, "Failed"},
+    {FlowPhase::Terminating, "Terminating"},
+}};
+
+}  // namespace
+
+std::string_view to_string(FlowPhase p) {
+  return name_of(kFlowPhases, p);
+}
+std::optional<FlowPhase> parse_flow_phase(std::string_view s) {
+  return value_of(kFlowPhases, s);
+}
+std::string_view to_string(Event e) {
+  return name_of(kEvents, e);
+}
+std::string_view to_string(Action a) {
+  return name_of(kActions, a);
+}
+std::string_view to_string(JobPhase p) {
+  return name_of(kJobPhases, p);
+}
+std::string_view to_string(PodPhase p) {
+  return name_of(kPodPhases, p);
+}
+std::string_view to_string(ContainerState s) {
+  return name_of(kContainerStates, s);
+}
+
+std::optional<Event> parse_event(std::string_view s) {
+  if (s == "Any") return Event::Any;  // Volcano's constant name for "*"
+  if (s == "JobUnknown") return Event::JobUnknown;
+  return value_of(kEvents, s);
+}
+std::optional<Action> parse_action(std::string_view s) {
+  return value_of(kActions, s);
+}
+std::optional<JobPhase> parse_job_phase(std::string_view s) {
+  return value_of(kJobPhases, s);
+}
+std::optional<PodPhase> parse_pod_phase(std::string_view s) {
+  return value_of(kPodPhases, s);
+}
+std::optional<ContainerState> parse_container_state(std::string_view s) {
+  return value_of(kContainerStates, s);
+}
+
+bool is_finished(JobPhase p) {
+  return p == JobPhase::Completed || p == JobPhase::Terminated || p == JobPhase::Failed;
+}
+
+PodPhase derive_pod_phase(const std::vector<ContainerStatus>& containers) {
+  if (containers.empty()) return PodPhase::Pending;
+  bool any_running = false, all_terminated = true, any_failed = false, any_waiting = false;
+  for (const auto& c : containers) {
+    if (c.state == ContainerState::Running) any_running = true;
+    if (c.state == ContainerState::Waiting) any_waiting = true;
+    if (c.state != ContainerState::Terminated) all_terminated = false;
+    if (c.state == ContainerState::Terminated && (c.exit_code != 0 || c.signal != 0))
+      any_failed = true;
+  }
+  if (all_terminated) return any_failed ? PodPhase::Failed : PodPhase::Succeeded;
+  if (any_running) return PodPhase::Running;
+  if (any_waiting) return PodPhase::Pending;
+  return PodPhase::Running;
+}
+
+std::string to_string(const Diagnostic& d) {
+  return d.path.empty() ? d.message : d.path + ": " + d.message;
+}
+
+int32_t JobSpec::total_replicas() const {
+  int32_t sum = 0;
+  for (const auto& t : tasks) sum += t.replicas;
+  return sum;
+}
+
+int32_t JobSpec::effective_min_available() const {
+  return min_available ? *min_available : total_replicas();
+}
+
+int32_t JobSpec::effective_max_retry() const {
+  return max_retry ? *max_retry : 3;
+}
+
+}  // namespace caldera

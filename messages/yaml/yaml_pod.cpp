@@ -1,0 +1,120 @@
+#include "messages/yaml/yaml_pod.hpp"
+
+namespace caldera {
+namespace {
+
+std::vector<EnvVar> read_env(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  std::vector<EnvVar> out;
+  auto items = read_sequence(ctx, node, path);
+  if (!items) return out;
+  for (size_t i = 0; i < items->size(); ++i) {
+    MapReader m(ctx, (*items)[i], index_path(path, i));
+    if (!m.valid()) continue;
+    EnvVar var;
+    m.str("name", var.name);
+    m.str("value", var.value);
+    bool from_elsewhere = m.get("valueFrom").has_value();
+    m.warn_unknown();
+    if (from_elsewhere) {
+      ctx.warn(m.path("valueFrom"),
+               "valueFrom needs the Kubernetes API, which caldera does not have; variable skipped");
+      continue;
+    }
+    out.push_back(std::move(var));
+  }
+  return out;
+}
+
+void read_resources(YamlContext& ctx, const YamlNode& node, const std::string& path, Container& c) {
+  MapReader m(ctx, node, path);
+  m.quantities("requests", c.requests);
+  m.quantities("limits", c.limits);
+  m.ignore({"claims"});
+  m.warn_unknown();
+}
+
+Container read_container(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  Container c;
+  MapReader m(ctx, node, path);
+  m.str("name", c.name);
+  m.str("image", c.image);
+  m.strings("command", c.command);
+  m.strings("args", c.args);
+  if (auto n = m.get("env")) c.env = read_env(ctx, *n, m.path("env"));
+  m.str("workingDir", c.working_dir);
+  if (auto n = m.get("resources")) read_resources(ctx, *n, m.path("resources"), c);
+  m.ignore({"imagePullPolicy", "ports", "volumeMounts", "volumeDevices", "securityContext",
+            "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "stdin", "stdinOnce",
+            "tty", "terminationMessagePath", "terminationMessagePolicy", "envFrom", "resizePolicy",
+            "restartPolicy"});
+  m.warn_unknown();
+  return c;
+}
+
+}  // namespace
+
+PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  PodTemplate t;
+  MapReader root(ctx, node, path);
+  if (auto n = root.get("metadata")) {
+    MapReader meta(ctx, *n, root.path("metadata"));
+    meta.string_map("labels", t.labels);
+    meta.string_map("annotations", t.annotations);
+    meta.ignore({"name", "namespace", "generateName", "uid", "resourceVersion", "ownerReferences",
+                 "finalizers", "creationTimestamp"});
+    meta.warn_unknown();
+  }
+  if (auto n = root.get("spec")) {
+    MapReader spec(ctx, *n, root.path("spec"));
+    if (auto c = spec.get("containers")) {
+      const std::string cpath = spec.path("containers");
+      if (auto items = read_sequence(ctx, *c, cpath))
+        for (size_t i = 0; i < items->size(); ++i)
+          t.containers.push_back(read_container(ctx, (*items)[i], index_path(cpath, i)));
+    }
+    spec.str("restartPolicy", t.restart_policy);
+    spec.string_map("nodeSelector", t.node_selector);
+    spec.i64("terminationGracePeriodSeconds", t.termination_grace_seconds);
+    if (!t.restart_policy.empty() && t.restart_policy != "Never")
+      ctx.warn(spec.path("restartPolicy"),
+               "only restartPolicy Never is implemented: a failed pod is handled by the job's "
+               "policies, never restarted in place");
+    spec.ignore({"volumes",
+                 "initContainers",
+                 "nodeName",
+                 "affinity",
+                 "tolerations",
+                 "schedulerName",
+                 "serviceAccountName",
+                 "serviceAccount",
+                 "automountServiceAccountToken",
+                 "imagePullSecrets",
+                 "hostNetwork",
+                 "hostPID",
+                 "hostIPC",
+                 "dnsPolicy",
+                 "dnsConfig",
+                 "hostname",
+                 "subdomain",
+                 "securityContext",
+                 "priorityClassName",
+                 "priority",
+                 "runtimeClassName",
+                 "activeDeadlineSeconds",
+                 "topologySpreadConstraints",
+                 "enableServiceLinks",
+                 "shareProcessNamespace",
+                 "hostAliases",
+                 "preemptionPolicy",
+                 "overhead",
+                 "readinessGates",
+                 "ephemeralContainers",
+                 "os",
+                 "schedulingGates"});
+    spec.warn_unknown();
+  }
+  root.warn_unknown();
+  return t;
+}
+
+}  // namespace caldera

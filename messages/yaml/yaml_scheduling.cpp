@@ -1,0 +1,82 @@
+#include "messages/yaml/yaml_scheduling.hpp"
+
+namespace caldera {
+namespace {
+
+// YAML 1.2's booleans, as Kubernetes reads them; a quoted "true" is a string there too.
+std::optional<bool> read_bool(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  if (node.is_scalar() && node.plain()) {
+    if (node.scalar() == "true") return true;
+    if (node.scalar() == "false") return false;
+  }
+  ctx.error(path, "expected true or false");
+  return std::nullopt;
+}
+
+// Cluster-scoped: a name, and no namespace (a namespace is a warning, as kubectl ignores it).
+// Labels and annotations are kept where the object has them.
+void read_cluster_metadata(YamlContext& ctx, MapReader& root, const std::string& kind,
+                           std::string& name, std::map<std::string, std::string>* labels = nullptr,
+                           std::map<std::string, std::string>* annotations = nullptr) {
+  auto n = root.get("metadata");
+  if (!n) return;
+  MapReader m(ctx, *n, "metadata");
+  m.str("name", name);
+  if (m.get("namespace"))
+    ctx.warn("metadata.namespace", "a " + kind + " is cluster-scoped: its namespace is ignored");
+  if (labels) m.string_map("labels", *labels);
+  if (annotations) m.string_map("annotations", *annotations);
+  if (!labels) m.ignore({"labels", "annotations"});
+  m.ignore({"generateName", "uid", "resourceVersion", "generation", "creationTimestamp",
+            "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "finalizers",
+            "managedFields", "selfLink"});
+  m.warn_unknown();
+}
+
+}  // namespace
+
+void read_queue(YamlContext& ctx, MapReader& root, QueueSpec& out) {
+  read_cluster_metadata(ctx, root, "Queue", out.name, &out.labels, &out.annotations);
+  if (auto n = root.get("spec")) {
+    MapReader spec(ctx, *n, "spec");
+    if (auto w = spec.get("weight"))
+      if (auto v = read_int(ctx, *w, spec.path("weight"), 1, 65535))
+        out.weight = static_cast<int32_t>(*v);
+    if (spec.get("capability")) {
+      ResourceList cap;
+      spec.quantities("capability", cap);
+      out.capability = std::move(cap);
+    }
+    if (auto r = spec.get("reclaimable"))
+      if (auto v = read_bool(ctx, *r, spec.path("reclaimable"))) out.reclaimable = *v;
+    spec.ignore({"guarantee", "extendClusters", "affinity", "type", "parent", "deserved",
+                 "priority", "dequeueStrategy"});
+    spec.warn_unknown();
+  }
+  root.ignore({"status"});
+}
+
+void read_priority_class(YamlContext& ctx, MapReader& root, PriorityClass& out) {
+  read_cluster_metadata(ctx, root, "PriorityClass", out.name);
+  if (auto v = root.get("value")) {
+    if (auto n = read_int(ctx, *v, "value", -kMaxUserPriority, kMaxUserPriority))
+      out.value = static_cast<int32_t>(*n);
+  } else {
+    ctx.error("value",
+              "value is required (an integer up to " + std::to_string(kMaxUserPriority) + ")");
+  }
+  if (auto p = root.get("preemptionPolicy")) {
+    if (auto s = read_string(ctx, *p, "preemptionPolicy")) {
+      if (*s != kPreemptLowerPriority && *s != kPreemptNever)
+        ctx.error("preemptionPolicy", "preemptionPolicy \"" + *s + "\" is not one of " +
+                                          kPreemptLowerPriority + ", " + kPreemptNever);
+      else
+        out.preemption_policy = *s;
+    }
+  }
+  if (auto g = root.get("globalDefault"))
+    if (auto v = read_bool(ctx, *g, "globalDefault")) out.global_default = *v;
+  root.str("description", out.description);
+}
+
+}  // namespace caldera
