@@ -379,7 +379,8 @@ int main(int argc, char** argv) {
   protocol::scheduler scheduler;
   protocol::membership membership;
   protocol::report_port reports;  // all a worker may send the directory: its pod reports
-  caf::actor timer, directory, router, link, retention;
+  caf::actor timer, router, link, retention;
+  protocol::directory directory;         // which jobs exist (actors/directory)
   caf::actor scheduling;                 // the Queues and PriorityClasses (actors/scheduler)
   protocol::watch_hub watches;           // the clients' watches (actors/watch)
   protocol::flow_directory flows;        // JobTemplates and JobFlows (actors/jobflow)
@@ -423,8 +424,8 @@ int main(int argc, char** argv) {
     directory = spawn_job_directory(
         sys, JobDirectoryEnv{store, scheduler, scheduling, timer, membership, metrics, flows,
                              watches, members_allowed, dropped_node_wait});
-    caf::anon_send(watches, coordinator_atom::value, directory);
-    caf::anon_send(flows, coordinator_atom::value, directory);
+    caf::anon_send(watches, coordinator_atom::value, caf::actor_cast<caf::actor>(directory));
+    caf::anon_send(flows, coordinator_atom::value, caf::actor_cast<caf::actor>(directory));
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history,
                                                   std::chrono::milliseconds(1000), WallClock{}});
     router = spawn_api_router(
@@ -432,8 +433,8 @@ int main(int argc, char** argv) {
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     reports = spawn_report_port(sys, directory);
-    wiring->send(membership, coordinator_atom::value, directory, router,
-                 caf::actor_cast<caf::actor>(reports));
+    wiring->send(membership, coordinator_atom::value, caf::actor_cast<caf::actor>(directory),
+                 router, caf::actor_cast<caf::actor>(reports));
     wiring->send(scheduler, membership_atom::value, caf::actor_cast<caf::actor>(membership));
     if (!config_path.empty()) {
       member_port = spawn_membership_port(sys, membership);
@@ -489,7 +490,7 @@ int main(int argc, char** argv) {
   // nobody could replace them then.
   if (!is_coordinator && !node->count) node_env.lease_file = node_env.data_dir + "/lease";
   node_env.store = store;
-  node_env.coordinator = is_coordinator ? directory : link;
+  node_env.coordinator = is_coordinator ? caf::actor_cast<caf::actor>(directory) : link;
   node_env.membership = is_coordinator ? caf::actor_cast<caf::actor>(membership) : link;
   node_env.token = cluster.token;
   node_env.labels = node->labels;
@@ -588,12 +589,14 @@ int main(int argc, char** argv) {
   flows = nullptr;
   scheduler = nullptr;
   membership = nullptr;
-  for (auto* a : {&bridge, &link, &router, &retention, &directory, &scheduling, &timer})
+  if (directory) caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
+  for (auto* a : {&bridge, &link, &router, &retention, &scheduling, &timer})
     if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
   member_port = nullptr;
   node_actors.clear();
   hollow_links.clear();
-  bridge = link = router = directory = timer = nullptr;
+  bridge = link = router = timer = nullptr;
+  directory = nullptr;
   // Every actor has finished its last write before the store is flushed; pods keep running under
   // their supervisors and are re-adopted by the next start.
   {

@@ -10,6 +10,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/protocol/directory.hpp"
 #include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
@@ -20,7 +21,7 @@ namespace caldera {
 
 struct ApiRouterEnv {
   std::shared_ptr<Store> store;     // only asked whether it can write
-  caf::actor directory;             // jobs, pods, logs, submissions (actors/directory)
+  protocol::directory directory;    // jobs, pods, logs, submissions (actors/directory)
   protocol::flow_directory flows;   // JobTemplates and JobFlows (actors/jobflow)
   protocol::membership membership;  // who the nodes are and whether they are Ready
   protocol::scheduler scheduler;    // what their pods hold

@@ -97,7 +97,7 @@ JobActorEnv job_env(DirSelf* self, const JobSpec& spec) {
   auto& env = self->state.env;
   auto [owner, owner_uid] = owner_of(spec);
   return {env.store,
-          caf::actor_cast<caf::actor>(self),
+          caf::actor_cast<protocol::directory>(self),
           env.scheduler,
           env.timer,
           env.membership,
@@ -1544,15 +1544,17 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
           keys.push_back(it->first);
           actors.push_back(caf::actor_cast<caf::actor>(it->second.actor));
         }
-        return caf::make_message(std::move(keys), std::move(actors));
+        return caf::result<std::vector<std::string>, std::vector<caf::actor>>(std::move(keys),
+                                                                              std::move(actors));
       },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env) {
-  return sys.spawn(job_directory, std::move(env));
+protocol::directory spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env) {
+  // Dynamically typed inside: it parks and replays messages of every kind (passivation).
+  return caf::actor_cast<protocol::directory>(sys.spawn(job_directory, std::move(env)));
 }
 
 }  // namespace caldera

@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/metrics/metrics.hpp"
+#include "actors/protocol/directory.hpp"
 #include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/membership.hpp"
 #include "actors/protocol/scheduler.hpp"
@@ -40,29 +41,9 @@ struct JobDirectoryEnv {
   std::chrono::milliseconds dropped_node_wait{0};
 };
 
-// Messages:
-//   (api_atom, Request bytes) -> Response bytes          from the API router (actors/api): every
-//                                                        request but ping, nodes, backup and
-//                                                        those about templates and flows
-//   (register_atom, NodeRegistration bytes, node actor)  a node (re)joins: its pods' reports go
-//                                                        to their jobs, and every job hears it
-//   (report_atom, PodReport bytes)                       routed to the pod's job actor; a live
-//                                                        pod no job owns is killed, an ended one
-//                                                        forgotten
-//   (capacity_atom, node, capacity, ready, host)         for admission's fit checks
-//   (node_lost_atom, node, why, lease over)              passed on to every job
-//   (committed_atom, seq, error)                         its own writes done
-//   (flow_create_atom, flow key, flow uid, JobSpec)      from the flow directory: a flow's job
-//     -> (uid, created ms, error, wait)
-//   (flow_delete_atom, flow key, flow uid, job keys)     every job of a flow -> "" or why not
-//   (flow_delete_atom, job key, uid) -> "" or why not    one of a flow's jobs (a retry)
-//   (expire_atom, job key, uid)                          a job's TTL passed: delete it
-//   (purge_atom, History row, uid) -> "" or why not      history retention: delete a settled job
-//   (pods_watched_atom, bool)                            from the watch hub: whether it hears of
-//                                                        every job actor started and stopped
-//   (live_jobs_atom, namespace) -> (keys, actors)        the live jobs, for a pods watch's list
-// On start it respawns the actor of every live job (the live index). A recovered job whose pods
-// are bound to a node the config no longer has hears at once that the node is lost.
-caf::actor spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);
+// Its messages are protocol::directory (actors/protocol/directory.hpp). On start it respawns the
+// actor of every live job (the live index). A recovered job whose pods are bound to a node the
+// config no longer has hears at once that the node is lost.
+protocol::directory spawn_job_directory(caf::actor_system& sys, JobDirectoryEnv env);
 
 }  // namespace caldera

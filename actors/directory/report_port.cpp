@@ -6,7 +6,7 @@ namespace caldera {
 namespace {
 
 protocol::report_port::behavior_type report_port(protocol::report_port::pointer,
-                                                 const caf::actor& directory) {
+                                                 const protocol::directory& directory) {
   return {
       [=](report_atom a, const std::string& bytes) { caf::anon_send(directory, a, bytes); },
   };
@@ -14,7 +14,7 @@ protocol::report_port::behavior_type report_port(protocol::report_port::pointer,
 
 }  // namespace
 
-protocol::report_port spawn_report_port(caf::actor_system& sys, caf::actor directory) {
+protocol::report_port spawn_report_port(caf::actor_system& sys, protocol::directory directory) {
   return sys.spawn(report_port, std::move(directory));
 }
 

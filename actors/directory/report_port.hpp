@@ -4,10 +4,11 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/protocol/directory.hpp"
 #include "actors/protocol/report_port.hpp"
 
 namespace caldera {
 
-protocol::report_port spawn_report_port(caf::actor_system& sys, caf::actor directory);
+protocol::report_port spawn_report_port(caf::actor_system& sys, protocol::directory directory);
 
 }  // namespace caldera

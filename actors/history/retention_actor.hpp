@@ -8,6 +8,7 @@
 
 #include "actors/history/core/retention.hpp"
 #include "actors/metrics/metrics.hpp"
+#include "actors/protocol/directory.hpp"
 #include "common/clock.hpp"
 #include "storage/store.hpp"
 
@@ -15,7 +16,7 @@ namespace caldera {
 
 struct RetentionEnv {
   std::shared_ptr<Store> store;
-  caf::actor directory;              // deletes the jobs: (purge_atom, key, uid) -> why not
+  protocol::directory directory;     // deletes the jobs: (purge_atom, key, uid) -> why not
   std::shared_ptr<Metrics> metrics;  // unset: none
   RetentionPolicy policy;
   std::chrono::milliseconds interval{1000};  // how often it looks at the History

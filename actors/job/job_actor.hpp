@@ -8,6 +8,7 @@
 
 #include "actors/job/core/job_model.hpp"
 #include "actors/metrics/metrics.hpp"
+#include "actors/protocol/directory.hpp"
 #include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/job.hpp"
 #include "actors/protocol/membership.hpp"
@@ -20,7 +21,7 @@ namespace caldera {
 
 struct JobActorEnv {
   std::shared_ptr<Store> store;
-  caf::actor coordinator;  // the job directory: deletes expired jobs, stops settled ones
+  protocol::directory coordinator;  // the job directory: deletes expired jobs, stops settled ones
   protocol::scheduler scheduler;
   caf::actor timer;  // wakes the actor for its ticks (actors/timer); unset: CAF's own clock
   protocol::membership

@@ -11,6 +11,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/metrics/metrics.hpp"
+#include "actors/protocol/directory.hpp"
 #include "actors/protocol/flow_directory.hpp"
 #include "actors/protocol/jobflow.hpp"
 #include "actors/protocol/watch_hub.hpp"
@@ -22,7 +23,7 @@ namespace caldera {
 struct FlowActorEnv {
   std::shared_ptr<Store> store;
   protocol::flow_directory flows;    // creates the flow's jobs; stops the actor once it is done
-  caf::actor jobs;                   // the job directory: deletes the flow's jobs
+  protocol::directory jobs;          // the job directory: deletes the flow's jobs
   protocol::watch_hub watches;       // hears every durable change of the record
   std::shared_ptr<Metrics> metrics;  // flows finished, DAG step latency; unset: none
 };

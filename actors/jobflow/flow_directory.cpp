@@ -44,7 +44,7 @@ using Waiters = std::vector<std::function<void(const std::string&)>>;
 
 struct FlowDirectoryState {
   FlowDirectoryEnv env;
-  caf::actor jobs;                        // the job directory: creates and deletes the jobs
+  protocol::directory jobs;               // the job directory: creates and deletes the jobs
   std::map<std::string, LiveFlow> live;   // by JobFlow key
   std::set<std::string> taken_templates;  // admitted or being stored: the names are taken
   std::set<std::string> taken_flows;
@@ -486,7 +486,7 @@ caf::behavior flow_directory(DirSelf* self, FlowDirectoryEnv env) {
   self->set_default_handler(caf::skip);
   return {
       [=](coordinator_atom, const caf::actor& jobs) {
-        self->state.jobs = jobs;
+        self->state.jobs = caf::actor_cast<protocol::directory>(jobs);
         self->set_default_handler(caf::print_and_drop);
         recover(self);
         self->become(running(self));

@@ -52,7 +52,7 @@ TEST_F(JobActorTest, AReportIsAcknowledgedOnceItsStatusIsDurableAndARepeatAgain)
   caf::scoped_actor coordinator{sys}, scheduler{sys}, nodes{sys}, client{sys};
   JobActorEnv env;
   env.store = store_;
-  env.coordinator = caf::actor_cast<caf::actor>(coordinator);
+  env.coordinator = caf::actor_cast<protocol::directory>(coordinator);
   env.scheduler = caf::actor_cast<protocol::scheduler>(scheduler);
   env.nodes = caf::actor_cast<protocol::membership>(nodes);
   auto job = spawn_job_actor(sys, new_job(spec_with({{"w", 1}}), "job-uid", test_clock()), env);

@@ -66,7 +66,7 @@ TEST_F(RetentionActor, MaxAgeDeletesWhatFinishedLongEnoughAgoAsTheClockMoves) {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor directory{sys};
-  RetentionEnv env{store_,  caf::actor_cast<caf::actor>(directory),
+  RetentionEnv env{store_,  caf::actor_cast<protocol::directory>(directory),
                    nullptr, RetentionPolicy{0, 1500},
                    20ms,    WallClock([now] { return now->load(); })};
   auto retention = spawn_retention(sys, env);
@@ -92,8 +92,8 @@ TEST_F(RetentionActor, ACountLeftOffIsCountedAgainAtStart) {
   caf::actor_system sys{cfg};
   caf::scoped_actor directory{sys};
   auto retention =
-      spawn_retention(sys, RetentionEnv{store_, caf::actor_cast<caf::actor>(directory), nullptr,
-                                        RetentionPolicy{1, 0}, 20ms, WallClock()});
+      spawn_retention(sys, RetentionEnv{store_, caf::actor_cast<protocol::directory>(directory),
+                                        nullptr, RetentionPolicy{1, 0}, 20ms, WallClock()});
   EXPECT_EQ(purges(directory, 1), std::vector<std::string>{"ns/old"});
   EXPECT_TRUE(purges(directory, 1, 200ms).empty());
   EXPECT_EQ(counter_value(*store_->get(Family::Meta, kFinishedJobsCounter)), 1);
