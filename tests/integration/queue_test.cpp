@@ -134,6 +134,26 @@ TEST_F(Queues, AreSubmittedShownKeptAcrossARestartAndRefusedWhereTheyWouldBreakA
   EXPECT_EQ(none.out + none.err, "No resources found.\n");
 }
 
+// A JobTemplate (the flow directory's) naming a queue or class keeps it too, until it goes.
+TEST_F(Queues, AJobTemplateThatNamesThemKeepsThem) {
+  ASSERT_EQ(node.cli({"submit", "-f", "-"}, kQueues).exit_code, 0);
+  const std::string tmpl = job_in("t", "research", "urgent");
+  auto created =
+      node.cli({"submit", "-f", "-"}, "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate" +
+                                          tmpl.substr(tmpl.find("\nmetadata")));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  auto in_use = node.cli({"delete", "queue", "research"});
+  EXPECT_NE(in_use.err.find("queues.scheduling.volcano.sh \"research\" is in use: 1 object uses "
+                            "it (jobtemplate default/t); delete them first"),
+            std::string::npos)
+      << in_use.err;
+  EXPECT_NE(node.cli({"delete", "priorityclass", "urgent"}).err.find("(jobtemplate default/t)"),
+            std::string::npos);
+  ASSERT_EQ(node.cli({"delete", "jobtemplate", "t"}).exit_code, 0);
+  EXPECT_EQ(node.cli({"delete", "queue", "research"}).exit_code, 0);
+  EXPECT_EQ(node.cli({"delete", "priorityclass", "urgent"}).exit_code, 0);
+}
+
 // The README's example runs as it says.
 TEST_F(Queues, TheExampleRunsBothJobs) {
   auto r = node.cli({"submit", "-f", source_path("examples/queues.yaml")});
