@@ -384,9 +384,11 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
       default:
         break;
     }
-    return error_response(id, Code::UNIMPLEMENTED,
-                          "not a JobTemplate or JobFlow request: kind " +
-                              std::to_string(static_cast<int>(req.which())));
+    // The router sends only the kinds above: another is its mistake, not the client's.
+    return error_response(id, Code::INTERNAL,
+                          "the flow directory was sent a request that is not about a JobTemplate "
+                          "or JobFlow (kind " +
+                              std::to_string(static_cast<int>(req.which())) + ")");
   } catch (const kj::Exception& e) {
     return unreadable_response(id, e.getDescription().cStr());
   }

@@ -131,6 +131,11 @@ spec:
   EXPECT_EQ(r.err.find("documents[0].spec"), std::string::npos) << r.err;
   EXPECT_NE(node.cli({"get", "jobtemplate", "a"}).exit_code, 0);
   EXPECT_NE(node.cli({"get", "jobflow", "ok"}).exit_code, 0);
+  // The flow directory admitted the template and the flow, then gave their names back when the
+  // job was refused: the file without the bad job goes through.
+  auto fixed = node.cli({"submit", "-f", "-"}, yaml.substr(0, yaml.rfind("---\n")));
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(node.cli({"get", "jobflow", "ok"}).exit_code, 0);
 }
 
 TEST_F(JobFlows, DuplicateSubmitIsAlreadyExists) {
