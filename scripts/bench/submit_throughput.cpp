@@ -24,9 +24,10 @@ namespace {
 
 // One task of `replicas` pods, a gang (minAvailable = replicas), each asking `cpu` if set.
 std::string job_yaml(const std::string& name, const std::string& kind, int replicas = 1,
-                     const std::string& cpu = "", int64_t sim_ms = 0) {
+                     const std::string& cpu = "", int64_t sim_ms = 0,
+                     const std::string& ns = "default") {
   std::string t = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
-                  "}\nspec:\n  minAvailable: " + std::to_string(replicas) +
+                  ", namespace: " + ns + "}\nspec:\n  minAvailable: " + std::to_string(replicas) +
                   "\n  tasks:\n    - name: main\n      replicas: " + std::to_string(replicas) +
                   "\n      template:\n";
   if (kind == "sim")
@@ -60,13 +61,15 @@ std::string struct_frame(uint64_t id, JobSpec spec) {
 
 int main(int argc, char** argv) {
   CLI::App app{"submit-throughput: jobs/s to accepted and to Completed"};
-  std::string server = "127.0.0.1:7070", kind = "sim", prefix = "bench";
+  std::string server = "127.0.0.1:7070", kind = "sim", prefix = "bench", ns = "default";
   int jobs = 1000, window = 256, poll_ms = 5, replicas = 1;
   std::string cpu;
   app.add_option("--server", server);
   app.add_option("--jobs", jobs);
   app.add_option("--kind", kind, "sim (simulated pods) or true (/bin/true processes)");
   app.add_option("--prefix", prefix, "job name prefix");
+  app.add_option("--namespace", ns,
+                 "the jobs' namespace: the final count lists it whole (default: default)");
   app.add_option("--window", window, "requests in flight on the connection");
   std::string api = "yaml";
   app.add_option("--api", api, "yaml (submitYaml) or struct (submitJob, the same job as fields)")
@@ -93,7 +96,7 @@ int main(int argc, char** argv) {
   JobSpec base;
   if (api == "struct") {
     Diagnostics diags;
-    auto docs = parse_yaml(job_yaml("x", kind, replicas, cpu, sim_ms), diags);
+    auto docs = parse_yaml(job_yaml("x", kind, replicas, cpu, sim_ms, ns), diags);
     if (docs.jobs.size() != 1) {
       std::cerr << "cannot build the job\n";
       return 1;
@@ -111,7 +114,7 @@ int main(int argc, char** argv) {
       std::string name = prefix + "-" + std::to_string(sent);
       std::string bytes;
       if (api == "yaml") {
-        bytes = frame(sent, job_yaml(name, kind, replicas, cpu, sim_ms));
+        bytes = frame(sent, job_yaml(name, kind, replicas, cpu, sim_ms, ns));
       } else {
         JobSpec spec = base;
         spec.name = name;
@@ -156,7 +159,7 @@ int main(int argc, char** argv) {
   while (steady_clock::now() < deadline) {
     auto r = c.call([&](api::Request::Builder b) {
       auto ref = b.initGetJob();
-      ref.setNamespace("default");
+      ref.setNamespace(ns);
       ref.setName(last);
     });
     auto resp = r ? r.value()->root<api::Response>() : api::Response::Reader();
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     done = 0;
     auto list_start = steady_clock::now();
     bool ok = bench::for_each_job(
-        c, "default",
+        c, ns,
         [&](api::Job::Reader j) {
           std::string name = j.getSpec().getName();
           if (name.rfind(prefix + "-", 0) == 0 && finished(j.getStatus().getState().getPhase())) {
