@@ -69,7 +69,7 @@ std::string encode_summary_row(const JobModel& m) {
   auto out = b.initRoot<api::Job>();
   out.setUid(m.job.uid);
   out.setCreatedMs(m.job.created_ms);
-  encode(m.job.status, out.initStatus());
+  encode_counts(m.job.status, out.initStatus());
   const auto& spec = m.job.spec;
   auto to = out.initSpec();
   to.setName(spec.name);

@@ -27,9 +27,10 @@ capnp::ReaderOptions record_reader_options();
 std::string encode_job_row(const JobModel& m);
 // The "specs" row (store::JobSpecRecord): the job's spec, written once.
 std::string encode_spec_row(const JobModel& m);
-// The "summaries" row: an api::Job with what a table of jobs shows (uid, creation, status, and
-// the spec's name, namespace, labels, queue and minAvailable; no events). Lists of jobs are read
-// from these rows, a page at a time.
+// The "summaries" row: an api::Job with what a table of jobs shows (uid, creation, the status's
+// state and counts without conditions or per-task counts, and the spec's name, namespace,
+// labels, queue and minAvailable; no events). Lists of jobs are read from these rows, a page at
+// a time.
 std::string encode_summary_row(const JobModel& m);
 // Fails (never throws) on bytes that are not a JobRecord. A record written before pods had rows
 // of their own still carries them: they are loaded and marked changed, so that the next commit

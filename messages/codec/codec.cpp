@@ -334,7 +334,7 @@ std::map<std::string, TaskStatusCount> decode_task_counts(
 
 }  // namespace
 
-void encode(const JobStatus& in, api::JobStatus::Builder out) {
+void encode_counts(const JobStatus& in, api::JobStatus::Builder out) {
   auto state = out.initState();
   state.setPhase(text(to_string(in.state.phase)));
   state.setReason(text(in.state.reason));
@@ -349,6 +349,11 @@ void encode(const JobStatus& in, api::JobStatus::Builder out) {
   out.setUnknown(in.unknown);
   out.setVersion(in.version);
   out.setRetryCount(in.retry_count);
+  out.setPodGroupPhase(in.pod_group_phase);
+}
+
+void encode(const JobStatus& in, api::JobStatus::Builder out) {
+  encode_counts(in, out);
   encode_task_counts(in.task_status_count, out.initTaskStatusCount(in.task_status_count.size()));
   auto conditions = out.initConditions(in.conditions.size());
   for (capnp::uint j = 0; j < in.conditions.size(); ++j) {
@@ -356,7 +361,6 @@ void encode(const JobStatus& in, api::JobStatus::Builder out) {
     conditions[j].setLastTransitionMs(in.conditions[j].last_transition_ms);
   }
   out.setRunningDurationMs(in.running_duration_ms);
-  out.setPodGroupPhase(in.pod_group_phase);
 }
 
 JobStatus decode(api::JobStatus::Reader in) {

@@ -16,6 +16,9 @@ namespace caldera {
 void encode(const ResourceList& in, capnp::List<api::KeyValue>::Builder out);
 void encode(const JobSpec& in, api::JobSpec::Builder out);
 void encode(const JobStatus& in, api::JobStatus::Builder out);
+// The part of a status a table of jobs (and a pod group) shows: its state and counts, without the
+// conditions, the per-task counts and the running duration (a job summary row).
+void encode_counts(const JobStatus& in, api::JobStatus::Builder out);
 void encode(const Job& in, api::Job::Builder out);
 // Everything but the spec: a job's store row, whose spec has a row of its own.
 void encode_without_spec(const Job& in, api::Job::Builder out);

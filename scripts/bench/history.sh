@@ -2,11 +2,14 @@
 # What finished jobs cost a node over time. On a fresh embedded node: N one-pod simulated jobs run
 # to Completed (structured submits), then
 #   rss_bytes_per_finished_job   calderad's resident memory growth per job (VmRSS before, and
-#                                6 s after the last job completed): all N at once, so thousands
-#                                are live together at the peak
-#   steady_rss_bytes_per_job     the same on another fresh node, N jobs in 10 rounds of N/10,
-#                                from the end of the first round to the end of the last: what
-#                                each finished job adds once the node's buffers are warm
+#                                once it has settled after the last job completed): all N at
+#                                once, so thousands are live together at the peak
+#   rounds_rss_bytes_per_job     the same on another fresh node, N jobs in 10 rounds of N/10 (each
+#                                waits for the one before to complete): from the node before its
+#                                first job to the node settled after the last round, its fixed
+#                                buffers (memtables, block cache) included
+# VmRSS has settled once it stayed within 1 MiB for 7 s: finished jobs stop their actors in the
+# seconds after the client saw them complete, and calderad hands freed memory back every 5 s.
 #   data_bytes_per_job           its data dir per job
 # then kill -9 and a restart on that data dir:
 #   port_ms                      the restart to the client port's being open
@@ -42,6 +45,18 @@ work=$(mktemp -d /tmp/caldera-bench-XXXXXX)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+settled_rss_kb() {  # pid: VmRSS once 7 samples a second apart are within 1 MiB (at most 2 min)
+  local samples=()
+  for _ in $(seq 120); do
+    sleep 1
+    samples+=("$(rss_kb "$1")")
+    [ "${#samples[@]}" -lt 7 ] && continue
+    if printf '%s\n' "${samples[@]: -7}" | awk 'NR == 1 {lo = hi = $1} {if ($1 < lo) lo = $1; if ($1 > hi) hi = $1} END {exit !(hi - lo <= 1024)}'; then
+      break
+    fi
+  done
+  echo "${samples[-1]}"
+}
 start_node() {  # variant, dir: starts calderad, sets pid, server and port_ms (start to port open)
   local t0
   t0=$(date +%s%N)
@@ -53,7 +68,7 @@ start_node() {  # variant, dir: starts calderad, sets pid, server and port_ms (s
 }
 
 declare -A results  # "variant key" -> values
-keys=(rss_bytes_per_finished_job steady_rss_bytes_per_job data_bytes_per_job port_ms serving_ms
+keys=(rss_bytes_per_finished_job rounds_rss_bytes_per_job data_bytes_per_job port_ms serving_ms
   job_readable_ms first_page_ms get_job_ms ping_ms after_restart_jobs_per_s)
 [ "${LIVE:-0}" -gt 0 ] && keys+=(live_port_ms live_serving_ms live_first_page_ms live_get_job_ms)
 round=$((n / 10))
@@ -66,8 +81,7 @@ for r in $(seq "$runs"); do
     rss0=$(rss_kb "$pid")
     out=$(build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$n" \
       --kind sim --api struct --prefix h)
-    sleep 6  # past calderad's periodic hand-back of freed memory (every 5 s)
-    rss1=$(rss_kb "$pid")
+    rss1=$(settled_rss_kb "$pid")
     per_job=$(awk -v a="$rss1" -v b="$rss0" -v n="$n" 'BEGIN {printf "%.0f", (a - b) * 1024 / n}')
     data=$(du -sb "$dir" | awk -v n="$n" '{printf "%.0f", $1 / n}')
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
@@ -95,16 +109,17 @@ for r in $(seq "$runs"); do
       for k in serving_ms first_page_ms get_job_ms; do line+=" live_$k=$(field "$k" "$probe")"; done
     fi
     kill "$pid"; wait "$pid" 2>/dev/null || true
-    # Rounds: RSS once the first round is done, and once the last is.
+    # Rounds: RSS of the fresh node, and once the last round is done and the node has settled.
     mkdir -p "$dir-rounds"
     start_node "$v" "$dir-rounds"
+    build-release/client/caldera --server "$server" get nodes >/dev/null
+    fresh=$(rss_kb "$pid")
     for i in $(seq 10); do
       build-release/scripts/bench/caldera-bench-submit --server "$server" --jobs "$round" \
         --kind sim --api struct --prefix "r$i" >/dev/null
-      if [ "$i" = 1 ]; then sleep 6; warm=$(rss_kb "$pid"); fi
-      if [ "$i" = 10 ]; then sleep 6; last=$(rss_kb "$pid"); fi
     done
-    line+=" steady_rss_bytes_per_job=$(awk -v a="$last" -v b="$warm" -v n="$((round * 9))" \
+    last=$(settled_rss_kb "$pid")
+    line+=" rounds_rss_bytes_per_job=$(awk -v a="$last" -v b="$fresh" -v n="$((round * 10))" \
       'BEGIN {printf "%.0f", (a - b) * 1024 / n}')"
     kill "$pid"; wait "$pid" 2>/dev/null || true
     echo "$line"

@@ -485,6 +485,9 @@ TEST(JobRecord, TheSummaryRowCarriesWhatATableShowsAndNoEvents) {
   auto m = rich_model();
   m.job.spec.labels["team"] = "ml";
   m.job.spec.queue = "research";
+  m.job.status.task_status_count["worker"].running = 1;
+  m.job.status.running_duration_ms = 1800;
+  m.job.status.pod_group_phase = "Inqueue";
   auto row = encode_summary_row(m);
   FlatReader reader(row);
   auto job = reader.root<api::Job>();
@@ -496,8 +499,23 @@ TEST(JobRecord, TheSummaryRowCarriesWhatATableShowsAndNoEvents) {
   EXPECT_EQ(job.getSpec().getLabels().size(), 1u);
   EXPECT_EQ(job.getSpec().getTasks().size(), 0u);
   EXPECT_EQ(job.getEvents().size(), 0u);
-  EXPECT_EQ(std::string(job.getStatus().getState().getPhase().cStr()),
+  auto status = job.getStatus();
+  EXPECT_EQ(std::string(status.getState().getPhase().cStr()),
             std::string(to_string(m.job.status.state.phase)));
+  // What the table, -o wide and a pod group show...
+  EXPECT_EQ(std::string(status.getState().getReason().cStr()), "PodFailed");
+  EXPECT_EQ(status.getState().getLastTransitionMs(), 1'700'000'003'000);
+  EXPECT_EQ(status.getRunning(), 1);
+  EXPECT_EQ(status.getFailed(), 1);
+  EXPECT_EQ(status.getMinAvailable(), 3);
+  EXPECT_EQ(status.getRetryCount(), 2);
+  EXPECT_EQ(status.getVersion(), 3);
+  EXPECT_EQ(std::string(status.getPodGroupPhase().cStr()), "Inqueue");
+  // ...and not what grows with the job's history (a get reads that from the job row).
+  EXPECT_EQ(status.getConditions().size(), 0u);
+  EXPECT_EQ(status.getTaskStatusCount().size(), 0u);
+  EXPECT_EQ(status.getRunningDurationMs(), 0);
+  EXPECT_LT(row.size(), encode_job_row(m).size());
 }
 }  // namespace
 }  // namespace caldera
