@@ -303,6 +303,7 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
       },
       diags);
   admit_scheduling(docs, st.scheduling, diags);
+  admit_batch_jobs(docs.batch_jobs, diags);
   if (!diags.ok()) {
     if (reserved) {
       std::vector<std::string> templates, flows;

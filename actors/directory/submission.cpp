@@ -7,6 +7,7 @@
 
 #include "actors/api/responses.hpp"
 #include "actors/jobflow/core/flow_submission.hpp"
+#include "messages/admission/batch_job_validation.hpp"
 #include "messages/codec/flat.hpp"
 
 namespace caldera {
@@ -19,6 +20,16 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
     const bool taken = job_taken(key) || !seen.insert(key).second;
     admit_one(
         j, taken, kJobResource, [&](const JobSpec& s, Diagnostics& d) { admit(s, ctx, d); }, diags);
+  }
+}
+
+void admit_batch_jobs(const std::vector<Parsed<BatchJobSpec>>& jobs, Diagnostics& diags) {
+  for (const auto& j : jobs) {
+    validate_batch_job(j.value, diags, j.prefix);
+    diags.error(prefixed(j.prefix, "kind"),
+                "a Kubernetes Job (batch/v1) is read and checked, but caldera does not run this "
+                "kind yet: write it as a Volcano Job (batch.volcano.sh/v1alpha1) with one task "
+                "meanwhile");
   }
 }
 

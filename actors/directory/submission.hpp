@@ -21,6 +21,10 @@ namespace caldera {
 void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
                 const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
+// Kubernetes Jobs (batch/v1): each checked as the API server checks it, then refused, since
+// caldera reads them but does not run them yet (issue 28); every problem under its document.
+void admit_batch_jobs(const std::vector<Parsed<BatchJobSpec>>& jobs, Diagnostics& diags);
+
 // A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.
 std::string rejection_response(uint64_t id, const Diagnostics& diags);
 

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "messages/model/job_template.hpp"
+#include "messages/yaml/yaml_batch_job.hpp"
 #include "messages/yaml/yaml_flow.hpp"
 #include "messages/yaml/yaml_pod.hpp"
 #include "messages/yaml/yaml_policy.hpp"
@@ -14,6 +15,8 @@ namespace caldera {
 namespace {
 
 constexpr const char* kJobApiVersion = "batch.volcano.sh/v1alpha1";
+// A Kubernetes Job: the same kind name, another kind.
+constexpr const char* kBatchApiVersion = "batch/v1";
 
 // Job, JobTemplate (both a JobSpec) and JobFlowSpec share Kubernetes' object metadata.
 template <class Spec>
@@ -166,9 +169,19 @@ void read_document(YamlContext& ctx, const YamlNode& doc, const std::string& pre
     return read_cluster_object(kPriorityApiVersion, read_priority_class, out.priority_classes);
   if (*kind != "Job" && *kind != "JobTemplate" && *kind != "JobFlow") {
     ctx.error("kind", "unsupported kind \"" + *kind + "\"; supported kinds: Job (" +
-                          kJobApiVersion + "), JobTemplate and JobFlow (" + kFlowApiVersion +
+                          kJobApiVersion + ", or " + kBatchApiVersion +
+                          " for a Kubernetes Job), JobTemplate and JobFlow (" + kFlowApiVersion +
                           "), Queue (" + kSchedulingApiVersion + "), PriorityClass (" +
                           kPriorityApiVersion + ")");
+    return;
+  }
+  if (*kind == "Job" && api_version == kBatchApiVersion) {
+    BatchJobSpec job;
+    read_object_metadata(ctx, root, default_namespace, job);
+    if (auto n = root.get("spec")) read_batch_job_spec(ctx, *n, job);
+    root.ignore({"status"});
+    root.warn_unknown();
+    out.batch_jobs.push_back({std::move(job), prefix, index});
     return;
   }
   check_api_version(ctx, api_version, *kind == "Job" ? kJobApiVersion : kFlowApiVersion);

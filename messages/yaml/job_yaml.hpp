@@ -1,5 +1,5 @@
 // Reads Volcano YAML (one or more documents) into Job, JobTemplate, JobFlow, Queue and
-// PriorityClass objects.
+// PriorityClass objects, and Kubernetes Jobs (batch/v1).
 #pragma once
 
 #include <cstddef>
@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "messages/model/batch_job.hpp"
 #include "messages/model/diagnostic.hpp"
 #include "messages/model/job_flow.hpp"
 #include "messages/model/job_spec.hpp"
@@ -25,15 +26,16 @@ struct Parsed {
 };
 
 struct ParsedDocuments {
-  std::vector<Parsed<JobSpec>> jobs;       // `kind: Job`, in file order
+  std::vector<Parsed<JobSpec>> jobs;             // `kind: Job` of Volcano, in file order
+  std::vector<Parsed<BatchJobSpec>> batch_jobs;  // `kind: Job` of Kubernetes (batch/v1)
   std::vector<Parsed<JobSpec>> templates;  // `kind: JobTemplate`: its metadata and its Job spec
   std::vector<Parsed<JobFlowSpec>> flows;  // `kind: JobFlow`
   std::vector<Parsed<QueueSpec>> queues;   // `kind: Queue`
   std::vector<Parsed<PriorityClass>> priority_classes;  // `kind: PriorityClass`
 
   bool empty() const {
-    return jobs.empty() && templates.empty() && flows.empty() && queues.empty() &&
-           priority_classes.empty();
+    return jobs.empty() && batch_jobs.empty() && templates.empty() && flows.empty() &&
+           queues.empty() && priority_classes.empty();
   }
 };
 

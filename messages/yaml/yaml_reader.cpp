@@ -186,6 +186,16 @@ std::optional<int64_t> read_int(YamlContext& ctx, const YamlNode& node, const st
   return value;
 }
 
+// YAML 1.2's booleans, as Kubernetes reads them; a quoted "true" is a string there too.
+std::optional<bool> read_bool(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  if (node.is_scalar() && node.plain()) {
+    if (node.scalar() == "true") return true;
+    if (node.scalar() == "false") return false;
+  }
+  ctx.error(path, "expected true or false");
+  return std::nullopt;
+}
+
 std::optional<std::vector<YamlNode>> read_sequence(YamlContext& ctx, const YamlNode& node,
                                                    const std::string& path) {
   std::vector<YamlNode> out;

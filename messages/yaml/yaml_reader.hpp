@@ -79,6 +79,8 @@ std::optional<std::string> read_string(YamlContext& ctx, const YamlNode& node,
                                        const std::string& path);
 std::optional<int64_t> read_int(YamlContext& ctx, const YamlNode& node, const std::string& path,
                                 int64_t min, int64_t max);
+// YAML 1.2's booleans, as Kubernetes reads them (a quoted "true" is a string there too).
+std::optional<bool> read_bool(YamlContext& ctx, const YamlNode& node, const std::string& path);
 // The elements of a sequence, or nullopt (with an error) when `node` is not one.
 std::optional<std::vector<YamlNode>> read_sequence(YamlContext& ctx, const YamlNode& node,
                                                    const std::string& path);

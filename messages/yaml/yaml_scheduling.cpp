@@ -3,16 +3,6 @@
 namespace caldera {
 namespace {
 
-// YAML 1.2's booleans, as Kubernetes reads them; a quoted "true" is a string there too.
-std::optional<bool> read_bool(YamlContext& ctx, const YamlNode& node, const std::string& path) {
-  if (node.is_scalar() && node.plain()) {
-    if (node.scalar() == "true") return true;
-    if (node.scalar() == "false") return false;
-  }
-  ctx.error(path, "expected true or false");
-  return std::nullopt;
-}
-
 // Cluster-scoped: a name, and no namespace (a namespace is a warning, as kubectl ignores it).
 // Labels and annotations are kept where the object has them.
 void read_cluster_metadata(YamlContext& ctx, MapReader& root, const std::string& kind,

@@ -379,19 +379,32 @@ apiVersion: v1
 kind: Pod
 metadata: {name: pod}
 ---
+apiVersion: batch.volcano.sh/v1beta1
+kind: Job
+metadata: {name: vc-job}
+---
 apiVersion: batch/v1
 kind: Job
 metadata: {name: k8s-job}
+spec: {completions: 3}
 )",
                            diags);
   EXPECT_TRUE(has(diags.errors, "documents[0].kind", "supported kinds: Job"));
+  EXPECT_TRUE(has(diags.errors, "documents[0].kind", "batch/v1 for a Kubernetes Job"));
   EXPECT_TRUE(has(diags.errors, "documents[0].kind", "JobTemplate and JobFlow"));
   EXPECT_TRUE(has(diags.warnings, "documents[1].apiVersion", "batch.volcano.sh/v1alpha1"));
   EXPECT_EQ(diags.errors.size(), 1u) << dump(diags.errors);
   ASSERT_EQ(parsed.jobs.size(), 1u);
-  EXPECT_EQ(parsed.jobs[0].value.name, "k8s-job");
+  EXPECT_EQ(parsed.jobs[0].value.name, "vc-job");
   EXPECT_EQ(parsed.jobs[0].prefix, "documents[1].");
   EXPECT_EQ(parsed.jobs[0].document, 1u);
+  // A Kubernetes Job is a kind of its own, with no warning about its apiVersion.
+  ASSERT_EQ(parsed.batch_jobs.size(), 1u);
+  EXPECT_EQ(parsed.batch_jobs[0].value.name, "k8s-job");
+  EXPECT_EQ(parsed.batch_jobs[0].value.namespace_, "default");
+  EXPECT_EQ(parsed.batch_jobs[0].value.completions, 3);
+  EXPECT_EQ(parsed.batch_jobs[0].prefix, "documents[2].");
+  EXPECT_FALSE(has(diags.warnings, "documents[2].apiVersion", ""));
 }
 
 TEST(JobYaml, UnknownAndKubernetesOnlyFieldsAreWarnings) {
