@@ -8,8 +8,6 @@
 #                                waits for the one before to complete): from the node before its
 #                                first job to the node settled after the last round, its fixed
 #                                buffers (memtables, block cache) included
-# VmRSS has settled once it stayed within 1 MiB for 7 s: finished jobs stop their actors in the
-# seconds after the client saw them complete, and calderad hands freed memory back every 5 s.
 #   data_bytes_per_job           its data dir per job
 # then kill -9 and a restart on that data dir:
 #   port_ms                      the restart to the client port's being open
@@ -26,6 +24,8 @@
 #   live_port_ms, live_serving_ms, live_first_page_ms, live_get_job_ms   as above, with the
 #                                live jobs recovered
 # With a baseline revision, every run measures its calderad too, with the same clients.
+# VmRSS has settled once it stayed within 1 MiB for 7 s: finished jobs stop their actors in the
+# seconds after the client saw them complete, and calderad hands freed memory back every 5 s.
 # Usage: scripts/bench/history.sh [N=100000] [RUNS=1] [BASELINE_REV]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

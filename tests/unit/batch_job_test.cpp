@@ -246,19 +246,6 @@ TEST(BatchJob, TypeErrorsNameTheirField) {
   EXPECT_TRUE(has(expr.diags.errors, "spec.selector.matchExpressions", "matchLabels only"));
 }
 
-TEST(BatchJob, IndexIntervalsAreKubernetesIntervalForm) {
-  auto ok = parse_index_intervals("0-3,5,7-9", 10);
-  ASSERT_TRUE(ok) << ok.error();
-  EXPECT_EQ(*ok, (std::vector<std::pair<int32_t, int32_t>>{{0, 3}, {5, 5}, {7, 9}}));
-  auto adjacent = parse_index_intervals("0-2,3", 4);
-  ASSERT_TRUE(adjacent) << adjacent.error();
-  EXPECT_EQ(adjacent->size(), 2u);
-  for (const char* bad : {"", "a", "1-", "-1", "3-1", "5,3", "0-3,2-5", "1,,2", "0-10"}) {
-    auto r = parse_index_intervals(bad, 10);
-    EXPECT_FALSE(r) << bad;
-  }
-}
-
 TEST(BatchJob, ASubmissionOfOneIsCheckedThenRefusedUnderItsDocument) {
   Diagnostics diags;
   auto parsed =
