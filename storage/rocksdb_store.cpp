@@ -188,8 +188,9 @@ rocksdb::DBOptions db_options(const std::shared_ptr<HealthState>& health) {
   // The vector memtable takes one writer at a time (the store has one writer thread anyway).
   o.allow_concurrent_memtable_write = false;
   // Memory stays flat however long the cluster runs: the memtables of every family together
-  // hold at most this much before the largest is flushed (each family alone would take 64 MiB,
-  // twice over, and a job writes five of them).
+  // hold at most this much (each family alone would take 64 MiB, twice over, and a job writes
+  // nine of them). Past it RocksDB 7.8 flushes the family whose memtable is the oldest, not the
+  // largest, so the small families are flushed in turn too (into small files to compact).
   o.db_write_buffer_size = kMemtableBytes;
   return o;
 }
