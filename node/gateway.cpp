@@ -591,8 +591,10 @@ class UvGateway final : public Gateway {
     uint64_t now = uv_now(&loop_);
     uint64_t frame_ms = to_ms(limits_.frame_timeout), idle_ms = to_ms(limits_.idle_timeout),
              slow_ms = to_ms(limits_.slow_reader_timeout);
+    // Loop times are whole milliseconds, truncated: a difference of exactly the limit may be up to
+    // 1 ms short of it, so a timeout fires only once the difference is past the limit.
     auto expired = [now](uint64_t since, uint64_t limit) {
-      return limit > 0 && now - since >= limit;
+      return limit > 0 && now - since > limit;
     };
     // Closing never erases from connections_ at once (that waits for the close callbacks).
     for (auto& [id, owned] : connections_) {
