@@ -7,63 +7,34 @@
 #include <string>
 #include <vector>
 
+#include "messages/model/batch_job_fields.hpp"
 #include "messages/model/job_spec.hpp"
 
 namespace caldera {
 
-// podFailurePolicy.rules[].onExitCodes: exit codes of one container (or of any, unnamed).
-struct ExitCodeRequirement {
-  std::string container_name;  // empty: every container
-  std::string op;              // "In" or "NotIn"
-  std::vector<int32_t> values;
-  bool operator==(const ExitCodeRequirement&) const = default;
-};
-
-// podFailurePolicy.rules[].onPodConditions[]: a condition the failed pod has (DisruptionTarget).
-struct PodConditionPattern {
-  std::string type;
-  std::string status = "True";
-  bool operator==(const PodConditionPattern&) const = default;
-};
-
-struct PodFailurePolicyRule {
-  std::string action;  // FailJob, FailIndex, Ignore or Count
-  std::optional<ExitCodeRequirement> on_exit_codes;
-  std::vector<PodConditionPattern> on_pod_conditions;
-  bool operator==(const PodFailurePolicyRule&) const = default;
-};
-
-// successPolicy.rules[]: the job succeeds once these indexes (or this many of them) have.
-struct SuccessPolicyRule {
-  std::optional<std::string> succeeded_indexes;  // Kubernetes' interval form, "0-3,5"
-  std::optional<int32_t> succeeded_count;
-  bool operator==(const SuccessPolicyRule&) const = default;
-};
-
-struct BatchJobSpec {
+// Everything a user writes in a batch/v1 Job: its metadata and template, and the fields of its
+// own (BatchJobFields) that a Volcano Job has no place for.
+struct BatchJobSpec : BatchJobFields {
   std::string name;
   std::string namespace_;
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
-  std::optional<int32_t> parallelism;    // unset: 1
-  std::optional<int32_t> completions;    // unset: any success ends the job (a work queue)
-  std::string completion_mode;           // "" (NonIndexed), "NonIndexed" or "Indexed"
-  std::optional<int32_t> backoff_limit;  // unset: 6, or no limit with backoffLimitPerIndex
-  std::optional<int32_t> backoff_limit_per_index;
-  std::optional<int32_t> max_failed_indexes;
   std::optional<int64_t> active_deadline_seconds;
   std::optional<int64_t> ttl_seconds_after_finished;
-  bool suspend = false;
-  std::optional<std::vector<PodFailurePolicyRule>> pod_failure_policy;  // its rules
-  std::optional<std::vector<SuccessPolicyRule>> success_policy;         // its rules
-  std::string pod_replacement_policy;  // "" (by default), "TerminatingOrFailed" or "Failed"
-  bool manual_selector = false;
-  std::optional<std::map<std::string, std::string>> selector;  // its matchLabels
   PodTemplate template_;
 
-  bool indexed() const { return completion_mode == "Indexed"; }
   std::string key() const { return namespace_ + "/" + name; }
   bool operator==(const BatchJobSpec&) const = default;
 };
+
+// The job a batch/v1 Job runs as: its metadata, deadline and TTL in the JobSpec's own fields,
+// its template as the one task (named kBatchJobTask), placed one pod at a time (minAvailable 1),
+// in the queue its scheduling.volcano.sh/queue-name annotation names; the rest in `batch`.
+JobSpec to_job_spec(BatchJobSpec spec);
+// The batch/v1 Job `spec` runs (spec.batch set): what `get jobs.batch -o yaml` shows.
+BatchJobSpec to_batch_job_spec(const JobSpec& spec);
+
+// The volcano.sh annotation a batch/v1 Job names its queue with.
+inline constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
 
 }  // namespace caldera

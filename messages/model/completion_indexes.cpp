@@ -47,7 +47,11 @@ std::string format_index_intervals(const std::set<int32_t>& indexes) {
     while (++it != indexes.end() && *it == last + 1) ++last;
     if (!out.empty()) out += ',';
     out += std::to_string(first);
-    if (last != first) out += "-" + std::to_string(last);
+    // Kubernetes writes two adjacent indexes as a pair, "4,5", and a range from three on.
+    if (last == first + 1)
+      out += "," + std::to_string(last);
+    else if (last != first)
+      out += "-" + std::to_string(last);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/model/batch_job_fields.hpp"
 #include "messages/model/lifecycle.hpp"
 #include "messages/model/resources.hpp"
 
@@ -91,13 +92,23 @@ struct JobSpec {
   std::optional<int64_t> ttl_seconds_after_finished;
   std::optional<int64_t> active_deadline_seconds;
   std::vector<TaskSpec> tasks;
+  // Set: a Kubernetes Job (batch/v1) rather than a Volcano Job, run by its own controller, with
+  // one task (kBatchJobTask). The kinds have names of their own: one of each may share a name.
+  std::optional<BatchJobFields> batch;
   bool operator==(const JobSpec&) const = default;
 
   int32_t total_replicas() const;
   int32_t effective_min_available() const;  // min_available, or total_replicas() when unset
   int32_t effective_max_retry() const;      // max_retry, or 3 when unset
-  std::string key() const { return namespace_ + "/" + name; }
+  // namespace/name, and namespace/jobs.batch/name for a batch/v1 Job: the namespace runs up to
+  // the first '/', the name from the last.
+  std::string key() const {
+    return batch ? namespace_ + "/jobs.batch/" + name : namespace_ + "/" + name;
+  }
 };
+
+// The one task of a batch/v1 Job: its pods have no task of their own.
+inline constexpr const char* kBatchJobTask = "";
 
 // Annotations on a task template that make its pods simulated (a timer instead of processes).
 inline constexpr const char* kSimDurationAnnotation = "caldera.io/sim-duration-ms";

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "messages/model/batch_job_status.hpp"
 #include "messages/model/pod.hpp"
 
 namespace caldera {
@@ -74,6 +75,8 @@ struct JobStatus {
   // The scheduler's verdict while the gang waits: "Pending" (its pod group is not admitted) or
   // "Inqueue" (admitted, not placed); "" before one.
   std::string pod_group_phase;
+  // A batch/v1 Job's own status (JobSpec::batch is set); the fields above are Volcano's.
+  std::optional<BatchJobStatus> batch;
   bool operator==(const JobStatus&) const = default;
 };
 

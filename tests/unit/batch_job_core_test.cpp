@@ -30,7 +30,7 @@ TEST(CompletionIndexes, AreReadInKubernetesIntervalForm) {
 TEST(CompletionIndexes, AreShownInKubernetesIntervalForm) {
   EXPECT_EQ(format_index_intervals({}), "");
   EXPECT_EQ(format_index_intervals({4}), "4");
-  EXPECT_EQ(format_index_intervals({0, 1, 2, 3, 5, 7, 8}), "0-3,5,7-8");
+  EXPECT_EQ(format_index_intervals({0, 1, 2, 3, 5, 7, 8}), "0-3,5,7,8");  // two: a pair
   EXPECT_EQ(format_index_intervals({0, 1, 2, 3, 4}), "0-4");
   // What is shown reads back as the same set.
   std::set<int32_t> some{1, 2, 6, 9, 10, 11};

@@ -4,7 +4,7 @@
 
 namespace caldera {
 
-int32_t wanted_active(const BatchJobSpec& spec, int32_t active, int32_t succeeded) {
+int32_t wanted_active(const BatchJobFields& spec, int32_t active, int32_t succeeded) {
   if (spec.suspend) return 0;
   const int32_t parallelism = std::max(spec.parallelism.value_or(1), 0);
   // A work queue that has seen a success leaves its running pods be and starts no more.

@@ -9,7 +9,7 @@ BatchJobEnd failed(std::string reason, std::string message) {
   return {false, std::move(reason), std::move(message)};
 }
 
-int32_t backoff_limit(const BatchJobSpec& spec) {
+int32_t backoff_limit(const BatchJobFields& spec) {
   if (spec.backoff_limit) return *spec.backoff_limit;
   return spec.backoff_limit_per_index ? INT32_MAX : kDefaultBackoffLimit;
 }
@@ -40,13 +40,14 @@ std::optional<size_t> matching_success_rule(const std::vector<SuccessPolicyRule>
   return std::nullopt;
 }
 
-std::optional<BatchJobEnd> batch_job_end(const BatchJobSpec& spec, const BatchJobProgress& p,
-                                         int64_t now_ms) {
+std::optional<BatchJobEnd> batch_job_end(const BatchJobFields& spec,
+                                         std::optional<int64_t> active_deadline_seconds,
+                                         const BatchJobProgress& p, int64_t now_ms) {
   if (p.fail_job) return failed("PodFailurePolicy", p.fail_job->message);
   if (p.failed > backoff_limit(spec))
     return failed("BackoffLimitExceeded", "Job has reached the specified backoff limit");
-  if (spec.active_deadline_seconds && p.start_ms > 0 && !spec.suspend &&
-      now_ms - p.start_ms >= *spec.active_deadline_seconds * 1000)
+  if (active_deadline_seconds && p.start_ms > 0 && !spec.suspend &&
+      now_ms - p.start_ms >= *active_deadline_seconds * 1000)
     return failed("DeadlineExceeded", "Job was active longer than specified deadline");
   const int32_t completions = spec.completions.value_or(0);
   if (spec.indexed() && spec.backoff_limit_per_index) {

@@ -41,7 +41,12 @@ std::optional<size_t> matching_success_rule(const std::vector<SuccessPolicyRule>
                                             int32_t completions);
 
 // How the job ends now, or nullopt while it runs on.
-std::optional<BatchJobEnd> batch_job_end(const BatchJobSpec& spec, const BatchJobProgress& p,
-                                         int64_t now_ms);
+std::optional<BatchJobEnd> batch_job_end(const BatchJobFields& spec,
+                                         std::optional<int64_t> active_deadline_seconds,
+                                         const BatchJobProgress& p, int64_t now_ms);
+inline std::optional<BatchJobEnd> batch_job_end(const BatchJobSpec& spec, const BatchJobProgress& p,
+                                                int64_t now_ms) {
+  return batch_job_end(spec, spec.active_deadline_seconds, p, now_ms);
+}
 
 }  // namespace caldera

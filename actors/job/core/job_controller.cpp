@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "actors/job/core/batch_job_controller.hpp"
 #include "actors/job/core/job_steps.hpp"
 #include "actors/job/core/pod_template.hpp"
 
@@ -172,6 +173,7 @@ void update_counts(JobModel& m, int64_t now_ms) {
 }
 
 Effects sync_job(JobModel& m, const Clock& clock) {
+  if (m.job.spec.batch) return sync_batch_job(m, {}, clock);
   Effects fx;
   execute(m, Step{}, clock, fx);
   return fx;
@@ -238,6 +240,13 @@ Effects on_pod_report(JobModel& m, const Pod& report, const Clock& clock) {
   if (is_live(before) && !is_live(p))
     (report.status_seq != 0 ? fx.ended : fx.release).push_back(p.uid);
   if (before.phase == PodPhase::Pending && p.phase != PodPhase::Pending) pod_created(m, p);
+  if (m.job.spec.batch) {
+    // A Kubernetes Job has no lifecycle policies: its sync counts the pod's end.
+    std::vector<std::string> ended;
+    if (is_live(before) && !is_live(p)) ended.push_back(p.name);
+    fx.merge(sync_batch_job(m, ended, clock));
+    return fx;
+  }
   auto req = event_for(m, before, p);
   if (req.event == Event::PodFailed || req.event == Event::TaskFailed ||
       req.event == Event::PodEvicted)
@@ -296,7 +305,7 @@ Effects on_node_lost(JobModel& m, const std::string& node, const std::string& wh
   // The scheduler's pod group goes Unknown when a running gang falls below its minimum; the
   // job's policies hear it as the Unknown event (seed 000, updatePodGroup), unless a PodEvicted
   // policy has acted already.
-  if (was_whole && m.job.status.state.phase == JobPhase::Running &&
+  if (!m.job.spec.batch && was_whole && m.job.status.state.phase == JobPhase::Running &&
       running() < m.job.status.min_available) {
     EventRequest req;
     req.event = Event::JobUnknown;
@@ -342,6 +351,12 @@ Effects on_command(JobModel& m, Action action, const std::string& command_id, co
     if (std::find(m.command_ids.begin(), m.command_ids.end(), command_id) != m.command_ids.end())
       return fx;  // a retried command: it has acted already
   }
+  if (m.job.spec.batch) {
+    fx.refused = fmt::format(
+        "job {} is a Kubernetes Job (jobs.batch): it takes no {}; patch its spec.suspend instead",
+        m.name(), to_string(action));
+    return fx;
+  }
   const auto phase = m.job.status.state.phase;
   if (!phase_takes(phase, action)) {
     // Not remembered: a retry of a refused command is refused again, never answered "done".
@@ -386,6 +401,7 @@ Effects on_unschedulable(JobModel& m, const std::string& message, bool enqueued,
 }
 
 Effects on_tick(JobModel& m, const Clock& clock) {
+  if (m.job.spec.batch) return on_batch_tick(m, clock);
   Effects fx;
   for (;;) {
     auto due = std::min_element(m.delayed.begin(), m.delayed.end(),
@@ -425,6 +441,7 @@ Effects on_tick(JobModel& m, const Clock& clock) {
 }
 
 std::optional<int64_t> next_due_ms(const JobModel& m) {
+  if (m.job.spec.batch) return batch_next_due_ms(m);
   std::optional<int64_t> next;
   auto consider = [&](std::optional<int64_t> t) {
     if (t && (!next || *t < *next)) next = t;
@@ -448,6 +465,7 @@ bool is_settled(const JobModel& m) {
 Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::string>& present,
                    const Clock& clock) {
   Effects fx;
+  std::vector<std::string> ended;
   for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) {
     const auto& [name, p] = *it;
     if (p.node != node || !is_live(p)) continue;
@@ -465,11 +483,12 @@ Effects on_node_up(JobModel& m, const std::string& node, const std::set<std::str
       w.finished_ms = clock.now_ms;
       fx.release.push_back(p.uid);
       fx.changed = true;
+      ended.push_back(name);
     } else if (!held && launched(m, p)) {
       fx.launch.push_back(name);
     }
   }
-  fx.merge(sync_job(m, clock));
+  fx.merge(m.job.spec.batch ? sync_batch_job(m, ended, clock) : sync_job(m, clock));
   return fx;
 }
 

@@ -5,16 +5,35 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "actors/job/core/delayed_action.hpp"
+#include "actors/job/core/pod_backoff.hpp"
 #include "actors/job/core/pod_table.hpp"
 #include "actors/job/core/slow_start.hpp"
 #include "messages/model/job.hpp"
 #include "messages/model/pod.hpp"
 
 namespace caldera {
+
+// What a batch/v1 Job's controller keeps beside the status it shows.
+struct BatchBookkeeping {
+  std::set<int32_t> succeeded_indexes;  // status.completedIndexes, as a set
+  std::set<int32_t> failed_indexes;     // status.failedIndexes, as a set
+  // The pod failure back-off: the job's (under kJobWideBackoff), or with backoffLimitPerIndex
+  // each index's, whose failures also count against that limit.
+  std::map<int32_t, PodBackoff> backoff;
+  std::map<int32_t, int32_t> ignored_failures;  // by index: failures a policy ignored
+  int64_t create_at_ms = 0;  // pods wanted wait for the back-off until then; 0: none waits
+  // Pods being deleted that were counted as failed before they ended (Kubernetes counts a pod
+  // being deleted as a failure unless only failed pods are replaced): their ends count no more.
+  std::set<std::string> counted_terminating;
+  bool operator==(const BatchBookkeeping&) const = default;
+};
+
+inline constexpr int32_t kJobWideBackoff = -1;
 
 struct JobModel {
   Job job;
@@ -35,6 +54,8 @@ struct JobModel {
   // retention), as far as the writes that were sent say; 0: it has none. A settled job loaded
   // from the store has the row of its last transition.
   int64_t history_ms = 0;
+  // A batch/v1 Job's controller bookkeeping (unused by a Volcano Job).
+  BatchBookkeeping batch;
 
   const std::string& name() const { return job.spec.name; }
   std::string key() const { return job.spec.key(); }

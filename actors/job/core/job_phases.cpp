@@ -14,32 +14,6 @@ namespace {
 // Volcano's retain phases: which ended pods a kill leaves in place for inspection.
 enum class Retain { None, Soft };
 
-void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message,
-               const Clock& clock, Effects& fx) {
-  auto& state = m.job.status.state;
-  if (state.phase == to) return;
-  fx.phase_changes.push_back({state.phase, to, reason});
-  bool bad = to == JobPhase::Failed || to == JobPhase::Aborted || to == JobPhase::Terminated;
-  add_event(m, clock, bad ? "Warning" : "Normal", reason,
-            fmt::format("{} -> {}: {}", to_string(state.phase), to_string(to), message));
-  state.phase = to;
-  state.reason = std::move(reason);
-  state.message = std::move(message);
-  state.last_transition_ms = clock.now_ms;
-  m.job.status.conditions.push_back({to, clock.now_ms});
-  // Its pods are going: the gang is admitted anew, as Volcano's pod group of a job that ran goes
-  // back to Pending.
-  if (to == JobPhase::Restarting) m.job.status.pod_group_phase.clear();
-  // Delayed actions belong to a running gang; a job that restarts, stops or ends drops them.
-  if (!is_active(to) && !m.delayed.empty()) {
-    add_event(m, clock, "Normal", "DelayedActionCancelled",
-              fmt::format("{} delayed action(s) dropped: the job is {}", m.delayed.size(),
-                          to_string(to)));
-    m.delayed.clear();
-  }
-  fx.changed = true;
-}
-
 // Moves to `to` keeping the reason of the transient phase that leads there (Aborting ->
 // Aborted says why the job was aborted, not that its pods are gone).
 void finish_transient(JobModel& m, JobPhase to, const Clock& clock, Effects& fx) {
@@ -75,22 +49,7 @@ void kill_pods(JobModel& m, const Target& target, Retain retain, const std::stri
   for (auto it = m.pods.cbegin(); it != m.pods.cend(); ++it) {
     if (it->second.out_of_sync || !in_target(it->second, target)) continue;
     if (is_terminal(it->second.phase) && retain == Retain::Soft) continue;
-    Pod& p = m.pods.edit(it);
-    p.out_of_sync = true;
-    fx.changed = true;
-    if (is_terminal(p.phase)) continue;
-    if (!launched(m, p)) {
-      // Never sent to a node (unplaced, or waiting for its batch): nothing runs, it ends here;
-      // a node it was placed on lets its reservation go.
-      if (!p.node.empty()) fx.unreserve.push_back({p.uid, p.node});
-      p.phase = PodPhase::Failed;
-      p.reason = "Killed";
-      p.message = why;
-      p.finished_ms = clock.now_ms;
-      fx.release.push_back(p.uid);
-    } else {
-      fx.kill.push_back({p.uid, p.node, why, {}, pod_grace_ms(m.job.spec, p.task_name)});
-    }
+    kill_pod(m, it, why, clock, fx);
   }
 }
 
@@ -386,6 +345,52 @@ void run_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
 
 // Mirrors the phase functions above: act() in Pending and Running, resume() in Aborting and
 // Aborted; every other phase ignores actions.
+void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message,
+               const Clock& clock, Effects& fx) {
+  auto& state = m.job.status.state;
+  if (state.phase == to) return;
+  fx.phase_changes.push_back({state.phase, to, reason});
+  bool bad = to == JobPhase::Failed || to == JobPhase::Aborted || to == JobPhase::Terminated;
+  add_event(m, clock, bad ? "Warning" : "Normal", reason,
+            fmt::format("{} -> {}: {}", to_string(state.phase), to_string(to), message));
+  state.phase = to;
+  state.reason = std::move(reason);
+  state.message = std::move(message);
+  state.last_transition_ms = clock.now_ms;
+  m.job.status.conditions.push_back({to, clock.now_ms});
+  // Its pods are going: the gang is admitted anew, as Volcano's pod group of a job that ran goes
+  // back to Pending.
+  if (to == JobPhase::Restarting) m.job.status.pod_group_phase.clear();
+  // Delayed actions belong to a running gang; a job that restarts, stops or ends drops them.
+  if (!is_active(to) && !m.delayed.empty()) {
+    add_event(m, clock, "Normal", "DelayedActionCancelled",
+              fmt::format("{} delayed action(s) dropped: the job is {}", m.delayed.size(),
+                          to_string(to)));
+    m.delayed.clear();
+  }
+  fx.changed = true;
+}
+
+void kill_pod(JobModel& m, PodTable::const_iterator it, const std::string& why, const Clock& clock,
+              Effects& fx) {
+  Pod& p = m.pods.edit(it);
+  p.out_of_sync = true;
+  fx.changed = true;
+  if (is_terminal(p.phase)) return;
+  if (launched(m, p)) {
+    fx.kill.push_back({p.uid, p.node, why, {}, pod_grace_ms(m.job.spec, p.task_name)});
+    return;
+  }
+  // Never sent to a node (unplaced, or waiting for its batch): nothing runs, it ends here; a
+  // node it was placed on lets its reservation go.
+  if (!p.node.empty()) fx.unreserve.push_back({p.uid, p.node});
+  p.phase = PodPhase::Failed;
+  p.reason = "Killed";
+  p.message = why;
+  p.finished_ms = clock.now_ms;
+  fx.release.push_back(p.uid);
+}
+
 bool phase_takes(JobPhase phase, Action action) {
   switch (phase) {
     case JobPhase::Pending:

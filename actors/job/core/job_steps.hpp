@@ -31,6 +31,16 @@ struct Step {
 // can pass several arrows (each with its condition), and recounts the status.
 void execute(JobModel& m, const Step& step, const Clock& clock, Effects& fx);
 
+// Moves the job to phase `to` (an arrow of the state table): the state's reason and message, a
+// condition, an event; a job that stops being active drops its delayed actions.
+void set_phase(JobModel& m, JobPhase to, std::string reason, std::string message,
+               const Clock& clock, Effects& fx);
+
+// Stops a pod: marks it out of sync (killed by the controller); one sent to its node is killed
+// there, one never sent ends here at once (Failed, Killed) and lets its reservation go.
+void kill_pod(JobModel& m, PodTable::const_iterator it, const std::string& why, const Clock& clock,
+              Effects& fx);
+
 // Whether the phase does anything with the action (section 3.4); elsewhere it is a no-op.
 bool phase_takes(JobPhase phase, Action action);
 

@@ -54,6 +54,18 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
     rt.sim_exit_code =
         static_cast<int32_t>(annotation_int(task.template_, kSimExitCodeAnnotation).value_or(0));
     rt.containers = task.template_.containers;
+    rt.grace_ms = pod_grace_ms(spec, task.name);
+    rt.lease_stop_grace_ms = lease_stop_grace_ms(spec, task.name);
+    if (spec.batch) {
+      // A Kubernetes Job's pod: its completion index (Indexed) and its hostname, no Volcano's.
+      const bool indexed = spec.batch->indexed() && pod.index >= 0;
+      for (auto& c : rt.containers) {
+        if (indexed) set_env(c.env, kCompletionIndexEnv, std::to_string(pod.index));
+        set_env(c.env, "HOSTNAME",
+                indexed ? spec.name + "-" + std::to_string(pod.index) : pod.name);
+      }
+      return rt;
+    }
     auto index = std::to_string(pod.index);
     for (auto& c : rt.containers) {
       set_env(c.env, "VK_TASK_INDEX", index);
@@ -69,8 +81,6 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
     for (auto& c : rt.containers)
       for (const auto& e : plugins.env) set_env(c.env, e.name, e.value);
     rt.files = std::move(plugins.files);
-    rt.grace_ms = pod_grace_ms(spec, task.name);
-    rt.lease_stop_grace_ms = lease_stop_grace_ms(spec, task.name);
     return rt;
   }
   return std::nullopt;
