@@ -143,8 +143,18 @@ int main(int argc, char** argv) {
     if (named) c->add_option("name", name, "name");
     return c;
   };
-  choose(add_get("jobs", "job", "Volcano jobs", true), "get", kGetFormats,
-         [&] { return watching ? watch_jobs(g, name, all_ns) : get_jobs(g, name, all_ns); });
+  auto* get_vcjobs = add_get("jobs", "job", "Volcano jobs", true);
+  for (const char* alias : {"vcjob", "vcjobs", "jobs.batch.volcano.sh", "job.batch.volcano.sh"})
+    get_vcjobs->alias(alias);
+  choose(get_vcjobs, "get", kGetFormats, [&] {
+    return watching ? watch_jobs(g, name, all_ns, JobKind::Volcano)
+                    : get_jobs(g, name, all_ns, JobKind::Volcano);
+  });
+  choose(add_get("jobs.batch", "job.batch", "Kubernetes Jobs (batch/v1)", true), "get", kGetFormats,
+         [&] {
+           return watching ? watch_jobs(g, name, all_ns, JobKind::Batch)
+                           : get_jobs(g, name, all_ns, JobKind::Batch);
+         });
   auto* get_pods_cmd = add_get("pods", "pod", "pods of jobs", true);
   get_pods_cmd->add_option("--job", job_filter, "only this job's pods");
   choose(get_pods_cmd, "get", kGetFormats, [&] {
@@ -155,26 +165,28 @@ int main(int argc, char** argv) {
       add_get("podgroups", "podgroup", "the jobs' pod groups (gang, queue, verdict)", true);
   get_pg->alias("pg");
   choose(get_pg, "get", kGetFormats, [&] {
-    return watching ? fail("get -w watches jobs, pods and jobflows")
+    return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
                     : get_pod_groups(g, name, all_ns);
   });
   choose(add_get("jobtemplates", "jobtemplate", "Volcano JobTemplates", true), "get", kGetFormats,
          [&] {
-           return watching ? fail("get -w watches jobs, pods and jobflows")
+           return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
                            : get_templates(g, name, all_ns);
          });
   choose(add_get("jobflows", "jobflow", "Volcano JobFlows", true), "get", kGetFormats,
          [&] { return watching ? watch_flows(g, name, all_ns) : get_flows(g, name, all_ns); });
-  choose(add_get("nodes", "node", "cluster nodes", false), "get", kGetFormats,
-         [&] { return watching ? fail("get -w watches jobs, pods and jobflows") : get_nodes(g); });
+  choose(add_get("nodes", "node", "cluster nodes", false), "get", kGetFormats, [&] {
+    return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows") : get_nodes(g);
+  });
   choose(add_get("queues", "queue", "Volcano queues: weight, capability, share and use", true)
              ->alias("q"),
          "get", kGetFormats, [&] {
-           return watching ? fail("get -w watches jobs, pods and jobflows") : get_queues(g, name);
+           return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
+                           : get_queues(g, name);
          });
   choose(add_get("priorityclasses", "priorityclass", "priority classes", true)->alias("pc"), "get",
          kGetFormats, [&] {
-           return watching ? fail("get -w watches jobs, pods and jobflows")
+           return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
                            : get_priority_classes(g, name);
          });
 
@@ -182,8 +194,14 @@ int main(int argc, char** argv) {
       app.add_subcommand("describe", "show a job (with its pods), a pod or a jobflow in detail");
   desc->require_subcommand(1);
   auto* desc_job = desc->add_subcommand("job", "a Volcano job");
+  for (const char* alias : {"jobs", "vcjob", "vcjobs", "jobs.batch.volcano.sh"})
+    desc_job->alias(alias);
   desc_job->add_option("name", name)->required();
-  choose(desc_job, "describe", {}, [&] { return describe_job(g, name); });
+  choose(desc_job, "describe", {}, [&] { return describe_job(g, name, JobKind::Volcano); });
+  auto* desc_batch = desc->add_subcommand("jobs.batch", "a Kubernetes Job (batch/v1)");
+  desc_batch->alias("job.batch");
+  desc_batch->add_option("name", name)->required();
+  choose(desc_batch, "describe", {}, [&] { return describe_job(g, name, JobKind::Batch); });
   auto* desc_pod = desc->add_subcommand("pod", "a pod of a job");
   desc_pod->add_option("name", name)->required();
   choose(desc_pod, "describe", {}, [&] { return describe_pod(g, name); });
@@ -196,8 +214,15 @@ int main(int argc, char** argv) {
   wait->add_option("--for", condition, "phase=PHASE")->required();
   wait->add_option("--timeout", timeout, "how long to wait (default 30s)");
   auto* wait_cmd = wait->add_subcommand("job", "a Volcano job");
+  for (const char* alias : {"jobs", "vcjob", "vcjobs", "jobs.batch.volcano.sh"})
+    wait_cmd->alias(alias);
   wait_cmd->add_option("name", name)->required();
   choose(wait_cmd, "wait", kNameFormat, [&] { return wait_job(g, name, condition, timeout); });
+  auto* wait_batch = wait->add_subcommand("jobs.batch", "a Kubernetes Job: --for=condition=TYPE");
+  wait_batch->alias("job.batch");
+  wait_batch->add_option("name", name)->required();
+  choose(wait_batch, "wait", kNameFormat,
+         [&] { return wait_batch_job(g, name, condition, timeout); });
   auto* wait_flow_cmd = wait->add_subcommand("jobflow", "a Volcano JobFlow");
   wait_flow_cmd->add_option("name", name)->required();
   choose(wait_flow_cmd, "wait", kNameFormat,
@@ -217,12 +242,17 @@ int main(int argc, char** argv) {
   del->require_subcommand(1);
   const std::vector<std::tuple<std::string, std::string, Deletable>> deletable{
       {"job", "a Volcano job", Deletable::Job},
+      {"jobs.batch", "a Kubernetes Job (batch/v1)", Deletable::BatchJob},
       {"jobtemplate", "a Volcano JobTemplate", Deletable::JobTemplate},
       {"jobflow", "a Volcano JobFlow", Deletable::JobFlow},
       {"queue", "a Volcano Queue no job uses", Deletable::Queue},
       {"priorityclass", "a PriorityClass no job names", Deletable::PriorityClass}};
   for (const auto& [kind_name, help, kind] : deletable) {
     auto* c = del->add_subcommand(kind_name, help);
+    if (kind == Deletable::Job)
+      for (const char* alias : {"jobs", "vcjob", "vcjobs", "jobs.batch.volcano.sh"})
+        c->alias(alias);
+    if (kind == Deletable::BatchJob) c->alias("job.batch");
     c->add_option("name", name)->required();
     choose(c, "delete", kNameFormat, [&, kind = kind] { return delete_object(g, kind, name); });
   }
@@ -239,6 +269,20 @@ int main(int argc, char** argv) {
     j->add_option("name", name)->required();
     choose(j, verb, kNameFormat, [&, a = action] { return command(g, a, name); });
   }
+
+  std::string patch_type = "strategic", patch_text;
+  auto* patch = app.add_subcommand("patch", "change a Kubernetes Job's spec (kubectl patch)");
+  patch->require_subcommand(1);
+  auto* patch_batch = patch->add_subcommand("jobs.batch", "a Kubernetes Job (batch/v1)");
+  patch_batch->alias("job.batch");
+  patch_batch->add_option("name", name)->required();
+  patch_batch->add_option("--type", patch_type,
+                          "merge or strategic (kubectl's default): a JSON merge patch");
+  patch_batch
+      ->add_option("-p,--patch", patch_text, "the patch, e.g. '{\"spec\":{\"suspend\":false}}'")
+      ->required();
+  choose(patch_batch, "patch", kNameFormat,
+         [&] { return patch_batch_job(g, name, patch_type, patch_text); });
 
   auto* admin = app.add_subcommand("admin", "operate the cluster");
   admin->require_subcommand(1);

@@ -47,6 +47,8 @@ json policies_to_json(const std::vector<LifecyclePolicy>& policies) {
   return out;
 }
 
+}  // namespace
+
 json container_to_json(const Container& c) {
   json j;
   j["name"] = c.name;
@@ -64,6 +66,8 @@ json container_to_json(const Container& c) {
   j["resources"] = std::move(resources);
   return j;
 }
+
+namespace {
 
 json task_to_json(const TaskSpec& t) {
   json j;

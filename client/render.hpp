@@ -21,6 +21,8 @@ namespace caldera {
 
 // batch.volcano.sh/v1alpha1 Job with Volcano's field names; unset optionals are left out.
 nlohmann::json job_to_json(const Job& job);
+// A pod template's container as Kubernetes shows it (a Volcano task's and a batch/v1 Job's).
+nlohmann::json container_to_json(const Container& c);
 // v1 Pod with the labels Volcano puts on its pods (volcano.sh/job-name, ...).
 nlohmann::json pod_to_json(const Pod& pod);
 nlohmann::json node_to_json(const NodeInfo& n);

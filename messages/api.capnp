@@ -89,6 +89,74 @@ struct JobSpec {
   ttlSecondsAfterFinished @12 :Int64 = -1;
   activeDeadlineSeconds @13 :Int64 = -1;
   tasks @14 :List(TaskSpec);
+  # Set: a Kubernetes Job (batch/v1), with one task (named "") holding its pod template, run by
+  # Kubernetes' Job controller; its fields that a Volcano Job has no place for are here.
+  batch @15 :BatchJobFields;
+}
+
+# ---- Kubernetes Job (batch/v1): the fields a Volcano Job has no place for ----
+
+struct ExitCodeRequirement {
+  containerName @0 :Text;        # empty: any container
+  operator @1 :Text;             # "In" | "NotIn"
+  values @2 :List(Int32);
+}
+
+struct PodConditionPattern {
+  type @0 :Text;                 # "DisruptionTarget"
+  status @1 :Text;
+}
+
+struct PodFailurePolicyRule {
+  action @0 :Text;               # "FailJob" | "FailIndex" | "Ignore" | "Count"
+  onExitCodes @1 :ExitCodeRequirement;  # absent: none
+  onPodConditions @2 :List(PodConditionPattern);
+}
+
+struct SuccessPolicyRule {
+  succeededIndexes @0 :Text;     # interval form "0-3,5"; absent: none
+  hasSucceededIndexes @1 :Bool;
+  succeededCount @2 :Int32 = -1; # -1: not set
+}
+
+struct BatchJobFields {
+  parallelism @0 :Int32 = -1;    # -1: not set (1)
+  completions @1 :Int32 = -1;    # -1: not set (a work queue)
+  completionMode @2 :Text;       # "" | "NonIndexed" | "Indexed"
+  backoffLimit @3 :Int32 = -1;   # -1: not set (6)
+  backoffLimitPerIndex @4 :Int32 = -1;
+  maxFailedIndexes @5 :Int32 = -1;
+  suspend @6 :Bool;
+  hasPodFailurePolicy @7 :Bool;
+  podFailurePolicy @8 :List(PodFailurePolicyRule);
+  hasSuccessPolicy @9 :Bool;
+  successPolicy @10 :List(SuccessPolicyRule);
+  podReplacementPolicy @11 :Text;
+  manualSelector @12 :Bool;
+  hasSelector @13 :Bool;
+  selector @14 :List(KeyValue);  # matchLabels
+}
+
+struct BatchJobCondition {
+  type @0 :Text;                 # Suspended, FailureTarget, SuccessCriteriaMet, Failed, Complete
+  status @1 :Text;               # "True" | "False"
+  reason @2 :Text;
+  message @3 :Text;
+  lastProbeMs @4 :Int64;
+  lastTransitionMs @5 :Int64;
+}
+
+struct BatchJobStatus {
+  active @0 :Int32;
+  ready @1 :Int32;
+  succeeded @2 :Int32;
+  failed @3 :Int32;
+  terminating @4 :Int32;
+  startMs @5 :Int64;             # 0: not started
+  completionMs @6 :Int64;        # 0: not Complete
+  completedIndexes @7 :Text;
+  failedIndexes @8 :Text;
+  conditions @9 :List(BatchJobCondition);
 }
 
 # ---- Job and pod status ----
@@ -131,6 +199,7 @@ struct JobStatus {
   # The scheduler's verdict while the job's gang waits: "Pending" (the enqueue action has not
   # admitted its pod group) or "Inqueue" (admitted, not placed); "" before one.
   podGroupPhase @13 :Text;
+  batch @14 :BatchJobStatus;     # a Kubernetes Job's own status (JobSpec.batch set)
 }
 
 struct JobEvent {
@@ -179,6 +248,7 @@ struct Pod {
   hostIp @17 :Text;              # the node's address (Kubernetes' status.hostIP)
   statusSeq @18 :UInt64;         # the node's number of this status, rising per pod: a report
                                  # numbered at or below the one applied was applied already
+  jobKind @19 :Text;             # its job's kind: "" (a Volcano Job) or "jobs.batch"
 }
 
 struct NodeInfo {
@@ -313,6 +383,7 @@ struct PriorityClass {
 struct ObjectRef {
   namespace @0 :Text;            # empty: "default"
   name @1 :Text;
+  kind @2 :Text;                 # jobs only: "" (Volcano's) or "jobs.batch" (Kubernetes')
 }
 
 struct ListFilter {
@@ -323,12 +394,22 @@ struct ListFilter {
   summary @4 :Bool;              # jobs only: each Job without its events, and its spec only with
                                  # name, namespace, labels, queue and minAvailable: what a table
                                  # shows, for a fraction of the bytes
+  kind @5 :Text;                 # jobs: "" (Volcano's) or "jobs.batch" (Kubernetes'); pods of a
+                                 # jobName: "" (of either kind), "jobs" or "jobs.batch"
 }
 
 struct JobCommand {
   job @0 :ObjectRef;
   action @1 :Text;               # "AbortJob" | "ResumeJob" | "RestartJob" | "TerminateJob" | "CompleteJob"
   commandId @2 :Text;            # client-chosen; a retried command with the same id acts once
+}
+
+# A change to a Kubernetes Job's spec, as `kubectl patch jobs.batch NAME --type merge -p JSON`:
+# what Kubernetes lets change (suspend, parallelism, backoffLimit, maxFailedIndexes,
+# activeDeadlineSeconds, ttlSecondsAfterFinished), the rest refused as the API server does.
+struct JobPatch {
+  job @0 :ObjectRef;             # kind "jobs.batch"
+  patch @1 :Text;                # a JSON merge patch (RFC 7386), at most 64 KiB
 }
 
 struct LogRequest {
@@ -395,6 +476,7 @@ struct Request {
     deletePriorityClass @26 :Text;
     backup @27 :Text;            # a consistent copy of the coordinator's store into this new
                                  # directory, an absolute path on the coordinator's machine: ok
+    patchJob @28 :JobPatch;      # ok, or why not (invalidArgument with every refusal)
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"
@@ -420,7 +502,7 @@ struct Error {
 }
 
 struct Submitted {
-  kind @0 :Text;                 # "Job" | "JobTemplate" | "JobFlow" | "Queue" | "PriorityClass"
+  kind @0 :Text;                 # "Job" | "Job.batch" (Kubernetes') | "JobTemplate" | "JobFlow" | "Queue" | "PriorityClass"
   namespace @1 :Text;
   name @2 :Text;
   uid @3 :Text;

@@ -18,6 +18,27 @@ struct JobRecord {
   taskRetries @5 :List(Api.KeyValue);   # task name -> pod restarts, against the task's maxRetry
   retriesExhausted @6 :Bool;   # a restart found no retry left: Restarting ends Failed
   slowStart @7 :SlowStart;
+  batch @8 :BatchJobBookkeeping;  # a Kubernetes Job's controller (JobSpec.batch set)
+}
+
+# What a Kubernetes Job's controller keeps besides the status (whose completedIndexes and
+# failedIndexes it reads back).
+struct BatchJobBookkeeping {
+  backoff @0 :List(PodBackoff);        # the job's (index -1), or each index's
+  ignoredFailures @1 :List(IndexCount);
+  createAtMs @2 :Int64;                # pods wanted wait for the back-off until then (0: none)
+  countedTerminating @3 :List(Text);   # pods counted failed while being deleted
+}
+
+struct PodBackoff {
+  index @0 :Int32;
+  failuresSinceSuccess @1 :Int32;
+  lastFailureMs @2 :Int64;
+}
+
+struct IndexCount {
+  index @0 :Int32;
+  count @1 :Int32;
 }
 
 # Column family "specs", key "namespace/name": a job's spec, written once with its first record

@@ -38,6 +38,7 @@ bool refused_on_full_disk(api::Request::Which kind) {
     case api::Request::SUBMIT_JOB_TEMPLATE:
     case api::Request::SUBMIT_JOB_FLOW:
     case api::Request::COMMAND:
+    case api::Request::PATCH_JOB:
     case api::Request::DELETE_JOB_TEMPLATE:
     case api::Request::DELETE_JOB_FLOW:
     case api::Request::DELETE_QUEUE:

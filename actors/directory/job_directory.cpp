@@ -302,8 +302,13 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
         return st.jobs.count(key) > 0 || stored_job_exists(*st.env.store, key);
       },
       diags);
+  auto batch_jobs = admit_batch_jobs(
+      docs.batch_jobs,
+      [&](const std::string& key) {
+        return st.jobs.count(key) > 0 || stored_job_exists(*st.env.store, key);
+      },
+      diags);
   admit_scheduling(docs, st.scheduling, diags);
-  admit_batch_jobs(docs.batch_jobs, diags);
   if (!diags.ok()) {
     if (reserved) {
       std::vector<std::string> templates, flows;
@@ -354,7 +359,8 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
   }
   const bool stores_flows = !templates.empty() || !flows.empty();
   const bool stores_scheduling = !queues.empty() || !classes.empty();
-  pending->left = docs.jobs.size() + (stores_flows ? 1 : 0) + (stores_scheduling ? 1 : 0);
+  pending->left =
+      docs.jobs.size() + batch_jobs.size() + (stores_flows ? 1 : 0) + (stores_scheduling ? 1 : 0);
   if (stores_flows) store_flows(self, std::move(templates), std::move(flows), pending);
   if (stores_scheduling) store_scheduling(self, std::move(queues), std::move(classes), pending);
 
@@ -366,6 +372,14 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
       pending->finish();
     });
     pending->created.push_back({j.document, "Job", key, uid});
+  }
+  for (auto& j : batch_jobs) {
+    auto key = j.value.key();
+    auto uid = create_job(self, std::move(j.value), [pending](const std::string& error) {
+      if (!error.empty()) pending->failures.push_back(error);
+      pending->finish();
+    });
+    pending->created.push_back({j.document, "Job.batch", key, uid});
   }
 }
 
@@ -560,8 +574,13 @@ uint32_t page_limit(api::ListFilter::Reader f) {
   return limit == 0 ? kDefaultPageItems : std::min(limit, kMaxPageItems);
 }
 
+bool batch_kind(capnp::Text::Reader kind) {
+  return kind == kBatchJobResource;
+}
+
 std::string ref_job_key(api::ObjectRef::Reader ref) {
-  return ns_or_default(ref.getNamespace()) + "/" + std::string(ref.getName().cStr());
+  return job_key(ns_or_default(ref.getNamespace()), ref.getName().cStr(),
+                 batch_kind(ref.getKind()));
 }
 
 // Whether the job `key` exists for clients: accepted and live, or in the store (settled, or
@@ -572,14 +591,17 @@ bool job_exists(DirectoryState& st, const std::string& key) {
   return stored_job_exists(*st.env.store, key);
 }
 
-std::string job_not_found(uint64_t id, const std::string& name, const std::string& ns) {
+std::string job_not_found(uint64_t id, const std::string& name, const std::string& ns,
+                          bool batch = false) {
   return error_response(id, Code::NOT_FOUND,
-                        "jobs.batch.volcano.sh \"" + name + "\" not found in namespace " + ns,
+                        std::string(batch ? kBatchJobResource : "jobs.batch.volcano.sh") + " \"" +
+                            name + "\" not found in namespace " + ns,
                         "name");
 }
 
 std::string job_not_found(uint64_t id, api::ObjectRef::Reader ref) {
-  return job_not_found(id, ref.getName().cStr(), ns_or_default(ref.getNamespace()));
+  return job_not_found(id, ref.getName().cStr(), ns_or_default(ref.getNamespace()),
+                       batch_kind(ref.getKind()));
 }
 
 std::string job_response(uint64_t id, const std::string& job_row, const std::string& spec_row) {
@@ -599,9 +621,10 @@ caf::result<std::string> get_job(DirSelf* self, uint64_t id, api::ObjectRef::Rea
   auto it = self->state.jobs.find(key);
   if (it != self->state.jobs.end() && !it->second.accepted) return job_not_found(id, ref);
   auto from_store = [self, id, key, name = std::string(ref.getName().cStr()),
-                     ns = ns_or_default(ref.getNamespace())]() -> std::string {
+                     ns = ns_or_default(ref.getNamespace()),
+                     batch = batch_kind(ref.getKind())]() -> std::string {
     auto rows = read_job_rows(*self->state.env.store, key);
-    if (!rows) return job_not_found(id, name, ns);
+    if (!rows) return job_not_found(id, name, ns, batch);
     return job_response(id, rows->job, rows->spec);
   };
   auto* live = live_job(self->state, key);
@@ -623,11 +646,13 @@ std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
   auto& st = self->state;
   const uint32_t limit = page_limit(f);
   const bool summary = f.getSummary();
+  const bool batch = batch_kind(f.getKind());
   std::vector<std::pair<std::string, std::string>> page;  // key, row
   bool more = false;
   auto error = for_each_stored_job(*st.env.store, summary ? Family::Summaries : Family::Jobs,
                                    f.getNamespace(), f.getContinue(),
                                    [&](std::string_view key, std::string_view row) {
+                                     if (is_batch_job_key(key) != batch) return true;
                                      if (page.size() == limit) return !(more = true);
                                      page.emplace_back(key, row);
                                      return true;
@@ -660,6 +685,7 @@ struct PodListing {
   uint64_t id = 0;
   caf::response_promise rp;
   std::string ns, job;    // the filter: a namespace (empty: all), a job name (empty: all)
+  std::string kind;       // ... and the kind of that job: "" either, "jobs" or "jobs.batch"
   std::string cursor;     // the job key asked last (empty: none yet)
   std::string after_job;  // the job a continue token points into
   std::string after;      // in that job: the pod the previous page ended with
@@ -691,17 +717,23 @@ void finish_listing(const std::shared_ptr<PodListing>& l) {
 // store: every accepted job has its rows there).
 std::string next_listed_job(DirectoryState& st, PodListing& l) {
   auto matches = [&](std::string_view key) {
-    return l.job.empty() || (key.size() > l.job.size() && key.ends_with(l.job) &&
-                             key[key.size() - l.job.size() - 1] == '/');
+    if (l.job.empty()) return true;
+    if (!l.kind.empty() && is_batch_job_key(key) != (l.kind == kBatchJobResource)) return false;
+    return key.size() > l.job.size() && key.ends_with(l.job) &&
+           key[key.size() - l.job.size() - 1] == '/';
   };
   if (!l.after_job.empty() && l.cursor.empty()) {  // a continue token: its job comes first
     l.cursor = l.after_job;
     if (in_namespace(l.after_job, l.ns) && matches(l.after_job) && job_exists(st, l.after_job))
       return l.after_job;
   }
-  if (!l.ns.empty() && !l.job.empty()) {  // one job at most: no walk
-    auto key = l.ns + "/" + l.job;
-    return key > l.cursor && job_exists(st, key) ? key : std::string();
+  if (!l.ns.empty() && !l.job.empty()) {  // a job of each kind at most: no walk
+    std::set<std::string> keys;           // in the order of keys, as a walk would find them
+    for (bool batch : {false, true})
+      if (matches(job_key(l.ns, l.job, batch))) keys.insert(job_key(l.ns, l.job, batch));
+    for (const auto& key : keys)
+      if (key > l.cursor && job_exists(st, key)) return key;
+    return std::string();
   }
   std::string found;
   for_each_stored_job(*st.env.store, Family::Jobs, l.ns, l.cursor,
@@ -769,6 +801,7 @@ caf::result<std::string> list_pods(DirSelf* self, uint64_t id, api::ListFilter::
   l->id = id;
   l->ns = f.getNamespace();
   l->job = f.getJobName();
+  l->kind = f.getKind();
   l->left = page_limit(f);
   const std::string token = f.getContinue();
   if (!token.empty()) {
@@ -879,12 +912,13 @@ caf::result<std::string> pod_log(DirSelf* self, uint64_t id, api::LogRequest::Re
   l->container = req.getContainer();
   l->offset = req.getOffset();
   l->max_bytes = req.getMaxBytes();
-  // Jobs whose name the pod's name starts with, followed by "-".
+  // Jobs (of either kind) whose name the pod's name starts with, followed by "-".
   for (size_t dash = l->name.find('-'); dash != std::string::npos;
-       dash = l->name.find('-', dash + 1)) {
-    auto key = l->ns + "/" + l->name.substr(0, dash);
-    if (job_exists(self->state, key)) l->candidates.push_back(std::move(key));
-  }
+       dash = l->name.find('-', dash + 1))
+    for (bool batch : {false, true}) {
+      auto key = job_key(l->ns, l->name.substr(0, dash), batch);
+      if (job_exists(self->state, key)) l->candidates.push_back(std::move(key));
+    }
   l->rp = self->make_response_promise();
   find_pod_for_log(self, l);
   return caf::result<std::string>(l->rp);
@@ -1105,8 +1139,10 @@ bool is_command_action(const std::string& a) {
          a == "CompleteJob";
 }
 
-void send_command(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
-                  std::string action, std::string command_id);
+// What a client asks of a job's actor: (its actor, the promise to deliver the answer to).
+using JobAsk = std::function<void(protocol::job, caf::response_promise)>;
+void ask_job(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
+             JobAsk ask);
 
 caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Reader cmd) {
   // Everything is read before the response promise exists: a malformed field throws, and
@@ -1123,37 +1159,63 @@ caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Re
   auto key = ref_job_key(ref);
   if (!job_exists(self->state, key)) return job_not_found(id, ref);
   auto rp = self->make_response_promise();
-  send_command(self, key, id, rp, std::move(action), std::move(command_id));
+  ask_job(self, key, id, rp, [self, id, action, command_id](protocol::job job, auto rp) {
+    self->request(job, 30s, command_atom::value, action, command_id)
+        .then(
+            [rp, id](std::string& refused) mutable {
+              // A command the job's phase ignores did nothing: the client must not think so.
+              rp.deliver(refused.empty() ? ok_response(id)
+                                         : error_response(id, Code::FAILED_PRECONDITION, refused));
+            },
+            [self, rp, id](caf::error& err) mutable {
+              rp.deliver(error_response(id, Code::INTERNAL,
+                                        "command failed: " + self->system().render(err)));
+            });
+  });
   return caf::result<std::string>(rp);
 }
 
-// The command to the job's actor, woken if it is settled; once it has stopped taking messages
-// (passivation) the command waits for its answer.
-void send_command(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
-                  std::string action, std::string command_id) {
-  if (parked(self->state, key, [=] { send_command(self, key, id, rp, action, command_id); }))
-    return;
+caf::result<std::string> patch_job(DirSelf* self, uint64_t id, api::JobPatch::Reader req) {
+  auto ref = req.getJob();
+  std::string patch = req.getPatch();
+  if (!batch_kind(ref.getKind()))
+    return error_response(id, Code::INVALID_ARGUMENT,
+                          "caldera patches Kubernetes Jobs (kind jobs.batch) only",
+                          "patchJob.job.kind");
+  auto key = ref_job_key(ref);
+  if (!job_exists(self->state, key)) return job_not_found(id, ref);
+  auto rp = self->make_response_promise();
+  ask_job(self, key, id, rp, [self, id, patch](protocol::job job, auto rp) {
+    self->request(job, 30s, patch_atom::value, patch)
+        .then(
+            [rp, id](std::string& refused) mutable {
+              rp.deliver(refused.empty() ? ok_response(id)
+                                         : error_response(id, Code::INVALID_ARGUMENT, refused,
+                                                          "patchJob.patch"));
+            },
+            [self, rp, id](caf::error& err) mutable {
+              rp.deliver(error_response(id, Code::INTERNAL,
+                                        "patch failed: " + self->system().render(err)));
+            });
+  });
+  return caf::result<std::string>(rp);
+}
+
+// The job's actor, woken if it is settled, is asked; once it has stopped taking messages
+// (passivation) the request waits for its answer.
+void ask_job(DirSelf* self, const std::string& key, uint64_t id, caf::response_promise rp,
+             JobAsk ask) {
+  if (parked(self->state, key, [=] { ask_job(self, key, id, rp, ask); })) return;
   auto* job = wake_job(self, key);
   if (!job) {
     rp.deliver(error_response(id, Code::NOT_FOUND, "job " + key + " no longer exists"));
     return;
   }
   if (job->deleting) {
-    rp.deliver(
-        error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted", "command"));
+    rp.deliver(error_response(id, Code::FAILED_PRECONDITION, "the job is being deleted"));
     return;
   }
-  self->request(job->actor, 30s, command_atom::value, action, std::move(command_id))
-      .then(
-          [rp, id](std::string& refused) mutable {
-            // A command the job's phase ignores did nothing: the client must not think otherwise.
-            rp.deliver(refused.empty() ? ok_response(id)
-                                       : error_response(id, Code::FAILED_PRECONDITION, refused));
-          },
-          [self, rp, id](caf::error& err) mutable {
-            rp.deliver(error_response(id, Code::INTERNAL,
-                                      "command failed: " + self->system().render(err)));
-          });
+  ask(job->actor, rp);
 }
 
 caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
@@ -1199,6 +1261,8 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
         return pod_log(self, id, req.getPodLog());
       case api::Request::COMMAND:
         return command(self, id, req.getCommand());
+      case api::Request::PATCH_JOB:
+        return patch_job(self, id, req.getPatchJob());
       case api::Request::WATCH:
       case api::Request::CANCEL_WATCH:
         // A watch lives on a client connection: the client bridge holds it (watch_atom).
@@ -1245,11 +1309,17 @@ bool settled_end(DirSelf* self, const std::string& key, api::Pod::Reader pod) {
          to_string(stored->phase) == phase;
 }
 
+// The key of the job that owns the pod.
+std::string pod_job_key(api::Pod::Reader pod) {
+  return job_key(ns_or_default(pod.getNamespace()), pod.getJobName().cStr(),
+                 pod.getJobKind() == kBatchJobResource);
+}
+
 void route_report(DirSelf* self, const std::string& bytes) {
   api::Pod::Reader pod;
   FlatReader reader(bytes);
   pod = reader.root<cluster::PodReport>().getPod();
-  auto key = ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr());
+  auto key = pod_job_key(pod);
   if (parked(self->state, key, [self, bytes] { route_report(self, bytes); })) return;
   auto it = self->state.jobs.find(key);
   if (it != self->state.jobs.end() && !it->second.deleting) {
@@ -1295,8 +1365,7 @@ void on_register(DirSelf* self, const std::string& bytes) {
     name = reg.getNode().getName();
     for (auto r : reg.getPods()) {
       auto pod = r.getPod();
-      uids_by_job[ns_or_default(pod.getNamespace()) + "/" + std::string(pod.getJobName().cStr())]
-          .emplace_back(pod.getUid().cStr());
+      uids_by_job[pod_job_key(pod)].emplace_back(pod.getUid().cStr());
       route_report(self, copy_report(r));
     }
   } catch (const kj::Exception& e) {

@@ -1,5 +1,7 @@
 #include "actors/directory/scheduling_names.hpp"
 
+#include "messages/model/batch_job.hpp"
+
 #include "messages/admission/admission.hpp"
 #include "messages/model/queue.hpp"
 
@@ -75,6 +77,13 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
                   "no PriorityClass named \"" + s.priority_class_name + "\"");
   };
   for (const auto& j : docs.jobs) check_refs(j);
+  for (const auto& j : docs.batch_jobs) {
+    auto q = j.value.annotations.find(kQueueNameAnnotation);
+    if (q != j.value.annotations.end() && !q->second.empty() && !names.queue_exists(q->second) &&
+        !queues.count(q->second))
+      diags.error(prefixed(j.prefix, std::string("metadata.annotations.") + kQueueNameAnnotation),
+                  "queue \"" + q->second + "\" does not exist (create it with a Queue document)");
+  }
   for (const auto& t : docs.templates) check_refs(t);
 }
 

@@ -9,6 +9,7 @@
 #include "actors/jobflow/core/flow_submission.hpp"
 #include "messages/admission/batch_job_validation.hpp"
 #include "messages/codec/flat.hpp"
+#include "messages/model/batch_job.hpp"
 
 namespace caldera {
 void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
@@ -23,14 +24,27 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
   }
 }
 
-void admit_batch_jobs(const std::vector<Parsed<BatchJobSpec>>& jobs, Diagnostics& diags) {
-  for (const auto& j : jobs) {
-    validate_batch_job(j.value, diags, j.prefix);
-    diags.error(prefixed(j.prefix, "kind"),
-                "a Kubernetes Job (batch/v1) is read and checked, but caldera does not run this "
-                "kind yet: write it as a Volcano Job (batch.volcano.sh/v1alpha1) with one task "
-                "meanwhile");
+std::vector<Parsed<JobSpec>> admit_batch_jobs(
+    std::vector<Parsed<BatchJobSpec>>& jobs,
+    const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags) {
+  std::vector<Parsed<JobSpec>> out;
+  std::set<std::string> seen;  // keys earlier in this submission
+  for (auto& j : jobs) {
+    if (j.value.namespace_.empty()) j.value.namespace_ = "default";
+    // The API server's default: a Job that says neither is one pod that must succeed once.
+    if (!j.value.completions && !j.value.parallelism) j.value.completions = j.value.parallelism = 1;
+    Diagnostics one;
+    validate_batch_job(j.value, one, j.prefix);
+    auto spec = to_job_spec(std::move(j.value));
+    const auto key = spec.key();
+    if (job_taken(key) || !seen.insert(key).second)
+      one.error(prefixed(j.prefix, "metadata.name"),
+                std::string(kBatchJobResource) + " \"" + spec.name + "\" already exists");
+    for (auto& e : one.errors) diags.errors.push_back(std::move(e));
+    for (auto& w : one.warnings) diags.warnings.push_back(std::move(w));
+    if (one.ok()) out.push_back({std::move(spec), j.prefix, j.document});
   }
+  return out;
 }
 
 std::string rejection_response(uint64_t id, const Diagnostics& diags) {
@@ -62,10 +76,10 @@ void PendingSubmit::finish() {
   auto list = r.initSubmitted(static_cast<unsigned>(created.size()));
   for (unsigned i = 0; i < created.size(); ++i) {
     const auto& c = created[i];
-    auto slash = c.key.find('/');
+    // A key is namespace/name, or namespace/jobs.batch/name (JobSpec::key).
     list[i].setKind(c.kind);
-    list[i].setNamespace(c.key.substr(0, slash));
-    list[i].setName(c.key.substr(slash + 1));
+    list[i].setNamespace(c.key.substr(0, c.key.find('/')));
+    list[i].setName(c.key.substr(c.key.rfind('/') + 1));
     list[i].setUid(c.uid);
   }
   rp.deliver(to_bytes(b));

@@ -21,9 +21,12 @@ namespace caldera {
 void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
                 const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
-// Kubernetes Jobs (batch/v1): each checked as the API server checks it, then refused, since
-// caldera reads them but does not run them yet (issue 28); every problem under its document.
-void admit_batch_jobs(const std::vector<Parsed<BatchJobSpec>>& jobs, Diagnostics& diags);
+// Kubernetes Jobs (batch/v1): each checked as the API server checks it, a name taken (by a
+// batch/v1 Job: the kinds have names of their own) an "already exists" error; every problem
+// under its document. The admitted ones, as the jobs they run as (to_job_spec).
+std::vector<Parsed<JobSpec>> admit_batch_jobs(
+    std::vector<Parsed<BatchJobSpec>>& jobs,
+    const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
 // A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.
 std::string rejection_response(uint64_t id, const Diagnostics& diags);

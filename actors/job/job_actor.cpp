@@ -21,6 +21,7 @@
 #include "actors/protocol/local_types.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "actors/uid.hpp"
+#include "messages/admission/batch_job_patch.hpp"
 #include "messages/api.capnp.h"
 #include "messages/cluster.capnp.h"
 #include "messages/codec/codec.hpp"
@@ -50,6 +51,7 @@ struct Inflight {
   bool create = false;        // the job's first write: a failure means the job was never accepted
   PodTable::Changes changes;  // the pod changes it wrote: given back if the write fails
   bool wrote_spec = false;    // it holds the spec row: once durable, later writes need not
+  uint64_t spec_version = 0;  // ... of this version of the spec (a patch makes a new one)
   int64_t history_after = 0;  // the model's history_ms it wrote: what the store holds once durable
   bool failed = false;        // its write failed: it waits until a later write holds its changes
   uint64_t healed_by = 0;     // ... which is any write from this seq on
@@ -88,6 +90,7 @@ struct JobState {
   };
   std::optional<PendingErase> pending_erase;
   bool offered_stop = false;  // asked the directory to passivate it, no answer yet
+  uint64_t spec_version = 0;  // patches applied: a write of an older spec does not store this one
   std::string durable_row;    // its job row as the store holds it now: what `get job` shows
   // Nodes asked how pods they did not list ended (node_up), with the pods they reported
   // meanwhile: those are there too.
@@ -245,12 +248,18 @@ void apply_effects(JobSelf* self, Inflight& in) {
     return;
   }
   // A new job enters Pending by its creation, not by a transition.
-  if (in.create && st.env.metrics)
+  const auto& batch = m.job.spec.batch;
+  if (in.create && st.env.metrics && !batch)
     st.env.metrics->job_phase(m.job.spec.namespace_, JobPhase::Pending);
   for (const auto& c : in.fx.phase_changes) {
     spdlog::info("job={} phase={} from={} reason={}", m.key(), to_string(c.to), to_string(c.from),
                  c.reason);
-    if (st.env.metrics) st.env.metrics->job_phase(m.job.spec.namespace_, c.to);
+    if (!st.env.metrics) continue;
+    if (!batch)
+      st.env.metrics->job_phase(m.job.spec.namespace_, c.to);
+    else if (c.to == JobPhase::Completed || c.to == JobPhase::Failed)
+      st.env.metrics->batch_job_finished(m.job.spec.namespace_, batch->completion_mode,
+                                         c.to == JobPhase::Completed, c.reason);
   }
   // Effects of states from before a delete: the delete has removed the job's pods from their
   // nodes and cancelled its pod group, so nothing may be launched or asked for again.
@@ -402,6 +411,7 @@ void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind ki
     in.seq = ++st.next_seq;
     auto writes = erase ? job_erase_writes(st.model, &in.changes)
                         : job_writes(st.model, &in.record, &in.changes, &in.wrote_spec);
+    in.spec_version = st.spec_version;
     in.history_after = st.model.history_ms;
     if (!erase && has_owner(st)) in.status = st.model.job.status;
     if (st.watch_pods)
@@ -483,6 +493,29 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         spdlog::info("job={} command={} id={}", self->state.model.key(), action, command_id);
         auto fx = on_command(self->state.model, *a, command_id, make_clock(self));
         // A refusal too waits for the writes before it: it speaks of the phase they store.
+        commit(self, std::move(fx), rp, Kind::Command);
+        return rp;
+      },
+      [=](patch_atom, const std::string& patch) {
+        auto rp = self->make_response_promise();
+        auto& st = self->state;
+        Effects fx;
+        Diagnostics diags;
+        if (!st.model.job.spec.batch)
+          diags.error("", "only a Kubernetes Job (jobs.batch) is patched");
+        else if (!st.deleted)
+          apply_batch_job_patch(st.model.job.spec, patch, diags);
+        if (!diags.ok()) {
+          for (const auto& e : diags.errors)
+            fx.refused += (fx.refused.empty() ? "" : "; ") + to_string(e);
+        } else if (!st.deleted) {
+          spdlog::info("job={} patched ({} bytes)", st.model.key(), patch.size());
+          // Its spec row is written again, by every write until one that holds it is durable.
+          st.model.spec_stored = false;
+          ++st.spec_version;
+          fx = sync_job(st.model, make_clock(self));
+          fx.changed = true;
+        }
         commit(self, std::move(fx), rp, Kind::Command);
         return rp;
       },
@@ -643,7 +676,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (it == st.inflight.end()) return;
         if (error.empty()) {
           it->seq = 0;
-          if (it->wrote_spec) st.model.spec_stored = true;
+          if (it->wrote_spec && it->spec_version == st.spec_version) st.model.spec_stored = true;
           st.durable_history_ms = it->history_after;
           // A write carries the job row whole and every pod change not yet durable, so it makes
           // the failed writes before it durable too (an erase makes them moot).

@@ -9,8 +9,10 @@
 #include <kj/exception.h>
 
 #include "actors/job/core/job_controller.hpp"
+#include "messages/codec/batch_job_codec.hpp"
 #include "messages/codec/codec.hpp"
 #include "messages/codec/flat.hpp"
+#include "messages/model/completion_indexes.hpp"
 #include "messages/store.capnp.h"
 
 namespace caldera {
@@ -20,6 +22,53 @@ capnp::ReaderOptions record_reader_options() {
   o.traversalLimitInWords = kRecordTraversalWords;
   return o;
 }
+
+namespace {
+
+void encode_bookkeeping(const BatchBookkeeping& in, store::BatchJobBookkeeping::Builder out) {
+  auto backoff = out.initBackoff(static_cast<unsigned>(in.backoff.size()));
+  unsigned i = 0;
+  for (const auto& [index, b] : in.backoff) {
+    backoff[i].setIndex(index);
+    backoff[i].setFailuresSinceSuccess(b.failures_since_success);
+    backoff[i++].setLastFailureMs(b.last_failure_ms);
+  }
+  auto ignored = out.initIgnoredFailures(static_cast<unsigned>(in.ignored_failures.size()));
+  i = 0;
+  for (const auto& [index, n] : in.ignored_failures) {
+    ignored[i].setIndex(index);
+    ignored[i++].setCount(n);
+  }
+  out.setCreateAtMs(in.create_at_ms);
+  auto counted = out.initCountedTerminating(static_cast<unsigned>(in.counted_terminating.size()));
+  i = 0;
+  for (const auto& name : in.counted_terminating) counted.set(i++, name);
+}
+
+void decode_bookkeeping(store::BatchJobBookkeeping::Reader in, BatchBookkeeping& b) {
+  for (auto r : in.getBackoff())
+    b.backoff[r.getIndex()] = {r.getFailuresSinceSuccess(), r.getLastFailureMs()};
+  for (auto r : in.getIgnoredFailures()) b.ignored_failures[r.getIndex()] = r.getCount();
+  b.create_at_ms = in.getCreateAtMs();
+  for (auto name : in.getCountedTerminating()) b.counted_terminating.emplace(name.cStr());
+}
+
+// A Kubernetes Job's index sets are its status's, in interval form (read once the spec is).
+void read_index_sets(JobModel& m) {
+  if (!m.job.status.batch || !m.job.spec.batch) return;
+  auto& b = m.batch;
+  const int32_t completions = m.job.spec.batch->completions.value_or(0);
+  auto read = [completions](const std::string& text, std::set<int32_t>& out) {
+    auto intervals = parse_index_intervals(text, completions);
+    if (!intervals) return;
+    for (const auto& [lo, hi] : *intervals)
+      for (int32_t i = lo; i <= hi; ++i) out.insert(i);
+  };
+  read(m.job.status.batch->completed_indexes, b.succeeded_indexes);
+  read(m.job.status.batch->failed_indexes, b.failed_indexes);
+}
+
+}  // namespace
 
 std::string encode_job_row(const JobModel& m) {
   SmallMessageBuilder b;
@@ -53,6 +102,7 @@ std::string encode_job_row(const JobModel& m) {
   ss.setResumeAtMs(c.resume_at_ms);
   ss.setStoppedRounds(c.stopped_rounds);
   ss.setBatchSentMs(c.batch_sent_ms);
+  if (m.job.spec.batch) encode_bookkeeping(m.batch, rec.initBatch());
   return to_bytes(b);
 }
 
@@ -77,6 +127,8 @@ std::string encode_summary_row(const JobModel& m) {
   encode_map(spec.labels, to.initLabels(static_cast<unsigned>(spec.labels.size())));
   to.setQueue(spec.queue);
   to.setMinAvailable(spec.min_available.value_or(-1));
+  // A Kubernetes Job's own fields: its kind, and its completions for the table.
+  if (spec.batch) encode(*spec.batch, to.initBatch());
   return to_bytes(b);
 }
 
@@ -112,6 +164,7 @@ Result<JobModel> decode_job_row(std::string_view bytes) {
     m.creation.resume_at_ms = ss.getResumeAtMs();
     m.creation.stopped_rounds = ss.getStoppedRounds();
     m.creation.batch_sent_ms = ss.getBatchSentMs();
+    if (rec.hasBatch()) decode_bookkeeping(rec.getBatch(), m.batch);
     if (!rec.hasSlowStart()) {
       // Written before slow start: every placed pod still Pending was sent to its node then.
       for (const auto& [name, p] : std::as_const(m.pods))
@@ -325,6 +378,7 @@ Result<JobModel> load_job(std::string_view job_row, const std::vector<std::strin
   if (legacy) m->pods.mark_all_changed();
   for (const auto& name : stale_names) m->pods.erase(name);  // absent: the next write deletes it
   if (stale) *stale = std::move(stale_names);
+  read_index_sets(*m);
   return m;
 }
 

@@ -33,6 +33,11 @@ struct Metrics::Impl {
                                                            .Name("caldera_job_phase_total")
                                                            .Help("Jobs that entered each phase")
                                                            .Register(*registry);
+  prometheus::Family<prometheus::Counter>& batch_finished =
+      prometheus::BuildCounter()
+          .Name("caldera_jobs_batch_finished_total")
+          .Help("Kubernetes Jobs (batch/v1) that ended, by result and reason")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& pods_started = prometheus::BuildCounter()
                                                               .Name("caldera_pods_started_total")
                                                               .Help("Pods started on this node")
@@ -154,6 +159,17 @@ void Metrics::job_phase(const std::string& ns, JobPhase phase) {
     counter = c;
   }
   counter->Increment();
+}
+
+void Metrics::batch_job_finished(const std::string& ns, const std::string& completion_mode,
+                                 bool succeeded, const std::string& reason) {
+  // Few series (a namespace's modes, results and reasons): prometheus-cpp finds the one there.
+  impl_->batch_finished
+      .Add({{"namespace", ns},
+            {"completion_mode", completion_mode.empty() ? "NonIndexed" : completion_mode},
+            {"result", succeeded ? "succeeded" : "failed"},
+            {"reason", reason}})
+      .Increment();
 }
 
 void Metrics::pod_started() {

@@ -27,6 +27,11 @@ class Metrics {
 
   // caldera_job_phase_total{namespace,phase}: jobs that entered the phase.
   void job_phase(const std::string& ns, JobPhase phase);
+  // caldera_jobs_batch_finished_total{namespace,completion_mode,result,reason}: Kubernetes Jobs
+  // that ended (result "succeeded" or "failed"), as Kubernetes' job_finished_total counts them;
+  // they are not in caldera_job_phase_total, whose phases are Volcano's.
+  void batch_job_finished(const std::string& ns, const std::string& completion_mode, bool succeeded,
+                          const std::string& reason);
   // caldera_pods_started_total / caldera_pods_failed_total on this node.
   void pod_started();
   void pod_failed();

@@ -17,6 +17,7 @@ using delete_atom = caf::atom_constant<caf::atom("delete")>;
 using recover_atom = caf::atom_constant<caf::atom("recover")>;
 using node_up_atom = caf::atom_constant<caf::atom("nodeup")>;
 using command_atom = caf::atom_constant<caf::atom("command")>;
+using patch_atom = caf::atom_constant<caf::atom("patch")>;
 // reads a job actor answers from its pod table: (list_pods_atom, after pod name, limit) -> a
 // Response with pods and `continue`; (get_pod_atom, pod name) -> a PodRecord, or "" if none
 using list_pods_atom = caf::atom_constant<caf::atom("listpods")>;

@@ -24,6 +24,8 @@ using job = caf::typed_actor<
     caf::reacts_to<report_atom, std::string>,
     // (action, command id) -> "" when it acted, else why its phase ignores the action
     caf::replies_to<command_atom, std::string, std::string>::with<std::string>,
+    // (merge patch) -> "" when a batch/v1 Job's spec took it, else every refusal
+    caf::replies_to<patch_atom, std::string>::with<std::string>,
     // (due ms) its timer: delayed actions, deadline, TTL
     caf::reacts_to<tick_atom, int64_t>,
     // (node, why, lease over) the node went NotReady (false), or its lease is over too (true):

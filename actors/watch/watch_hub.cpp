@@ -200,6 +200,7 @@ caf::result<std::string> start_watch(HubSelf* self, const std::string& bytes, ui
     auto kind = parse_watch_kind(watch.getKind());
     if (!kind) return error_response(id, Code::INVALID_ARGUMENT, kind.error(), "watch.kind");
     w.kind = *kind;
+    w.batch = is_batch_watch(watch.getKind());
     w.ns = watch.getNamespace();
     w.name = watch.getName();
     if (!w.name.empty() && w.ns.empty()) w.ns = "default";

@@ -4,14 +4,21 @@
 
 #include "messages/codec/codec.hpp"
 #include "messages/codec/flat.hpp"
+#include "messages/model/job_spec.hpp"
 
 namespace caldera {
 
 Result<WatchKind> parse_watch_kind(const std::string& text) {
-  if (text == "jobs" || text == "job" || text == "vcjob" || text == "vj") return WatchKind::Jobs;
+  if (text == "jobs" || text == "job" || text == "vcjob" || text == "vj" || is_batch_watch(text))
+    return WatchKind::Jobs;
   if (text == "pods" || text == "pod" || text == "po") return WatchKind::Pods;
   if (text == "jobflows" || text == "jobflow" || text == "jf") return WatchKind::JobFlows;
-  return Failure{"cannot watch \"" + text + "\": the kinds are jobs, pods and jobflows"};
+  return Failure{"cannot watch \"" + text +
+                 "\": the kinds are jobs, jobs.batch, pods and jobflows"};
+}
+
+bool is_batch_watch(const std::string& text) {
+  return text == kBatchJobResource || text == "job.batch";
 }
 
 Result<Watcher*> Watchers::add(Watcher w) {
@@ -61,7 +68,9 @@ bool watches(const Watcher& w, const std::string& key) {
   if (slash == std::string::npos) return false;
   if (!w.ns.empty() && key.compare(0, slash, w.ns) != 0) return false;
   if (!w.ns.empty() && slash != w.ns.size()) return false;
-  return w.name.empty() || key.compare(slash + 1, std::string::npos, w.name) == 0;
+  // A watch of jobs sees one kind; a watch of pods, the pods of a job of either.
+  if (w.kind == WatchKind::Jobs && is_batch_job_key(key) != w.batch) return false;
+  return w.name.empty() || key.compare(key.rfind('/') + 1, std::string::npos, w.name) == 0;
 }
 
 namespace {

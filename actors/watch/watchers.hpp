@@ -21,8 +21,10 @@ namespace caldera {
 
 enum class WatchKind { Jobs, Pods, JobFlows };
 
-// "jobs", "pods" or "jobflows" (kubectl's plurals, also the singular and the short names).
+// "jobs", "pods" or "jobflows" (kubectl's plurals, also the singular and the short names);
+// "jobs.batch" (Kubernetes' Jobs) is a kind of jobs too (is_batch_watch).
 Result<WatchKind> parse_watch_kind(const std::string& text);
+bool is_batch_watch(const std::string& text);
 
 // One watch: a client connection's request, as the client bridge that holds it numbers it.
 struct Watcher {
@@ -30,8 +32,9 @@ struct Watcher {
   uint64_t stream = 0;
   uint64_t request_id = 0;  // the client's id: every frame of the watch carries it
   WatchKind kind = WatchKind::Jobs;
-  std::string ns;    // empty: every namespace
-  std::string name;  // empty: every object; for pods, a job's name
+  std::string ns;      // empty: every namespace
+  std::string name;    // empty: every object; for pods, a job's name
+  bool batch = false;  // jobs: Kubernetes' (batch/v1) rather than Volcano's
   // Pods only: jobs whose pods were asked for the initial list and have not answered yet; their
   // events wait for that answer, which already holds them. Until live_asked (the directory has
   // said which jobs are live), every event waits so.

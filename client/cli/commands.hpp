@@ -11,7 +11,7 @@ namespace caldera::cli {
 // ---- read.cpp: get, describe, version ----
 
 // `get jobs|pods|jobtemplates|jobflows [NAME]` and `get nodes`; lists are read page by page.
-int get_jobs(const Globals& g, const std::string& name, bool all_ns);
+int get_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind kind);
 // A job's pod group (Volcano's PodGroup, named after its job), read off the job.
 int get_pod_groups(const Globals& g, const std::string& name, bool all_ns);
 int get_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns);
@@ -21,7 +21,7 @@ int get_nodes(const Globals& g);
 // Cluster-scoped: every queue (with the scheduler's view of it) or class, or the named one.
 int get_queues(const Globals& g, const std::string& name);
 int get_priority_classes(const Globals& g, const std::string& name);
-int describe_job(const Globals& g, const std::string& name);
+int describe_job(const Globals& g, const std::string& name, JobKind kind);
 int describe_flow(const Globals& g, const std::string& name);
 int describe_pod(const Globals& g, const std::string& name);
 // The client's version and, unless client_only, the server's (ping's Pong.version).
@@ -31,8 +31,11 @@ int version(const Globals& g, bool client_only);
 
 int submit(const Globals& g, const std::string& file);
 // Prints what kubectl prints: job.batch.volcano.sh "NAME" deleted.
-enum class Deletable { Job, JobTemplate, JobFlow, Queue, PriorityClass };
+enum class Deletable { Job, BatchJob, JobTemplate, JobFlow, Queue, PriorityClass };
 int delete_object(const Globals& g, Deletable kind, const std::string& name);
+// kubectl patch jobs.batch NAME --type merge -p JSON: what Kubernetes lets change in a Job.
+int patch_batch_job(const Globals& g, const std::string& name, const std::string& type,
+                    const std::string& patch);
 // `action`: AbortJob, ResumeJob, RestartJob, TerminateJob or CompleteJob.
 int command(const Globals& g, const std::string& action, const std::string& name);
 // `admin backup DIR`: a consistent copy of the coordinator's store, taken while it runs, into
@@ -47,6 +50,11 @@ int wait_flow(const Globals& g, const std::string& name, const std::string& cond
               const std::string& timeout);
 int wait_job(const Globals& g, const std::string& name, const std::string& condition,
              const std::string& timeout_text);
+// kubectl wait jobs.batch --for=condition=TYPE[=STATUS]: 0 once the Kubernetes Job has the
+// condition (Complete, Failed, Suspended, ...); non-zero on timeout, or once the job has ended
+// without it.
+int wait_batch_job(const Globals& g, const std::string& name, const std::string& condition,
+                   const std::string& timeout_text);
 
 struct LogOptions {
   std::string container;

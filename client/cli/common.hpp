@@ -99,8 +99,14 @@ void print_table(const std::string& table);
 // -o name: "job.batch.volcano.sh/NAME".
 void print_name(const std::string& resource, const std::string& name);
 
+// Which of the two kinds named Job: Volcano's (batch.volcano.sh) or Kubernetes' (batch/v1).
+enum class JobKind { Volcano, Batch };
+// The kind's name in requests (ObjectRef.kind, ListFilter.kind, WatchRequest.kind).
+inline constexpr const char* kBatchJobKind = "jobs.batch";
+
 // kubectl's resource names, as -o name and the "created"/"deleted" lines print them.
 inline constexpr const char* kJobResource = "job.batch.volcano.sh";
+inline constexpr const char* kBatchJobResourceName = "job.batch";
 inline constexpr const char* kPodGroupResource = "podgroup.scheduling.volcano.sh";
 inline constexpr const char* kQueueResource = "queue.scheduling.volcano.sh";
 inline constexpr const char* kPriorityClassResource = "priorityclass.scheduling.k8s.io";

@@ -32,16 +32,21 @@ struct WaitKind {
   // The phase and message of the object in an event, and whether that phase is final.
   std::function<std::tuple<std::string, std::string, bool>(api::WatchEvent::Reader)> read;
   std::function<bool(const std::string&)> known;  // whether a phase exists for the kind
+  // Whether the object in an event is as wanted; unset: its phase is `want`.
+  std::function<bool(api::WatchEvent::Reader, const std::string& want)> met = {};
+  const char* goal = "phase";  // what --for names: "phase" (phase=PHASE) or "condition"
 };
 
 // Watches the object (no polling): decided the moment its phase changes.
 int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
                const std::string& condition, const std::string& timeout_text) {
-  const std::string prefix = "phase=";
+  const std::string prefix = std::string(kind.goal) + "=";
   if (condition.rfind(prefix, 0) != 0)
-    return fail("--for must be phase=PHASE (e.g. --for=phase=Completed)");
+    return fail(
+        std::string("--for must be ") + kind.goal + "=" +
+        (kind.met ? "TYPE (e.g. --for=condition=Complete)" : "PHASE (e.g. --for=phase=Completed)"));
   const auto want = condition.substr(prefix.size());
-  if (!kind.known(want)) return fail("unknown phase '" + want + "'");
+  if (!kind.known(want)) return fail("unknown " + std::string(kind.goal) + " '" + want + "'");
   auto timeout = parse_go_duration_ms(timeout_text);
   if (!timeout) return fail("--timeout must be a duration such as 30s or 5m");
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(*timeout);
@@ -59,11 +64,11 @@ int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
     seen = true;
     last = phase;
     if (e.getType() == Type::DELETED) {
-      rc = fail(std::string(kind.noun) + " " + name + " was deleted in phase " + last +
-                " before it reached phase " + want);
+      rc = fail(std::string(kind.noun) + " " + name + " was deleted in " + kind.goal + " " + last +
+                " before it reached " + kind.goal + " " + want);
       return WatchVerdict::Stop;
     }
-    if (phase == want) {
+    if (kind.met ? kind.met(e, want) : phase == want) {
       if (g.output == "name")
         print_name(kind.resource, name);
       else
@@ -72,8 +77,8 @@ int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
       return WatchVerdict::Stop;
     }
     if (final) {
-      rc = fail(std::string(kind.noun) + " " + name + " reached phase " + phase + ", not " + want +
-                " (" + message + ")");
+      rc = fail(std::string(kind.noun) + " " + name + " reached " + kind.goal + " " + phase +
+                ", not " + want + " (" + message + ")");
       return WatchVerdict::Stop;
     }
     return WatchVerdict::Continue;
@@ -87,7 +92,7 @@ int wait_phase(const Globals& g, const WaitKind& kind, const std::string& name,
   if (rc >= 0) return rc;
   if (timed_out)
     return fail("timed out after " + timeout_text + " waiting for " + kind.noun + " " + name +
-                " to reach phase " + want + " (phase now " + last + ")");
+                " to reach " + kind.goal + " " + want + " (" + kind.goal + " now " + last + ")");
   return watched;
 }
 
@@ -108,6 +113,54 @@ int wait_job(const Globals& g, const std::string& name, const std::string& condi
                                    phase && (is_finished(*phase) || *phase == JobPhase::Aborted));
                              },
                              [](const std::string& p) { return parse_job_phase(p).has_value(); }};
+  return wait_phase(g, kind, name, condition, timeout_text);
+}
+
+namespace {
+
+// kubectl's condition names match whatever their case.
+bool same_word(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The one word `get jobs.batch` shows of a Kubernetes Job: Complete, Failed, Suspended, Running.
+std::string batch_status_word(api::WatchEvent::Reader e) {
+  std::string shown = "Running";
+  for (auto c : e.getJob().getStatus().getBatch().getConditions()) {
+    if (c.getStatus() != "True") continue;
+    if (c.getType() == "Complete" || c.getType() == "Failed" || c.getType() == "Suspended")
+      shown = c.getType().cStr();
+  }
+  return shown;
+}
+
+}  // namespace
+
+int wait_batch_job(const Globals& g, const std::string& name, const std::string& condition,
+                   const std::string& timeout_text) {
+  static const WaitKind kind{
+      kBatchJobResourceName,
+      kBatchJobKind,
+      "job",
+      kBatchJobKind,
+      [](api::WatchEvent::Reader e) {
+        auto shown = batch_status_word(e);
+        return std::make_tuple(shown, std::string(), shown == "Complete" || shown == "Failed");
+      },
+      [](const std::string& want) { return !want.empty(); },
+      [](api::WatchEvent::Reader e, const std::string& want) {
+        // TYPE, or TYPE=STATUS (kubectl's --for=condition=Suspended=False).
+        const auto eq = want.find('=');
+        const std::string type = want.substr(0, eq);
+        const std::string status = eq == std::string::npos ? "True" : want.substr(eq + 1);
+        for (auto c : e.getJob().getStatus().getBatch().getConditions())
+          if (same_word(c.getType().cStr(), type)) return same_word(c.getStatus().cStr(), status);
+        return false;
+      },
+      "condition"};
   return wait_phase(g, kind, name, condition, timeout_text);
 }
 

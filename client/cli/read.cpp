@@ -5,6 +5,7 @@
 
 #include "client/cli/commands.hpp"
 #include "client/render.hpp"
+#include "client/render_batch_job.hpp"
 #include "common/clock.hpp"
 #include "messages/codec/codec.hpp"
 #include "messages/codec/queue_codec.hpp"
@@ -56,26 +57,35 @@ std::string list_namespace(const Globals& g, bool all_ns) {
   return all_ns ? "" : g.ns;
 }
 
-// The job `name` in the current namespace, or nullopt (the error is printed, rc set).
-std::optional<Job> fetch_job(const Globals& g, const std::string& name, int* rc) {
+// The job `name` of the kind in the current namespace, or nullopt (the error is printed, rc
+// set).
+std::optional<Job> fetch_job(const Globals& g, const std::string& name, JobKind kind, int* rc) {
   auto r = call(
       g,
       [&](api::Request::Builder b) {
         auto ref = b.initGetJob();
         ref.setNamespace(g.ns);
         ref.setName(name);
+        if (kind == JobKind::Batch) ref.setKind(kBatchJobKind);
       },
       rc);
   if (!r) return std::nullopt;
   return decode(r->root<api::Response>().getJob());
 }
 
-// Every pod (of `job` when not empty) in the current namespace, or every namespace.
+// Every pod (of `job` when not empty, of either kind unless `kind` says) in the current
+// namespace, or every namespace.
 std::optional<std::vector<Pod>> fetch_pods(const Globals& g, const std::string& job, bool all_ns,
-                                           int* rc) {
+                                           int* rc, std::optional<JobKind> kind = std::nullopt) {
   std::vector<Pod> pods;
   *rc = list_pages(
-      g, [](api::Request::Builder b) { return b.initListPods(); }, list_namespace(g, all_ns), job,
+      g,
+      [kind](api::Request::Builder b) {
+        auto f = b.initListPods();
+        if (kind) f.setKind(*kind == JobKind::Batch ? kBatchJobKind : "jobs");
+        return f;
+      },
+      list_namespace(g, all_ns), job,
       [&](api::Response::Reader resp) {
         for (auto p : resp.getPods()) pods.push_back(decode(p));
       });
@@ -172,20 +182,21 @@ namespace {
 // The named job, or every job of the namespace (all with all_ns), to `on_job`; 0 or the exit
 // code. A table or names need no specs nor events: unless -o json|yaml, a list asks for
 // summaries, a fraction of the bytes.
-int fetch_jobs(const Globals& g, const std::string& name, bool all_ns,
+int fetch_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind kind,
                const std::function<void(Job)>& on_job) {
   int rc = 0;
   if (!name.empty()) {
-    auto job = fetch_job(g, name, &rc);
+    auto job = fetch_job(g, name, kind, &rc);
     if (job) on_job(std::move(*job));
     return rc;
   }
   const bool summary = g.output != "json" && g.output != "yaml";
   return list_pages(
       g,
-      [summary](api::Request::Builder b) {
+      [summary, kind](api::Request::Builder b) {
         auto f = b.initListJobs();
         f.setSummary(summary);
+        if (kind == JobKind::Batch) f.setKind(kBatchJobKind);
         return f;
       },
       list_namespace(g, all_ns), "",
@@ -196,13 +207,17 @@ int fetch_jobs(const Globals& g, const std::string& name, bool all_ns,
 
 }  // namespace
 
-int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
+int get_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind kind) {
   std::vector<Job> jobs;
-  if (int rc = fetch_jobs(g, name, all_ns, [&](Job j) { jobs.push_back(std::move(j)); })) return rc;
+  if (int rc = fetch_jobs(g, name, all_ns, kind, [&](Job j) { jobs.push_back(std::move(j)); }))
+    return rc;
+  const bool batch = kind == JobKind::Batch;
   print_objects<Job>(
-      g, jobs, !name.empty(), kJobResource, job_to_json,
+      g, jobs, !name.empty(), batch ? kBatchJobResourceName : kJobResource,
+      batch ? batch_job_to_json : job_to_json,
       [&](const std::vector<Job>& v, bool wide) {
-        return jobs_table(v, wide, system_now_ms(), all_ns);
+        return batch ? batch_jobs_table(v, wide, system_now_ms(), all_ns)
+                     : jobs_table(v, wide, system_now_ms(), all_ns);
       },
       [](const Job& j) { return j.spec.name; });
   return 0;
@@ -210,7 +225,8 @@ int get_jobs(const Globals& g, const std::string& name, bool all_ns) {
 
 int get_pod_groups(const Globals& g, const std::string& name, bool all_ns) {
   std::vector<PodGroupView> groups;
-  if (int rc = fetch_jobs(g, name, all_ns, [&](Job j) { groups.push_back(pod_group_of(j)); }))
+  if (int rc = fetch_jobs(g, name, all_ns, JobKind::Volcano,
+                          [&](Job j) { groups.push_back(pod_group_of(j)); }))
     return rc;
   print_objects<PodGroupView>(
       g, groups, !name.empty(), kPodGroupResource, pod_group_to_json,
@@ -301,13 +317,15 @@ int get_nodes(const Globals& g) {
   return 0;
 }
 
-int describe_job(const Globals& g, const std::string& name) {
+int describe_job(const Globals& g, const std::string& name, JobKind kind) {
   int rc = 0;
-  auto job = fetch_job(g, name, &rc);
+  auto job = fetch_job(g, name, kind, &rc);
   if (!job) return rc;
-  auto pods = fetch_pods(g, name, false, &rc);
+  auto pods = fetch_pods(g, name, false, &rc, kind);
   if (!pods) return rc;
-  std::cout << caldera::describe_job(*job, *pods, system_now_ms());
+  const int64_t now = system_now_ms();
+  std::cout << (kind == JobKind::Batch ? describe_batch_job(*job, *pods, now)
+                                       : caldera::describe_job(*job, *pods, now));
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "client/client.hpp"
 #include "client/render.hpp"
+#include "client/render_batch_job.hpp"
 #include "common/clock.hpp"
 #include "messages/codec/codec.hpp"
 
@@ -180,14 +181,21 @@ JobFlow read_flow(api::WatchEvent::Reader e) {
 
 }  // namespace
 
-int watch_jobs(const Globals& g, const std::string& name, bool all_ns) {
+int watch_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind kind) {
   const bool wide = g.output == "wide";
+  const bool batch = kind == JobKind::Batch;
   return watch_table<Job>(
-      g, WatchTarget{"jobs", all_ns && name.empty() ? "" : g.ns, name}, kJobResource, read_job,
-      job_to_json,
-      [&](const std::vector<Job>& v) { return jobs_table(v, wide, system_now_ms(), all_ns); },
+      g, WatchTarget{batch ? kBatchJobKind : "jobs", all_ns && name.empty() ? "" : g.ns, name},
+      batch ? kBatchJobResourceName : kJobResource, read_job,
+      batch ? batch_job_to_json : job_to_json,
+      [&](const std::vector<Job>& v) {
+        return batch ? batch_jobs_table(v, wide, system_now_ms(), all_ns)
+                     : jobs_table(v, wide, system_now_ms(), all_ns);
+      },
       [](const Job&) { return true; }, [](const Job& j) { return j.spec.name; },
-      name.empty() ? "" : "jobs.batch.volcano.sh \"" + name + "\" not found in namespace " + g.ns);
+      name.empty() ? ""
+                   : std::string(batch ? kBatchJobKind : "jobs.batch.volcano.sh") + " \"" + name +
+                         "\" not found in namespace " + g.ns);
 }
 
 int watch_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns) {

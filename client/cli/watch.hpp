@@ -38,7 +38,7 @@ int watch(const Globals& g, const WatchTarget& target,
 
 // get -w: kubectl's table (or -o json|yaml|name per event) of the objects, then of each change.
 // Pods: `name` one pod, `job` one job's pods.
-int watch_jobs(const Globals& g, const std::string& name, bool all_ns);
+int watch_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind kind);
 int watch_pods(const Globals& g, const std::string& name, const std::string& job, bool all_ns);
 int watch_flows(const Globals& g, const std::string& name, bool all_ns);
 

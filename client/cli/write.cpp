@@ -21,6 +21,7 @@ const char* resource_of(capnp::Text::Reader kind) {
   if (kind == "JobFlow") return kFlowResource;
   if (kind == "Queue") return kQueueResource;
   if (kind == "PriorityClass") return kPriorityClassResource;
+  if (kind == "Job.batch") return kBatchJobResourceName;
   return kJobResource;
 }
 
@@ -88,6 +89,7 @@ int submit(const Globals& g, const std::string& file) {
 
 int delete_object(const Globals& g, Deletable kind, const std::string& name) {
   const char* resource = kind == Deletable::Job           ? kJobResource
+                         : kind == Deletable::BatchJob    ? kBatchJobResourceName
                          : kind == Deletable::JobTemplate ? kTemplateResource
                          : kind == Deletable::JobFlow     ? kFlowResource
                          : kind == Deletable::Queue       ? kQueueResource
@@ -107,11 +109,13 @@ int delete_object(const Globals& g, Deletable kind, const std::string& name) {
         // Queues and classes are cluster-scoped: a name only.
         if (kind == Deletable::Queue) return b.setDeleteQueue(name);
         if (kind == Deletable::PriorityClass) return b.setDeletePriorityClass(name);
-        auto ref = kind == Deletable::Job           ? b.initDeleteJob()
+        const bool job = kind == Deletable::Job || kind == Deletable::BatchJob;
+        auto ref = job                              ? b.initDeleteJob()
                    : kind == Deletable::JobTemplate ? b.initDeleteJobTemplate()
                                                     : b.initDeleteJobFlow();
         ref.setNamespace(g.ns);
         ref.setName(name);
+        if (kind == Deletable::BatchJob) ref.setKind(kBatchJobKind);
       },
       &rc, retry);
   if (!r) return rc;
@@ -151,6 +155,31 @@ int command(const Globals& g, const std::string& action, const std::string& name
       &rc);
   if (!r) return rc;
   report(g, kJobResource, name, action + " issued");
+  return 0;
+}
+
+int patch_batch_job(const Globals& g, const std::string& name, const std::string& type,
+                    const std::string& patch) {
+  // The fields a Job's patch may change are scalars: a strategic merge patch (kubectl's
+  // default) of them is a merge patch.
+  if (type != "merge" && type != "strategic")
+    return fail("--type " + type +
+                " is not supported: caldera takes --type merge (a JSON merge "
+                "patch; strategic, kubectl's default, means the same for a Job's fields)");
+  // A patch names the values it sets: sending it again sets them again.
+  int rc = 0;
+  auto r = call(
+      g,
+      [&](api::Request::Builder b) {
+        auto p = b.initPatchJob();
+        p.getJob().setNamespace(g.ns);
+        p.getJob().setName(name);
+        p.getJob().setKind(kBatchJobKind);
+        p.setPatch(patch);
+      },
+      &rc);
+  if (!r) return rc;
+  report(g, kBatchJobResourceName, name, "patched");
   return 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "messages/codec/batch_job_codec.hpp"
+
 namespace caldera {
 namespace {
 
@@ -281,6 +283,7 @@ void encode(const JobSpec& in, api::JobSpec::Builder out) {
   out.setActiveDeadlineSeconds(in.active_deadline_seconds.value_or(-1));
   auto tasks = out.initTasks(in.tasks.size());
   for (capnp::uint i = 0; i < in.tasks.size(); ++i) encode_task(in.tasks[i], tasks[i]);
+  if (in.batch) encode(*in.batch, out.initBatch());
 }
 
 JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -304,6 +307,7 @@ JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& p
   auto tasks = in.getTasks();
   for (capnp::uint i = 0; i < tasks.size(); ++i)
     s.tasks.push_back(decode_task(tasks[i], diags, indexed(path, "tasks", i)));
+  if (in.hasBatch()) s.batch = decode(in.getBatch());
   return s;
 }
 
@@ -350,6 +354,7 @@ void encode_counts(const JobStatus& in, api::JobStatus::Builder out) {
   out.setVersion(in.version);
   out.setRetryCount(in.retry_count);
   out.setPodGroupPhase(in.pod_group_phase);
+  if (in.batch) encode(*in.batch, out.initBatch());
 }
 
 void encode(const JobStatus& in, api::JobStatus::Builder out) {
@@ -385,6 +390,7 @@ JobStatus decode(api::JobStatus::Reader in) {
         {parse_job_phase(str(c.getStatus())).value_or(JobPhase::Pending), c.getLastTransitionMs()});
   s.running_duration_ms = in.getRunningDurationMs();
   s.pod_group_phase = str(in.getPodGroupPhase());
+  if (in.hasBatch()) s.batch = decode(in.getBatch());
   return s;
 }
 
@@ -441,6 +447,7 @@ void encode(const Pod& in, api::Pod::Builder out) {
   out.setPartition(in.partition);
   out.setHostIp(text(in.host_ip));
   out.setStatusSeq(in.status_seq);
+  if (in.batch_job) out.setJobKind(kBatchJobResource);
 }
 
 Pod decode(api::Pod::Reader in) {
@@ -464,6 +471,7 @@ Pod decode(api::Pod::Reader in) {
   p.partition = in.getPartition();
   p.host_ip = str(in.getHostIp());
   p.status_seq = in.getStatusSeq();
+  p.batch_job = in.getJobKind() == kBatchJobResource;
   return p;
 }
 

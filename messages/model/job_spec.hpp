@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "messages/model/batch_job_fields.hpp"
@@ -100,12 +101,18 @@ struct JobSpec {
   int32_t total_replicas() const;
   int32_t effective_min_available() const;  // min_available, or total_replicas() when unset
   int32_t effective_max_retry() const;      // max_retry, or 3 when unset
-  // namespace/name, and namespace/jobs.batch/name for a batch/v1 Job: the namespace runs up to
-  // the first '/', the name from the last.
-  std::string key() const {
-    return batch ? namespace_ + "/jobs.batch/" + name : namespace_ + "/" + name;
-  }
+  std::string key() const;
 };
+
+// A job's key: namespace/name, and namespace/jobs.batch/name for a batch/v1 Job (a Volcano Job's
+// name is a DNS label, without dots). The namespace runs up to the first '/', the name from the
+// last.
+std::string job_key(std::string_view ns, std::string_view name, bool batch);
+// Whether the key is a batch/v1 Job's.
+bool is_batch_job_key(std::string_view key);
+
+// kubectl's name of a batch/v1 Job's resource.
+inline constexpr const char* kBatchJobResource = "jobs.batch";
 
 // The one task of a batch/v1 Job: its pods have no task of their own.
 inline constexpr const char* kBatchJobTask = "";

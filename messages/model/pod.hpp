@@ -57,6 +57,7 @@ struct Pod {
   // The node numbers each status of a pod it makes durable (1, 2, ...; 0: none reported yet),
   // so that a repeated or reordered report is recognised (DESIGN rule 5).
   uint64_t status_seq = 0;
+  bool batch_job = false;  // its job is a Kubernetes Job (batch/v1), not a Volcano Job
   bool operator==(const Pod&) const = default;
 };
 

@@ -167,4 +167,25 @@ int32_t JobSpec::effective_max_retry() const {
   return max_retry ? *max_retry : 3;
 }
 
+std::string JobSpec::key() const {
+  return job_key(namespace_, name, batch.has_value());
+}
+
+namespace {
+constexpr std::string_view kBatchKeyInfix = "/jobs.batch/";
+}  // namespace
+
+std::string job_key(std::string_view ns, std::string_view name, bool batch) {
+  std::string key(ns);
+  key += batch ? kBatchKeyInfix : std::string_view("/");
+  key += name;
+  return key;
+}
+
+bool is_batch_job_key(std::string_view key) {
+  auto slash = key.find('/');
+  return slash != std::string_view::npos &&
+         key.substr(slash, kBatchKeyInfix.size()) == kBatchKeyInfix;
+}
+
 }  // namespace caldera

@@ -180,7 +180,29 @@ const std::vector<std::pair<YamlNode, YamlNode>>& YamlNode::entries() const {
   return data_ ? data_->entries : kNoEntries;
 }
 
+std::optional<YamlLoadError> long_blank_run(std::string_view text) {
+  int line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') ++line;
+    if (text[i] != ' ' && text[i] != '\t') continue;
+    size_t end = text.find_first_not_of(" \t", i);
+    if (end == std::string_view::npos) end = text.size();
+    const size_t run = end - i;
+    const char before = i > 0 ? text[i - 1] : '\n';
+    if (run > kMaxBlankRun && std::string_view("\"']}:").find(before) != std::string_view::npos)
+      return YamlLoadError{line, std::to_string(run) + " spaces or tabs in a row after '" +
+                                     std::string(1, before) + "'; at most " +
+                                     std::to_string(kMaxBlankRun) + " are taken there"};
+    i = end - 1;
+  }
+  return std::nullopt;
+}
+
 std::variant<std::vector<YamlNode>, YamlLoadError> load_yaml(std::string_view text, int max_depth) {
+  // libfyaml looks ahead through the blanks after a quoted scalar, a flow collection or a
+  // colon from each of them (is a ':' coming?): a long run costs the square of its length, and
+  // 32 KB of blanks a second. Such runs are refused before they are read.
+  if (auto error = long_blank_run(text)) return *error;
   Parser p;
   fy_diag_cfg dcfg;
   fy_diag_cfg_default(&dcfg);

@@ -52,7 +52,12 @@ struct YamlLoadError {
   bool too_deep = false;  // the nesting limit, not the syntax
 };
 
-// Every document of the text, in order (an empty document is a null node). Collections nested
+// The longest run of spaces or tabs taken right after a quote, ']', '}' or ':' (after anything
+// else, in indentation and on blank lines, runs may be longer).
+inline constexpr size_t kMaxBlankRun = 64;
+
+// Every document of the text, in order (an empty document is a null node). A longer run of blanks
+// than kMaxBlankRun where the parser would slow down is refused at its line. Collections nested
 // deeper than `max_depth` are refused at the line where the first one too deep opens, before any
 // more is read. An alias may only name a node that is complete, so documents hold no cycles.
 std::variant<std::vector<YamlNode>, YamlLoadError> load_yaml(std::string_view text, int max_depth);

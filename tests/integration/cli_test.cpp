@@ -193,7 +193,8 @@ TEST_F(Cli, UnknownCommandsAndKindsAreNamedWithTheValidOnes) {
   EXPECT_NE(kind.exit_code, 0);
   EXPECT_FALSE(contains(kind.err, "A subcommand is required")) << kind.err;
   EXPECT_TRUE(contains(kind.err, "unknown resource type \"foo\" for caldera get")) << kind.err;
-  EXPECT_TRUE(contains(kind.err, "jobs, pods, podgroups, jobtemplates, jobflows, nodes"))
+  EXPECT_TRUE(
+      contains(kind.err, "jobs, jobs.batch, pods, podgroups, jobtemplates, jobflows, nodes"))
       << kind.err;
   auto command = node.cli({"frob", "job", "x"});
   EXPECT_NE(command.exit_code, 0);
@@ -205,7 +206,8 @@ TEST_F(Cli, UnknownCommandsAndKindsAreNamedWithTheValidOnes) {
       << abort.err;
   auto none = node.cli({"describe"});
   EXPECT_NE(none.exit_code, 0);
-  EXPECT_TRUE(contains(none.err, "caldera describe needs a resource type: job, pod")) << none.err;
+  EXPECT_TRUE(contains(none.err, "caldera describe needs a resource type: job, jobs.batch, pod"))
+      << none.err;
 }
 
 // ---- 6. logs --tail and -f, describe pod, version ----

@@ -579,6 +579,83 @@ TEST_F(Cluster, AKilledWorkerEvictsItsPartOfAGangThatRestartsOnTheOtherNodes) {
   for (const auto& p : pods) EXPECT_NE(p["spec"]["nodeName"], "node-3") << p.dump();
 }
 
+// An Indexed Kubernetes Job of four one-cpu pods (spread over the nodes, so some on node-3),
+// `policy` lines under its spec.
+std::string indexed_batch_job(const std::string& name, const std::string& policy) {
+  return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: " + name +
+         "}\nspec:\n  completions: 4\n  parallelism: 4\n  completionMode: Indexed\n"
+         "  backoffLimit: 0\n" +
+         policy +
+         "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+         "      - name: main\n        command: [sh, -c, 'sleep 3']\n"
+         "        resources: {requests: {cpu: 1}}\n";
+}
+
+// Kills node-3 under the job once it runs there; the job's pods as they are then.
+json kill_node3_under(Calderad& coordinator, Calderad& node3, const std::string& name) {
+  json pods;
+  EXPECT_TRUE(eventually(
+      [&] {
+        pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+        int running = 0;
+        for (const auto& p : pods) running += p["status"]["phase"] == "Running";
+        return running == 4;
+      },
+      30s))
+      << coordinator.cli({"describe", "jobs.batch", name}).out;
+  int on_node3 = 0;
+  for (const auto& p : pods) on_node3 += p["spec"]["nodeName"] == "node-3";
+  EXPECT_GT(on_node3, 0) << pods.dump();
+  node3.kill9();
+  return pods;
+}
+
+TEST_F(Cluster, ALostNodesPodsAreADisruptionTargetThatAnIgnoreRuleDoesNotCount) {
+  auto& coordinator = *nodes_[0];
+  auto yaml = indexed_batch_job("ignored",
+                                "  podFailurePolicy:\n    rules:\n    - action: Ignore\n"
+                                "      onPodConditions: [{type: DisruptionTarget}]\n");
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, yaml).exit_code, 0);
+  kill_node3_under(coordinator, *nodes_[2], "ignored");
+  ASSERT_EQ(coordinator
+                .cli({"wait", "jobs.batch", "ignored", "--for=condition=Complete", "--timeout=60s"})
+                .exit_code,
+            0)
+      << coordinator.cli({"describe", "jobs.batch", "ignored"}).out;
+  auto job_json = json::parse(coordinator.cli({"get", "jobs.batch", "ignored", "-o", "json"}).out);
+  EXPECT_EQ(job_json["status"]["completedIndexes"], "0-3");
+  EXPECT_EQ(job_json["status"].value("failed", 0), 0) << "backoffLimit 0 and nothing counted";
+  auto described = coordinator.cli({"describe", "jobs.batch", "ignored"}).out;
+  EXPECT_NE(described.find("has condition DisruptionTarget matching Ignore rule at index 0"),
+            std::string::npos)
+      << described;
+  // The lost pods were made again on the nodes left.
+  auto pods = json::parse(coordinator.cli({"get", "pods", "-o", "json"}).out)["items"];
+  int succeeded = 0;
+  for (const auto& p : pods)
+    if (p["status"]["phase"] == "Succeeded") {
+      ++succeeded;
+      EXPECT_NE(p["spec"]["nodeName"], "node-3") << p.dump();
+    }
+  EXPECT_EQ(succeeded, 4);
+}
+
+TEST_F(Cluster, ALostNodesPodsCountAgainstBackoffLimitWithoutAPolicy) {
+  auto& coordinator = *nodes_[0];
+  ASSERT_EQ(coordinator.cli({"submit", "-f", "-"}, indexed_batch_job("counted", "")).exit_code, 0);
+  kill_node3_under(coordinator, *nodes_[2], "counted");
+  ASSERT_EQ(
+      coordinator.cli({"wait", "jobs.batch", "counted", "--for=condition=Failed", "--timeout=60s"})
+          .exit_code,
+      0)
+      << coordinator.cli({"describe", "jobs.batch", "counted"}).out;
+  auto job_json = json::parse(coordinator.cli({"get", "jobs.batch", "counted", "-o", "json"}).out);
+  bool backoff = false;
+  for (const auto& c : job_json["status"]["conditions"])
+    backoff = backoff || (c["type"] == "Failed" && c["reason"] == "BackoffLimitExceeded");
+  EXPECT_TRUE(backoff) << job_json.dump();
+}
+
 TEST_F(Cluster, AKilledCoordinatorRestartedLosesNoJobAndRunsNoPodTwice) {
   auto& coordinator = *nodes_[0];
   auto ran = dir_.path() + "/ran.txt";

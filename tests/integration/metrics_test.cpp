@@ -71,6 +71,36 @@ TEST(Metrics, CurlOfTheMetricsPortShowsTheCounters) {
             std::string::npos);
 }
 
+TEST(Metrics, KubernetesJobsAreCountedAsKubernetesCountsThemNotByVolcanoPhases) {
+  TempDir dir;
+  const int port = free_port();
+  Calderad node(dir.path() + "/node", {"--metrics-port", std::to_string(port)});
+  node.start();
+  auto job = [](const std::string& name, const std::string& spec, const std::string& exit) {
+    return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: " + name + "}\nspec:\n" + spec +
+           "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+           "      - {name: main, command: [sh, -c, 'exit " +
+           exit + "']}\n";
+  };
+  auto r = node.cli({"submit", "-f", "-"},
+                    job("ok", "  completionMode: Indexed\n  completions: 1\n", "0") + "---\n" +
+                        job("bad", "  backoffLimit: 0\n", "1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  std::string text;
+  ASSERT_TRUE(eventually([&] {
+    text = run({"curl", "-sf", url}).out;
+    return has_line(text,
+                    "caldera_jobs_batch_finished_total{completion_mode=\"NonIndexed\","
+                    "namespace=\"default\",reason=\"BackoffLimitExceeded\",result=\"failed\"} 1") &&
+           has_line(text,
+                    "caldera_jobs_batch_finished_total{completion_mode=\"Indexed\","
+                    "namespace=\"default\",reason=\"CompletionsReached\",result=\"succeeded\"} "
+                    "1");
+  })) << text;
+  EXPECT_EQ(text.find("caldera_job_phase_total{"), std::string::npos) << text;
+}
+
 TEST(Metrics, AMetricsPortInUseIsAClearError) {
   TempDir dir;
   const int port = free_port();

@@ -246,17 +246,29 @@ TEST(BatchJob, TypeErrorsNameTheirField) {
   EXPECT_TRUE(has(expr.diags.errors, "spec.selector.matchExpressions", "matchLabels only"));
 }
 
-TEST(BatchJob, ASubmissionOfOneIsCheckedThenRefusedUnderItsDocument) {
+TEST(BatchJob, ASubmissionIsCheckedUnderItsDocumentAndRunsAsAJobOfItsOwnKind) {
   Diagnostics diags;
   auto parsed =
-      parse_yaml(std::string(kIndexedJob) + "---\n" + edited("name: sample", "name: other"), diags);
-  ASSERT_EQ(parsed.batch_jobs.size(), 2u);
+      parse_yaml(std::string(kIndexedJob) + "---\n" + edited("name: sample", "name: other") +
+                     "---\n" + edited("name: sample", "name: taken"),
+                 diags);
+  ASSERT_EQ(parsed.batch_jobs.size(), 3u);
   parsed.batch_jobs[1].value.parallelism = -1;
-  admit_batch_jobs(parsed.batch_jobs, diags);
-  EXPECT_TRUE(has(diags.errors, "documents[0].kind", "does not run this kind yet"));
-  EXPECT_TRUE(has(diags.errors, "documents[1].kind", "does not run this kind yet"));
+  auto admitted = admit_batch_jobs(
+      parsed.batch_jobs, [](const std::string& key) { return key == "default/jobs.batch/taken"; },
+      diags);
   EXPECT_TRUE(has(diags.errors, "documents[1].spec.parallelism", "greater than or equal to 0"));
-  EXPECT_EQ(diags.errors.size(), 3u) << dump(diags.errors);
+  EXPECT_TRUE(
+      has(diags.errors, "documents[2].metadata.name", "jobs.batch \"taken\" already exists"));
+  EXPECT_EQ(diags.errors.size(), 2u) << dump(diags.errors);
+  ASSERT_EQ(admitted.size(), 1u);
+  const JobSpec& spec = admitted[0].value;
+  EXPECT_EQ(spec.key(), "default/jobs.batch/sample") << "a Volcano Job may be named sample too";
+  ASSERT_TRUE(spec.batch);
+  EXPECT_TRUE(spec.batch->indexed());
+  ASSERT_EQ(spec.tasks.size(), 1u);
+  EXPECT_EQ(spec.min_available, 1) << "no gang: each pod is placed when it fits";
+  EXPECT_EQ(to_batch_job_spec(spec).template_, spec.tasks[0].template_);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ TEST(Watchers, KindsAreKubectlsNames) {
   EXPECT_EQ(*parse_watch_kind("jobflows"), WatchKind::JobFlows);
   auto bad = parse_watch_kind("nodes");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().find("jobs, pods and jobflows"), std::string::npos);
+  EXPECT_NE(bad.error().find("jobs, jobs.batch, pods and jobflows"), std::string::npos);
 }
 
 TEST(Watchers, AWatchWantsItsNamespaceAndName) {

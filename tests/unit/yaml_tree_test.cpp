@@ -100,5 +100,24 @@ TEST(YamlTree, SyntaxErrorsSayWhereAndWhat) {
   EXPECT_FALSE(e.message.empty());
 }
 
+TEST(YamlTree, ALongRunOfBlanksWhereTheParserLooksAheadIsRefusedAtItsLine) {
+  const std::string at_limit(kMaxBlankRun, ' ');
+  // At the limit, after each kind of token the parser looks ahead from.
+  for (const std::string& text :
+       {"a: \"x\"" + at_limit + "\n", "a: [1]" + at_limit + "\n", "{a:" + at_limit + "1}"})
+    EXPECT_EQ(load(text).size(), 1u) << text;
+  auto e = error_of("a: 1\nb: 'x'" + at_limit + "\t# comment\n");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_NE(e.message.find("65 spaces or tabs in a row after '''"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("at most 64"), std::string::npos) << e.message;
+  EXPECT_EQ(error_of("{\"spec\": {}}" + std::string(1 << 20, ' ')).line, 1)
+      << "a megabyte of them would take the parser minutes";
+  // Indentation, blank lines and runs after other characters are not where it slows down.
+  const std::string wide(4 * kMaxBlankRun, ' ');
+  auto docs = load("a:\n" + wide + "b: x" + wide + "y\n" + wide + "\nc: |\n  z" + wide + "\n");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(value(value(docs[0], "a"), "b").scalar(), "x" + wide + "y");
+}
+
 }  // namespace
 }  // namespace caldera

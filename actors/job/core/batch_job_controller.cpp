@@ -250,6 +250,7 @@ void create_pod(JobModel& m, int32_t index, const Clock& clock, Effects& fx) {
   p.namespace_ = m.job.spec.namespace_;
   p.job_name = m.name();
   p.task_name = kBatchJobTask;
+  p.batch_job = true;
   p.index = index;
   p.job_version = m.job.status.version;
   p.phase = PodPhase::Pending;

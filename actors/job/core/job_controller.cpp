@@ -131,6 +131,7 @@ void Effects::merge(Effects other) {
 }
 
 JobModel new_job(JobSpec spec, std::string uid, const Clock& clock) {
+  if (spec.batch) return new_batch_job(std::move(spec), std::move(uid), clock);
   JobModel m;
   m.job.uid = std::move(uid);
   m.job.created_ms = clock.now_ms;

@@ -20,7 +20,8 @@ struct Clock {
   std::function<std::string()> new_uid;
 };
 
-// A new job: status Pending with its first condition, version 0, no pods yet.
+// A new job: status Pending with its first condition, version 0, no pods yet (a batch/v1 Job,
+// spec.batch set, is new_batch_job's).
 JobModel new_job(JobSpec spec, std::string uid, const Clock& clock);
 
 // SyncJob: create the pods the spec wants, recount, and move the phase as seed 000's state table
