@@ -596,15 +596,32 @@ nlohmann::json flow_to_json(const JobFlow& f) {
 }
 
 nlohmann::json pod_to_json(const Pod& pod) {
-  json labels{{"volcano.sh/job-name", pod.job_name},
+  json labels, annotations;
+  if (pod.batch_job) {
+    // A Kubernetes Job's pod: the labels and the index annotation its controller puts on it.
+    labels = {{"batch.kubernetes.io/job-name", pod.job_name}, {"job-name", pod.job_name}};
+    annotations = json::object();
+    if (pod.index >= 0) {
+      labels["batch.kubernetes.io/job-completion-index"] = std::to_string(pod.index);
+      annotations["batch.kubernetes.io/job-completion-index"] = std::to_string(pod.index);
+    }
+  } else {
+    labels = {{"volcano.sh/job-name", pod.job_name},
               {"volcano.sh/task-spec", pod.task_name},
               {"volcano.sh/task-index", std::to_string(pod.index)}};
-  if (pod.partition >= 0) labels["volcano.sh/task-partition-id"] = std::to_string(pod.partition);
+    if (pod.partition >= 0) labels["volcano.sh/task-partition-id"] = std::to_string(pod.partition);
+    annotations = {{"volcano.sh/job-version", std::to_string(pod.job_version)}};
+  }
   json metadata{{"name", pod.name},
                 {"namespace", pod.namespace_},
                 {"uid", pod.uid},
                 {"labels", std::move(labels)},
-                {"annotations", {{"volcano.sh/job-version", std::to_string(pod.job_version)}}}};
+                {"annotations", std::move(annotations)}};
+  if (pod.batch_job)
+    metadata["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                {"kind", "Job"},
+                                                {"name", pod.job_name},
+                                                {"controller", true}}});
   set_if_time(metadata, "creationTimestamp", pod.created_ms);
   json spec = json::object();
   if (!pod.node.empty()) spec["nodeName"] = pod.node;

@@ -103,6 +103,8 @@ json spec_to_json(const BatchJobSpec& s) {
          {"suspend", s.suspend},
          {"podReplacementPolicy", pod_replacement_policy(s)},
          {"template", template_to_json(s.template_)}};
+  if (!s.priority_class_name.empty())
+    j["template"]["spec"]["priorityClassName"] = s.priority_class_name;
   if (auto c = completions(s)) j["completions"] = *c;
   if (s.backoff_limit_per_index) j["backoffLimitPerIndex"] = *s.backoff_limit_per_index;
   if (s.max_failed_indexes) j["maxFailedIndexes"] = *s.max_failed_indexes;

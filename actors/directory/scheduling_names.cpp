@@ -83,6 +83,10 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
         !queues.count(q->second))
       diags.error(prefixed(j.prefix, std::string("metadata.annotations.") + kQueueNameAnnotation),
                   "queue \"" + q->second + "\" does not exist (create it with a Queue document)");
+    const auto& pc = j.value.priority_class_name;
+    if (!pc.empty() && !names.class_exists(pc) && !classes.count(pc))
+      diags.error(prefixed(j.prefix, "spec.template.spec.priorityClassName"),
+                  "no PriorityClass named \"" + pc + "\"");
   }
   for (const auto& t : docs.templates) check_refs(t);
 }

@@ -35,7 +35,7 @@ std::vector<Parsed<JobSpec>> admit_batch_jobs(
     if (!j.value.completions && !j.value.parallelism) j.value.completions = j.value.parallelism = 1;
     Diagnostics one;
     validate_batch_job(j.value, one, j.prefix);
-    auto spec = to_job_spec(std::move(j.value));
+    auto spec = to_job_spec(j.value);  // the document stays whole: scheduling names are read next
     const auto key = spec.key();
     if (job_taken(key) || !seen.insert(key).second)
       one.error(prefixed(j.prefix, "metadata.name"),

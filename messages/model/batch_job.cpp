@@ -16,6 +16,7 @@ JobSpec to_job_spec(BatchJobSpec spec) {
     out.queue = q->second;
   out.active_deadline_seconds = spec.active_deadline_seconds;
   out.ttl_seconds_after_finished = spec.ttl_seconds_after_finished;
+  out.priority_class_name = std::move(spec.priority_class_name);
   // No gang: each pod is placed when it fits, as Kubernetes' default scheduler places them.
   out.min_available = 1;
   TaskSpec task;
@@ -38,6 +39,7 @@ BatchJobSpec to_batch_job_spec(const JobSpec& spec) {
   out.active_deadline_seconds = spec.active_deadline_seconds;
   out.ttl_seconds_after_finished = spec.ttl_seconds_after_finished;
   if (!spec.tasks.empty()) out.template_ = spec.tasks.front().template_;
+  out.priority_class_name = spec.priority_class_name;
   return out;
 }
 

@@ -22,6 +22,7 @@ struct BatchJobSpec : BatchJobFields {
   std::optional<int64_t> active_deadline_seconds;
   std::optional<int64_t> ttl_seconds_after_finished;
   PodTemplate template_;
+  std::string priority_class_name;  // its template's spec.priorityClassName
 
   std::string key() const { return namespace_ + "/" + name; }
   bool operator==(const BatchJobSpec&) const = default;

@@ -108,7 +108,8 @@ void read_batch_job_spec(YamlContext& ctx, const YamlNode& node, BatchJobSpec& j
     job.success_policy =
         read_rules<SuccessPolicyRule>(ctx, *n, m.path("successPolicy"), read_success_rule);
   m.str("podReplacementPolicy", job.pod_replacement_policy);
-  if (auto n = m.get("template")) job.template_ = read_pod_template(ctx, *n, m.path("template"));
+  if (auto n = m.get("template"))
+    job.template_ = read_pod_template(ctx, *n, m.path("template"), &job.priority_class_name);
   m.ignore({"managedBy"});
   m.warn_unknown();
 }

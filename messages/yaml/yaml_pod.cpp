@@ -53,7 +53,8 @@ Container read_container(YamlContext& ctx, const YamlNode& node, const std::stri
 
 }  // namespace
 
-PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path,
+                              std::string* priority_class) {
   PodTemplate t;
   MapReader root(ctx, node, path);
   if (auto n = root.get("metadata")) {
@@ -75,6 +76,7 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
     spec.str("restartPolicy", t.restart_policy);
     spec.string_map("nodeSelector", t.node_selector);
     spec.i64("terminationGracePeriodSeconds", t.termination_grace_seconds);
+    if (priority_class) spec.str("priorityClassName", *priority_class);
     if (!t.restart_policy.empty() && t.restart_policy != "Never")
       ctx.warn(spec.path("restartPolicy"),
                "only restartPolicy Never is implemented: a failed pod is handled by the job's "

@@ -8,6 +8,9 @@
 
 namespace caldera {
 
-PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path);
+// `priority_class`: where a Kubernetes Job's pod names its PriorityClass (the job's); without
+// it, spec.priorityClassName is warned about and ignored, as a Volcano task's.
+PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path,
+                              std::string* priority_class = nullptr);
 
 }  // namespace caldera

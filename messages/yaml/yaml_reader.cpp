@@ -140,7 +140,7 @@ void MapReader::quantities(std::string_view key, ResourceList& out) {
 void MapReader::ignore(std::initializer_list<std::string_view> keys) {
   for (size_t i = 0; i < entries_.size(); ++i) {
     for (auto key : keys) {
-      if (entries_[i].first != key) continue;
+      if (entries_[i].first != key || used_[i]) continue;  // read already: not ignored
       used_[i] = true;
       ctx_.warn(path(key), "Kubernetes field not used by caldera, ignored");
     }

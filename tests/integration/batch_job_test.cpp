@@ -95,8 +95,34 @@ TEST_F(BatchJobs, AnIndexedJobRunsEachIndexOnceNeverMoreThanParallelismAtATime) 
   // The pods are named <job>-<index>-<suffix> and carry their index.
   auto pods = get_json({"get", "pods", "--job", "indexed"})["items"];
   ASSERT_EQ(pods.size(), 5u);
-  for (const auto& p : pods)
-    EXPECT_EQ(p["metadata"]["name"].get<std::string>().rfind("indexed-", 0), 0u) << p.dump();
+  std::set<std::string> annotated;
+  for (const auto& p : pods) {
+    const auto& meta = p["metadata"];
+    const std::string index = meta["annotations"]["batch.kubernetes.io/job-completion-index"];
+    annotated.insert(index);
+    EXPECT_EQ(meta["name"].get<std::string>().rfind("indexed-" + index + "-", 0), 0u) << p.dump();
+    EXPECT_EQ(meta["labels"]["batch.kubernetes.io/job-completion-index"], index) << p.dump();
+    EXPECT_EQ(meta["labels"]["job-name"], "indexed") << p.dump();
+    EXPECT_EQ(meta["ownerReferences"][0]["kind"], "Job") << p.dump();
+  }
+  EXPECT_EQ(annotated, (std::set<std::string>{"0", "1", "2", "3", "4"}));
+}
+
+TEST_F(BatchJobs, ThePriorityClassOfItsTemplateIsTheJobsAndMustExist) {
+  auto yaml = batch_job("urgent", "", "true");
+  yaml.insert(yaml.find("      restartPolicy"), "      priorityClassName: high\n");
+  auto refused = node.cli({"submit", "-f", "-"}, yaml);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("spec.template.spec.priorityClassName: no PriorityClass named "
+                             "\"high\""),
+            std::string::npos)
+      << refused.err;
+  submit(
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+      "value: 1000\n---\n" +
+      yaml);
+  wait_for("urgent", "Complete", "30s");
+  EXPECT_EQ(job("urgent")["spec"]["template"]["spec"]["priorityClassName"], "high");
 }
 
 TEST_F(BatchJobs, BackoffLimitOneFailsAfterTwoPodsTheSecondAtLeastTenSecondsLater) {
