@@ -1082,18 +1082,29 @@ std::string describe_pod(const Pod& pod, int64_t now_ms) {
   };
   std::string node = pod.node.empty() ? "<none>" : pod.node;
   if (!pod.node.empty() && !pod.host_ip.empty()) node += "/" + pod.host_ip;
-  Fields fields{{"Name", pod.name},
-                {"Namespace", pod.namespace_},
-                {"UID", pod.uid},
-                {"Node", node},
-                {"Created", when(pod.created_ms)},
-                {"Start Time", when(pod.started_ms)},
-                {"Labels", "volcano.sh/job-name=" + pod.job_name},
-                {"", "volcano.sh/task-spec=" + pod.task_name},
-                {"", "volcano.sh/task-index=" + std::to_string(pod.index)}};
-  if (pod.partition >= 0)
-    fields.emplace_back("", "volcano.sh/task-partition-id=" + std::to_string(pod.partition));
-  fields.emplace_back("Annotations", "volcano.sh/job-version=" + std::to_string(pod.job_version));
+  Fields fields{
+      {"Name", pod.name}, {"Namespace", pod.namespace_},     {"UID", pod.uid},
+      {"Node", node},     {"Created", when(pod.created_ms)}, {"Start Time", when(pod.started_ms)}};
+  if (!pod.batch_job) {
+    fields.emplace_back("Labels", "volcano.sh/job-name=" + pod.job_name);
+    fields.emplace_back("", "volcano.sh/task-spec=" + pod.task_name);
+    fields.emplace_back("", "volcano.sh/task-index=" + std::to_string(pod.index));
+    if (pod.partition >= 0)
+      fields.emplace_back("", "volcano.sh/task-partition-id=" + std::to_string(pod.partition));
+    fields.emplace_back("Annotations", "volcano.sh/job-version=" + std::to_string(pod.job_version));
+  } else {
+    // A Kubernetes Job's pod: the labels and annotations -o yaml shows, one a line.
+    const json meta = pod_to_json(pod)["metadata"];
+    for (const auto& [what, title] :
+         {std::pair{"labels", "Labels"}, {"annotations", "Annotations"}}) {
+      bool first = true;
+      for (const auto& [k, v] : meta[what].items()) {
+        fields.emplace_back(first ? title : "", k + "=" + v.get<std::string>());
+        first = false;
+      }
+      if (first) fields.emplace_back(title, "<none>");
+    }
+  }
   fields.emplace_back("Status", pod_status_word(pod));
   if (!pod.reason.empty()) fields.emplace_back("Reason", pod.reason);
   if (!pod.message.empty()) fields.emplace_back("Message", pod.message);

@@ -240,6 +240,8 @@ std::string status_word(const BatchJobStatus& s) {
   if (has_true_condition(s, kJobSuspended)) return "Suspended";
   // Doomed, its pods still stopping: kubectl 1.30 says so rather than Running.
   if (has_true_condition(s, kJobFailureTarget)) return "FailureTarget";
+  // Succeeded, its other pods still stopping (kubectl 1.31).
+  if (has_true_condition(s, kJobSuccessCriteriaMet)) return "SuccessCriteriaMet";
   return "Running";
 }
 

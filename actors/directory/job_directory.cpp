@@ -303,7 +303,7 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
       },
       diags);
   auto batch_jobs = admit_batch_jobs(
-      docs.batch_jobs,
+      docs.batch_jobs, AdmissionContext{largest_node(st)},
       [&](const std::string& key) {
         return st.jobs.count(key) > 0 || stored_job_exists(*st.env.store, key);
       },
@@ -575,7 +575,20 @@ uint32_t page_limit(api::ListFilter::Reader f) {
 }
 
 bool batch_kind(capnp::Text::Reader kind) {
-  return kind == kBatchJobResource;
+  return kind == kBatchJobResource || kind == "job.batch";
+}
+
+// A request's kind of job: "" (or Volcano's names) or Kubernetes' Job; another is refused rather
+// than taken for a Volcano Job of the name.
+std::optional<std::string> unknown_kind(uint64_t id, capnp::Text::Reader kind,
+                                        const std::string& path) {
+  for (const char* known : {"", "jobs", "job", "vcjob", "vcjobs", "jobs.batch.volcano.sh"})
+    if (kind == known) return std::nullopt;
+  if (batch_kind(kind)) return std::nullopt;
+  return error_response(id, Code::INVALID_ARGUMENT,
+                        "unknown kind \"" + std::string(kind.cStr()) +
+                            "\": jobs (Volcano's) or jobs.batch (Kubernetes')",
+                        path);
 }
 
 std::string ref_job_key(api::ObjectRef::Reader ref) {
@@ -617,6 +630,7 @@ std::string job_response(uint64_t id, const std::string& job_row, const std::str
 
 // A live job's actor answers with what its store rows hold; a settled job's rows are read.
 caf::result<std::string> get_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  if (auto bad = unknown_kind(id, ref.getKind(), "getJob.kind")) return *bad;
   auto key = ref_job_key(ref);
   auto it = self->state.jobs.find(key);
   if (it != self->state.jobs.end() && !it->second.accepted) return job_not_found(id, ref);
@@ -643,6 +657,7 @@ caf::result<std::string> get_job(DirSelf* self, uint64_t id, api::ObjectRef::Rea
 // A page of jobs, read from the store by key: a table (summary) from the summary rows, else
 // each job row with its spec row.
 std::string list_jobs(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  if (auto bad = unknown_kind(id, f.getKind(), "listJobs.kind")) return *bad;
   auto& st = self->state;
   const uint32_t limit = page_limit(f);
   const bool summary = f.getSummary();
@@ -797,11 +812,12 @@ void list_next_job(DirSelf* self, std::shared_ptr<PodListing> l) {
 }
 
 caf::result<std::string> list_pods(DirSelf* self, uint64_t id, api::ListFilter::Reader f) {
+  if (auto bad = unknown_kind(id, f.getKind(), "listPods.kind")) return *bad;
   auto l = std::make_shared<PodListing>();
   l->id = id;
   l->ns = f.getNamespace();
   l->job = f.getJobName();
-  l->kind = f.getKind();
+  l->kind = f.getKind().size() == 0 ? "" : batch_kind(f.getKind()) ? kBatchJobResource : "jobs";
   l->left = page_limit(f);
   const std::string token = f.getContinue();
   if (!token.empty()) {
@@ -1079,6 +1095,7 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
 }
 
 caf::result<std::string> delete_job(DirSelf* self, uint64_t id, api::ObjectRef::Reader ref) {
+  if (auto bad = unknown_kind(id, ref.getKind(), "deleteJob.kind")) return *bad;
   auto key = ref_job_key(ref);
   if (!job_exists(self->state, key)) return job_not_found(id, ref);
   auto rp = self->make_response_promise<std::string>();
@@ -1148,6 +1165,7 @@ caf::result<std::string> command(DirSelf* self, uint64_t id, api::JobCommand::Re
   // Everything is read before the response promise exists: a malformed field throws, and
   // handle_api's "malformed" answer is lost once a promise has taken over the reply.
   auto ref = cmd.getJob();
+  if (auto bad = unknown_kind(id, ref.getKind(), "command.job.kind")) return *bad;
   std::string action = cmd.getAction();
   std::string command_id = cmd.getCommandId();
   if (!is_command_action(action))

@@ -24,8 +24,31 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
   }
 }
 
+namespace {
+
+// What caldera itself takes besides what the API server checks: a template it can run, pods it
+// can keep (every pod of a job stays in its table), times it can count in milliseconds.
+void check_caldera_limits(const BatchJobSpec& job, const JobSpec& spec, const AdmissionContext& ctx,
+                          Diagnostics& d) {
+  if (!spec.tasks.empty()) admit_pod_template(spec.tasks.front(), "spec", ctx, d);
+  auto at_most = [&](const char* field, std::optional<int64_t> v, int64_t most, const char* why) {
+    if (v && *v > most)
+      d.error(std::string("spec.") + field,
+              std::to_string(*v) + " is more than " + std::to_string(most) + " (" + why + ")");
+  };
+  const char* kept = "caldera keeps every pod of a job";
+  at_most("parallelism", job.parallelism, kMaxJobReplicas, kept);
+  at_most("completions", job.completions, kMaxJobReplicas, kept);
+  const char* ms = "caldera counts it in milliseconds";
+  at_most("activeDeadlineSeconds", job.active_deadline_seconds, INT64_MAX / 1000, ms);
+  at_most("ttlSecondsAfterFinished", job.ttl_seconds_after_finished, INT32_MAX,
+          "Kubernetes' limit");
+}
+
+}  // namespace
+
 std::vector<Parsed<JobSpec>> admit_batch_jobs(
-    std::vector<Parsed<BatchJobSpec>>& jobs,
+    std::vector<Parsed<BatchJobSpec>>& jobs, const AdmissionContext& ctx,
     const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags) {
   std::vector<Parsed<JobSpec>> out;
   std::set<std::string> seen;  // keys earlier in this submission
@@ -36,6 +59,10 @@ std::vector<Parsed<JobSpec>> admit_batch_jobs(
     Diagnostics one;
     validate_batch_job(j.value, one, j.prefix);
     auto spec = to_job_spec(j.value);  // the document stays whole: scheduling names are read next
+    Diagnostics limits;
+    check_caldera_limits(j.value, spec, ctx, limits);
+    for (auto& e : limits.errors) one.error(prefixed(j.prefix, e.path), std::move(e.message));
+    for (auto& w : limits.warnings) one.warn(prefixed(j.prefix, w.path), std::move(w.message));
     const auto key = spec.key();
     if (job_taken(key) || !seen.insert(key).second)
       one.error(prefixed(j.prefix, "metadata.name"),

@@ -25,7 +25,7 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
 // batch/v1 Job: the kinds have names of their own) an "already exists" error; every problem
 // under its document. The admitted ones, as the jobs they run as (to_job_spec).
 std::vector<Parsed<JobSpec>> admit_batch_jobs(
-    std::vector<Parsed<BatchJobSpec>>& jobs,
+    std::vector<Parsed<BatchJobSpec>>& jobs, const AdmissionContext& ctx,
     const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
 // A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.

@@ -91,7 +91,10 @@ struct JobState {
   std::optional<PendingErase> pending_erase;
   bool offered_stop = false;  // asked the directory to passivate it, no answer yet
   uint64_t spec_version = 0;  // patches applied: a write of an older spec does not store this one
-  std::string durable_row;    // its job row as the store holds it now: what `get job` shows
+  // After a patch, the spec row the store holds (what `get` shows until the patched one is
+  // durable); empty: the model's spec is the stored one.
+  std::string durable_spec;
+  std::string durable_row;  // its job row as the store holds it now: what `get job` shows
   // Nodes asked how pods they did not list ended (node_up), with the pods they reported
   // meanwhile: those are there too.
   std::map<std::string, std::set<std::string>> looking_up;
@@ -503,14 +506,19 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         Diagnostics diags;
         if (!st.model.job.spec.batch)
           diags.error("", "only a Kubernetes Job (jobs.batch) is patched");
-        else if (!st.deleted)
+        else if (st.deleted)
+          diags.error("", "the job is being deleted");
+        const std::string spec_before = encode_spec_row(st.model);
+        if (st.model.job.spec.batch && !st.deleted)
           apply_batch_job_patch(st.model.job.spec, patch, diags);
         if (!diags.ok()) {
           for (const auto& e : diags.errors)
             fx.refused += (fx.refused.empty() ? "" : "; ") + to_string(e);
-        } else if (!st.deleted) {
+        } else {
           spdlog::info("job={} patched ({} bytes)", st.model.key(), patch.size());
-          // Its spec row is written again, by every write until one that holds it is durable.
+          // Its spec row is written again, by every write until one that holds it is durable;
+          // until then `get` shows the spec the store holds.
+          if (st.durable_spec.empty() && st.model.spec_stored) st.durable_spec = spec_before;
           st.model.spec_stored = false;
           ++st.spec_version;
           fx = sync_job(st.model, make_clock(self));
@@ -627,7 +635,8 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
       },
       [=](get_job_atom) {
         auto& st = self->state;
-        return caf::make_message(st.durable_row, encode_spec_row(st.model));
+        return caf::make_message(
+            st.durable_row, st.durable_spec.empty() ? encode_spec_row(st.model) : st.durable_spec);
       },
       [=](get_pod_atom, const std::string& name) {
         const auto& pods = self->state.model.pods;
@@ -676,7 +685,10 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         if (it == st.inflight.end()) return;
         if (error.empty()) {
           it->seq = 0;
-          if (it->wrote_spec && it->spec_version == st.spec_version) st.model.spec_stored = true;
+          if (it->wrote_spec && it->spec_version == st.spec_version) {
+            st.model.spec_stored = true;
+            st.durable_spec.clear();  // the model's spec is the stored one
+          }
           st.durable_history_ms = it->history_after;
           // A write carries the job row whole and every pod change not yet durable, so it makes
           // the failed writes before it durable too (an erase makes them moot).

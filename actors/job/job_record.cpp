@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <kj/exception.h>
 
+#include "actors/job/core/batch_job_controller.hpp"
 #include "actors/job/core/job_controller.hpp"
 #include "messages/codec/batch_job_codec.hpp"
 #include "messages/codec/codec.hpp"
@@ -294,7 +295,10 @@ std::vector<Write> job_writes(JobModel& m, std::string* job_row, PodTable::Chang
     out.push_back({Family::Live, key, live ? std::optional<std::string>(m.job.uid) : std::nullopt});
     m.live_row = live;
   }
-  history_writes(m, live, out);
+  // A suspended Kubernetes Job is settled (nothing runs until a patch) but not finished: it is no
+  // history for retention to delete.
+  const bool unfinished = m.job.spec.batch && !batch_job_finished(m);
+  history_writes(m, live || unfinished, out);
   if (taken) *taken = std::move(changes);
   return out;
 }

@@ -190,7 +190,9 @@ int fetch_jobs(const Globals& g, const std::string& name, bool all_ns, JobKind k
     if (job) on_job(std::move(*job));
     return rc;
   }
-  const bool summary = g.output != "json" && g.output != "yaml";
+  // A Kubernetes Job's wide row shows its containers, which summaries leave out.
+  const bool summary =
+      g.output != "json" && g.output != "yaml" && !(kind == JobKind::Batch && g.output == "wide");
   return list_pages(
       g,
       [summary, kind](api::Request::Builder b) {

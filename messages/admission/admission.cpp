@@ -184,6 +184,15 @@ void check_fit(const TaskSpec& task, const std::string& tpath, const AdmissionCo
   }
 }
 
+void check_grace(const TaskSpec& task, const std::string& tpath, Diagnostics& d) {
+  if (auto g = task.template_.termination_grace_seconds;
+      g && (*g < 0 || *g > kMaxTerminationGraceSeconds))
+    d.error(tpath + ".template.spec.terminationGracePeriodSeconds",
+            "terminationGracePeriodSeconds (" + std::to_string(*g) + ") must be within 0.." +
+                std::to_string(kMaxTerminationGraceSeconds) +
+                ": a lost node's pods are replaced only after it");
+}
+
 void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diagnostics& d) {
   const TaskSpec& task = spec.tasks[i];
   const std::string tpath = at("spec.tasks", i);
@@ -202,15 +211,7 @@ void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diag
   if (task.max_retry && *task.max_retry < 0) d.error(tpath + ".maxRetry", "maxRetry must be >= 0");
   check_policies(task.policies, tpath + ".policies", d);
   check_partition(task, tpath, d);
-  check_containers(task, tpath, d);
-  check_fit(task, tpath, ctx, d);
-  check_sim_annotations(task, tpath, d);
-  if (auto g = task.template_.termination_grace_seconds;
-      g && (*g < 0 || *g > kMaxTerminationGraceSeconds))
-    d.error(tpath + ".template.spec.terminationGracePeriodSeconds",
-            "terminationGracePeriodSeconds (" + std::to_string(*g) + ") must be within 0.." +
-                std::to_string(kMaxTerminationGraceSeconds) +
-                ": a lost node's pods are replaced only after it");
+  admit_pod_template(task, tpath, ctx, d);
 }
 
 // Reports each dependency cycle once, starting at its lowest-indexed task.
@@ -356,6 +357,14 @@ void apply_defaults(JobSpec& spec) {
       for (const auto& [name, amount] : c.limits.values) c.requests.values.emplace(name, amount);
     }
   }
+}
+
+void admit_pod_template(const TaskSpec& task, const std::string& path, const AdmissionContext& ctx,
+                        Diagnostics& d) {
+  check_containers(task, path, d);
+  check_fit(task, path, ctx, d);
+  check_sim_annotations(task, path, d);
+  check_grace(task, path, d);
 }
 
 void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags) {

@@ -26,6 +26,12 @@ void apply_defaults(JobSpec& spec);
 // Checks the (defaulted) spec; appends every violation found to diags.errors with its field path.
 void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags);
 
+// A task's pod template: its containers (a command each, no NUL, ...), requests a node can
+// hold, the simulation annotations and the grace period; paths under `path` + ".template"
+// ("spec" for a Kubernetes Job, whose template is spec.template).
+void admit_pod_template(const TaskSpec& task, const std::string& path, const AdmissionContext& ctx,
+                        Diagnostics& d);
+
 // A pod's total requests: the sum over its containers.
 ResourceList pod_requests(const TaskSpec& task);
 

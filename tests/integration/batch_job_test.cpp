@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "client/client.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {
@@ -232,6 +233,26 @@ TEST_F(BatchJobs, AKillNineInTheMiddleRunsEachIndexOnceAfterTheRestart) {
   EXPECT_EQ(indexes.size(), 10u);
   // The pods that ran through the kill were not run again: their supervisors outlive calderad.
   EXPECT_EQ(runs.size(), 10u);
+}
+
+TEST_F(BatchJobs, AnUnknownKindIsRefusedRatherThanTakenForAVolcanoJob) {
+  submit(batch_job("kinds", "", "true"));
+  auto c = Client::connect(node.server(), 5s);
+  ASSERT_TRUE(c) << c.error();
+  auto ask = [&](const std::string& kind) {
+    auto r = (*c)->call([&](api::Request::Builder b) {
+      auto ref = b.initDeleteJob();
+      ref.setName("kinds");
+      ref.setKind(kind);
+    });
+    EXPECT_TRUE(r) << r.error();
+    auto resp = (*r)->root<api::Response>();
+    return resp.isErrors() ? std::string(resp.getErrors()[0].getMessage().cStr()) : "ok";
+  };
+  EXPECT_NE(ask("jbos.batch").find("unknown kind \"jbos.batch\""), std::string::npos);
+  EXPECT_NE(ask("jobs").find("jobs.batch.volcano.sh \"kinds\" not found"), std::string::npos);
+  EXPECT_EQ(ask("job.batch"), "ok");
+  EXPECT_NE(node.cli({"get", "jobs.batch", "kinds"}).exit_code, 0);
 }
 
 TEST_F(BatchJobs, TheExamplesDoWhatTheirCommentsSay) {

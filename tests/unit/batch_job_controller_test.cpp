@@ -238,6 +238,38 @@ TEST(BatchJobController, TheActiveDeadlineFailsTheJobWithDeadlineExceeded) {
   EXPECT_EQ(status(m).failed, 1);
 }
 
+TEST(BatchJobController, AResumeAfterALongSuspensionStartsTheDeadlineAfresh) {
+  auto c = test_clock(1000);
+  auto spec = batch_spec(1, 1);
+  spec.active_deadline_seconds = 60;
+  auto m = started(spec, c);
+  run_and_end(m, at(c, 2000), 0, PodPhase::Running);
+  m.job.spec.batch->suspend = true;
+  sync_job(m, at(c, 30'000));
+  testing::finish_killed(m, at(c, 31'000));
+  // Suspended for ten minutes, far past the deadline counted from the start.
+  m.job.spec.batch->suspend = false;
+  sync_job(m, at(c, 631'000));
+  EXPECT_EQ(reason_of(m, kJobFailureTarget), "(none)");
+  EXPECT_EQ(live_pods(m).size(), 1u);
+  EXPECT_EQ(next_due_ms(m), 631'000 + 60'000);
+}
+
+TEST(BatchJobController, AnEndingJobDoesNotWaitOnTheBackOffOfPodsItWillNotMake) {
+  auto c = test_clock(1000);
+  auto spec = batch_spec(3, 3);
+  spec.backoff_limit = 1;
+  auto m = started(spec, c);
+  run_and_end(m, c, 1, PodPhase::Failed, 1);  // the back-off holds its replacement
+  ASSERT_EQ(m.batch.create_at_ms, 11'000);
+  auto names = live_pods(m);
+  report(m, names.front(), PodPhase::Failed, at(c, 2000), 1);  // past the limit: the job fails
+  ASSERT_EQ(reason_of(m, kJobFailureTarget), "BackoffLimitExceeded");
+  ASSERT_FALSE(batch_job_finished(m)) << "its last pod is still stopping";
+  EXPECT_EQ(next_due_ms(m), std::nullopt) << "a due time now would wake it again and again";
+  EXPECT_EQ(m.batch.create_at_ms, 0);
+}
+
 TEST(BatchJobController, ALostNodesPodIsADisruptionTargetThatIgnoreDoesNotCount) {
   auto c = test_clock(1000);
   auto spec = batch_spec(1, 1);

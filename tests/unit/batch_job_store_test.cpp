@@ -94,6 +94,32 @@ TEST(BatchJobStore, TheRecordKeepsTheControllersBookkeepingAndItsIndexes) {
   EXPECT_EQ(back->key(), "ml/jobs.batch/pi");
 }
 
+TEST(BatchJobStore, ASuspendedJobIsSettledButNoHistoryForRetentionToDelete) {
+  auto c = testing::test_clock(5000);
+  auto spec = everything();
+  spec.suspend = true;
+  spec.ttl_seconds_after_finished.reset();  // settled once finished, not after a TTL
+  auto m = new_batch_job(to_job_spec(spec), "job-uid", c);
+  sync_job(m, c);
+  ASSERT_TRUE(is_settled(m));
+  auto writes = job_writes(m);
+  for (const auto& w : writes) EXPECT_NE(w.family, Family::History) << w.key;
+  // Once it has finished, it is history.
+  m.job.spec.batch->suspend = false;
+  sync_job(m, c);
+  for (const auto& [name, p] : m.pods.map()) {
+    Pod r = p;
+    r.node = "n1";
+    r.phase = PodPhase::Succeeded;
+    r.status_seq = 1;
+    on_pod_report(m, r, c);
+  }
+  ASSERT_TRUE(batch_job_finished(m));
+  bool history = false;
+  for (const auto& w : job_writes(m)) history = history || w.family == Family::History;
+  EXPECT_TRUE(history);
+}
+
 TEST(BatchJobStore, TheKindsHaveKeysOfTheirOwn) {
   EXPECT_EQ(job_key("ml", "pi", false), "ml/pi");
   EXPECT_EQ(job_key("ml", "pi", true), "ml/jobs.batch/pi");

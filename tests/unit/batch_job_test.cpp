@@ -255,8 +255,8 @@ TEST(BatchJob, ASubmissionIsCheckedUnderItsDocumentAndRunsAsAJobOfItsOwnKind) {
   ASSERT_EQ(parsed.batch_jobs.size(), 3u);
   parsed.batch_jobs[1].value.parallelism = -1;
   auto admitted = admit_batch_jobs(
-      parsed.batch_jobs, [](const std::string& key) { return key == "default/jobs.batch/taken"; },
-      diags);
+      parsed.batch_jobs, AdmissionContext{},
+      [](const std::string& key) { return key == "default/jobs.batch/taken"; }, diags);
   EXPECT_TRUE(has(diags.errors, "documents[1].spec.parallelism", "greater than or equal to 0"));
   EXPECT_TRUE(
       has(diags.errors, "documents[2].metadata.name", "jobs.batch \"taken\" already exists"));
@@ -269,6 +269,33 @@ TEST(BatchJob, ASubmissionIsCheckedUnderItsDocumentAndRunsAsAJobOfItsOwnKind) {
   ASSERT_EQ(spec.tasks.size(), 1u);
   EXPECT_EQ(spec.min_available, 1) << "no gang: each pod is placed when it fits";
   EXPECT_EQ(to_batch_job_spec(spec).template_, spec.tasks[0].template_);
+}
+
+TEST(BatchJob, CalderasOwnLimitsHoldAtTheirBounds) {
+  auto admit_one = [](const std::string& yaml) {
+    Diagnostics diags;
+    auto parsed = parse_yaml(yaml, diags);
+    admit_batch_jobs(
+        parsed.batch_jobs, AdmissionContext{}, [](const std::string&) { return false; }, diags);
+    return diags;
+  };
+  auto at_limit = admit_one(edited("  completions: 5\n  parallelism: 2\n",
+                                   "  completions: 10000\n  parallelism: 10000\n"));
+  EXPECT_TRUE(at_limit.ok()) << dump(at_limit.errors);
+  auto past = admit_one(edited("  completions: 5\n  parallelism: 2\n",
+                               "  completions: 10001\n  parallelism: 10001\n"));
+  EXPECT_TRUE(has(past.errors, "spec.parallelism", "caldera keeps every pod of a job"));
+  EXPECT_TRUE(has(past.errors, "spec.completions", "10001 is more than 10000"));
+  auto no_command =
+      admit_one(edited("command: [sh, -c, \"echo $JOB_COMPLETION_INDEX\"]", "image: busybox"));
+  EXPECT_TRUE(
+      has(no_command.errors, "spec.template.spec.containers[0].command", "caldera runs processes"));
+  auto deadline =
+      admit_one(edited("activeDeadlineSeconds: 600", "activeDeadlineSeconds: 9223372036854776"));
+  EXPECT_TRUE(has(deadline.errors, "spec.activeDeadlineSeconds", "in milliseconds"));
+  auto longest =
+      admit_one(edited("activeDeadlineSeconds: 600", "activeDeadlineSeconds: 9223372036854775"));
+  EXPECT_TRUE(longest.ok()) << dump(longest.errors);
 }
 
 }  // namespace

@@ -154,17 +154,21 @@ Counted count_ended(JobModel& m, const std::vector<std::string>& ended, const Cl
 
 // A pod being deleted is a failure for Kubernetes (unless only failed pods are replaced): counted
 // from the first sync that finds it terminating, not again when it ends.
-void count_terminating(JobModel& m, const Clock& clock, Counted& counted) {
-  if (only_replace_failed(m)) return;
+// Whether it counted any.
+bool count_terminating(JobModel& m, const Clock& clock, Counted& counted) {
+  if (only_replace_failed(m)) return false;
   int32_t terminating = 0;
   for (const auto& [key, n] : m.pods.census()) terminating += n.terminating;
-  if (terminating <= static_cast<int32_t>(m.batch.counted_terminating.size())) return;
+  if (terminating <= static_cast<int32_t>(m.batch.counted_terminating.size())) return false;
+  bool any = false;
   for (const auto& [name, p] : m.pods.map()) {
     if (!p.out_of_sync || !is_live(p) || m.batch.counted_terminating.count(name)) continue;
     if (!counts(m, p)) continue;
     m.batch.counted_terminating.insert(name);
     count_failure(m, p, clock.now_ms, clock, counted);
+    any = true;
   }
+  return any;
 }
 
 // A job that fails counts every pod still live as failed at once (they are being deleted).
@@ -284,7 +288,6 @@ void manage_pods(JobModel& m, const Clock& clock, Effects& fx) {
   const auto& f = fields(m);
   auto& s = status(m);
   const PodCount pods = count_pods(m);
-  m.batch.create_at_ms = 0;
   if (f.suspend) {
     for (auto it : pods_for_removal(m, pods.active))
       kill_pod(m, it, "the job is suspended", clock, fx);
@@ -293,11 +296,6 @@ void manage_pods(JobModel& m, const Clock& clock, Effects& fx) {
       fx.changed = true;
     }
     return;
-  }
-  if (set_condition(m, kJobSuspended, "False", "JobResumed", "Job resumed", clock)) {
-    add_event(m, clock, "Normal", "Resumed", "Job resumed");
-    s.start_ms = clock.now_ms;  // the active deadline counts from the resume
-    fx.changed = true;
   }
   const int32_t wanted = wanted_active(f, pods.active, s.succeeded);
   const int32_t extra = pods.active - wanted;
@@ -330,6 +328,16 @@ void manage_pods(JobModel& m, const Clock& clock, Effects& fx) {
   if (static_cast<int32_t>(indexes.size()) < missing) m.batch.create_at_ms = next_allowed;
 }
 
+// A job no longer suspended is resumed: Suspended=False, and its active deadline counts from
+// now (before the end is decided, so that the time it was suspended never counts).
+void resume(JobModel& m, const Clock& clock, Effects& fx) {
+  if (fields(m).suspend || !has_true_condition(status(m), kJobSuspended)) return;
+  set_condition(m, kJobSuspended, "False", "JobResumed", "Job resumed", clock);
+  add_event(m, clock, "Normal", "Resumed", "Job resumed");
+  status(m).start_ms = clock.now_ms;
+  fx.changed = true;
+}
+
 // --- The end. ---
 
 // Decides whether the job ends now: FailureTarget (its live pods counted as failed) or
@@ -359,7 +367,12 @@ void delete_all_pods(JobModel& m, const Clock& clock, Effects& fx) {
   const BatchJobCondition* end = ending(m);
   const std::string why =
       end->type == kJobSuccessCriteriaMet ? "the job succeeded" : "the job failed: " + end->reason;
-  for (auto it : pods_for_removal(m, INT32_MAX)) kill_pod(m, it, why, clock, fx);
+  for (auto it : pods_for_removal(m, INT32_MAX)) {
+    kill_pod(m, it, why, clock, fx);
+    // One never launched ended at once: counted already (count_live_as_failed), it reports
+    // no end that would take it off the list.
+    if (!is_live(it->second)) m.batch.counted_terminating.erase(it->first);
+  }
 }
 
 // Once an ending job's pods are all gone: Complete (with its completion time) or Failed.
@@ -459,17 +472,21 @@ Effects sync_batch_job(JobModel& m, const std::vector<std::string>& ended, const
   Effects fx;
   if (batch_job_finished(m)) return fx;
   Counted counted = count_ended(m, ended, clock);
-  count_terminating(m, clock, counted);
-  if (!ended.empty()) fx.changed = true;
+  if (count_terminating(m, clock, counted) || !ended.empty()) fx.changed = true;
   auto& s = status(m);
   if (s.start_ms == 0 && !fields(m).suspend) {
     s.start_ms = clock.now_ms;
     fx.changed = true;
   }
+  resume(m, clock, fx);
+  // Pods held back by the back-off: manage_pods says so again while it still holds them.
+  const int64_t held_until = m.batch.create_at_ms;
+  m.batch.create_at_ms = 0;
   if (ending(m) || decide_end(m, counted, clock, fx))
     delete_all_pods(m, clock, fx);
   else
     manage_pods(m, clock, fx);
+  if (m.batch.create_at_ms != held_until) fx.changed = true;
   finish(m, clock, fx);
   show_status(m, clock);
   move_phase(m, clock, fx);
@@ -497,7 +514,7 @@ std::optional<int64_t> batch_next_due_ms(const JobModel& m) {
   };
   consider(ttl_due_ms(m));
   consider(deadline_due_ms(m));
-  if (!batch_job_finished(m)) consider(m.batch.create_at_ms);
+  if (!batch_job_finished(m) && !ending(m)) consider(m.batch.create_at_ms);
   if (m.creation.resume_at_ms) consider(m.creation.resume_at_ms);
   consider(relaunch_due_ms(m));
   return next;
