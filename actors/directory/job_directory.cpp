@@ -33,6 +33,7 @@
 #include "messages/codec/flat.hpp"
 #include "messages/codec/pod_kill.hpp"
 #include "messages/codec/queue_codec.hpp"
+#include "messages/model/batch_job.hpp"
 #include "messages/store.capnp.h"
 #include "messages/yaml/job_yaml.hpp"
 
@@ -1251,12 +1252,20 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
       case api::Request::SUBMIT_JOB_FLOW: {
         Diagnostics diags;
         ParsedDocuments docs;
-        if (req.isSubmitJob())
-          docs.jobs.push_back({decode(req.getSubmitJob(), diags, "spec"), "", 0});
-        else if (req.isSubmitJobTemplate())
+        if (req.isSubmitJob()) {
+          // A Kubernetes Job (batch set, its template the one task's) is admitted as one.
+          auto spec = decode(req.getSubmitJob(), diags, "spec");
+          if (spec.batch)
+            docs.batch_jobs.push_back({to_batch_job_spec(spec), "", 0});
+          else
+            docs.jobs.push_back({std::move(spec), "", 0});
+        } else if (req.isSubmitJobTemplate()) {
           docs.templates.push_back({decode(req.getSubmitJobTemplate(), diags, "spec"), "", 0});
-        else
+          if (docs.templates.back().value.batch)
+            diags.error("spec.batch", "a JobTemplate holds a Volcano Job's spec");
+        } else {
           docs.flows.push_back({decode(req.getSubmitJobFlow(), diags), "", 0});
+        }
         if (!diags.ok()) return diagnostics_response(id, diags);
         return submit(self, id, std::move(docs), std::move(diags));
       }

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "client/client.hpp"
+#include "messages/codec/codec.hpp"
+#include "messages/model/batch_job.hpp"
 #include "node_test.hpp"
 
 namespace caldera::testing {
@@ -253,6 +255,31 @@ TEST_F(BatchJobs, AnUnknownKindIsRefusedRatherThanTakenForAVolcanoJob) {
   EXPECT_NE(ask("jobs").find("jobs.batch.volcano.sh \"kinds\" not found"), std::string::npos);
   EXPECT_EQ(ask("job.batch"), "ok");
   EXPECT_NE(node.cli({"get", "jobs.batch", "kinds"}).exit_code, 0);
+}
+
+TEST_F(BatchJobs, AStructuredSubmissionOfAKubernetesJobIsAdmittedAsOne) {
+  BatchJobSpec spec;
+  spec.name = "structured";
+  spec.completions = 2;
+  spec.completion_mode = "Indexed";
+  spec.template_.restart_policy = "Never";
+  spec.template_.containers.push_back(Container{"main", "", {"true"}, {}, {}, {}, {}, {}});
+  auto c = Client::connect(node.server(), 5s);
+  ASSERT_TRUE(c) << c.error();
+  auto send = [&](const JobSpec& s) {
+    auto r = (*c)->call([&](api::Request::Builder b) { encode(s, b.initSubmitJob()); });
+    EXPECT_TRUE(r) << r.error();
+    auto resp = (*r)->root<api::Response>();
+    return resp.isErrors() ? std::string(resp.getErrors()[0].getMessage().cStr())
+                           : std::string(resp.getSubmitted()[0].getKind().cStr());
+  };
+  EXPECT_EQ(send(to_job_spec(spec)), "Job.batch");
+  wait_for("structured", "Complete", "30s");
+  // Checked as a YAML one is: an Indexed job needs completions.
+  spec.name = "unchecked";
+  spec.completions.reset();
+  spec.parallelism = 2;  // with neither, the API server's default is one completion
+  EXPECT_NE(send(to_job_spec(spec)).find("Required value"), std::string::npos);
 }
 
 TEST_F(BatchJobs, TheExamplesDoWhatTheirCommentsSay) {
