@@ -539,7 +539,7 @@ nlohmann::json flow_to_json(const JobFlow& f) {
       }
     }
     if (flow.retry > 0) j["retry"] = flow.retry;
-    if (flow.patch) j["patch"] = {{"spec", spec_to_json(*flow.patch)}};
+    if (flow.patch) j["patch"] = {{"jobSpec", spec_to_json(*flow.patch)}};
     flows.push_back(std::move(j));
   }
   json state{{"phase", f.status.phase}};

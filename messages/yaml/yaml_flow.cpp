@@ -46,10 +46,15 @@ Flow read_flow(YamlContext& ctx, const YamlNode& node, const std::string& path) 
   m.i32("retry", f.retry);
   if (auto n = m.get("patch")) {
     MapReader patch(ctx, *n, m.path("patch"));
-    if (auto spec = patch.get("spec")) {
+    // Volcano's field is jobSpec; spec, which caldera read before, is still taken.
+    auto volcano = patch.get("jobSpec");
+    auto older = patch.get("spec");
+    if (volcano && older)
+      ctx.error(patch.path("spec"), "the patch gives both jobSpec and spec: keep jobSpec");
+    if (auto spec = volcano ? volcano : older) {
       JobSpec p;
       p.queue.clear();  // unset unless the patch names one
-      read_job_spec(ctx, *spec, p, patch.path("spec"), true);
+      read_job_spec(ctx, *spec, p, patch.path(volcano ? "jobSpec" : "spec"), true);
       f.patch = std::move(p);
     }
     patch.warn_unknown();

@@ -147,7 +147,7 @@ spec:
     - name: a
       retry: 2
       patch:
-        spec:
+        jobSpec:
           tasks:
             - name: worker
               replicas: 3
@@ -170,6 +170,26 @@ spec:
   EXPECT_EQ(a.patch->tasks[0].template_.containers.at(0).env.at(0).value, "1");
   const auto& b = parsed.flows[0].value.flows.at(1);
   EXPECT_EQ(b.depends_on->probe, (std::vector<TaskProbe>{{"worker", "Running"}}));
+}
+
+TEST(FlowYaml, APatchIsReadAsVolcanoSpellsItAndAsCalderaDidBefore) {
+  auto flow = [](const std::string& patch) {
+    return "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\nspec:\n"
+           "  flows:\n    - name: a\n      patch: " +
+           patch + "\n";
+  };
+  for (const char* field : {"jobSpec", "spec"}) {
+    Diagnostics diags;
+    auto parsed = parse_yaml(flow(std::string("{") + field + ": {queue: other}}"), diags);
+    EXPECT_TRUE(diags.ok() && diags.warnings.empty()) << field << dump(diags.errors);
+    ASSERT_EQ(parsed.flows.size(), 1u);
+    ASSERT_TRUE(parsed.flows[0].value.flows.at(0).patch.has_value()) << field;
+    EXPECT_EQ(parsed.flows[0].value.flows.at(0).patch->queue, "other") << field;
+  }
+  Diagnostics both;
+  parse_yaml(flow("{jobSpec: {queue: a}, spec: {queue: b}}"), both);
+  EXPECT_TRUE(has(both.errors, "spec.flows[0].patch.spec", "both jobSpec and spec"))
+      << dump(both.errors);
 }
 
 TEST(FlowYaml, WrongTypesAreErrorsAtTheirPaths) {
