@@ -27,6 +27,13 @@ void read_cluster_metadata(YamlContext& ctx, MapReader& root, const std::string&
 
 void read_queue(YamlContext& ctx, MapReader& root, QueueSpec& out) {
   read_cluster_metadata(ctx, root, "Queue", out.name, &out.labels, &out.annotations);
+  // Kept with the queue, but not honoured: the user hears it at submit, not from a share that
+  // comes out flat.
+  for (const char* key : {"volcano.sh/hierarchy", "volcano.sh/hierarchy-weights"})
+    if (out.annotations.count(key))
+      ctx.warn(std::string("metadata.annotations.") + key,
+               "hierarchical queues are not built yet: this queue is shared as a flat one and "
+               "the annotation is ignored");
   if (auto n = root.get("spec")) {
     MapReader spec(ctx, *n, "spec");
     if (auto w = spec.get("weight"))

@@ -96,6 +96,21 @@ TEST(SchedulingYaml, AnUnknownKindNamesTheKindsThatAreRead) {
   EXPECT_TRUE(has(d.errors, "kind", "PriorityClass (scheduling.k8s.io/v1)"));
 }
 
+TEST(SchedulingYaml, AHierarchyAnnotationIsWarnedAboutAsNotHonoured) {
+  Diagnostics d;
+  auto docs = parse(
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: research\n"
+      "  annotations:\n    volcano.sh/hierarchy: root/eng/research\n"
+      "    volcano.sh/hierarchy-weights: 1/2/8\n    owner: ml\nspec: {weight: 2}\n",
+      d);
+  EXPECT_TRUE(d.ok()) << dump(d.errors);
+  ASSERT_EQ(docs.queues.size(), 1u);
+  EXPECT_EQ(docs.queues[0].value.annotations.size(), 3u) << "kept with the queue";
+  EXPECT_TRUE(has(d.warnings, "metadata.annotations.volcano.sh/hierarchy", "not built yet"));
+  EXPECT_TRUE(has(d.warnings, "metadata.annotations.volcano.sh/hierarchy-weights", "flat one"));
+  EXPECT_EQ(d.warnings.size(), 2u) << dump(d.warnings);
+}
+
 Diagnostics admit(const std::string& text, const SchedulingNames& names = {}) {
   Diagnostics parsed;
   auto docs = parse(text, parsed);
