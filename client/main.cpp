@@ -128,6 +128,14 @@ int main(int argc, char** argv) {
   submit_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
   choose(submit_cmd, "submit", kNameFormat, [&] { return submit(g, file); });
 
+  auto* apply_cmd = app.add_subcommand(
+      "apply",
+      "create what a YAML file names, or update it where it exists (a Job's minAvailable, "
+      "replicas, maxRetry, ttl and priority class; a Queue; a JobTemplate; a PriorityClass)");
+  apply_cmd->alias("replace");  // kubectl replace -f: the file is the whole object here too
+  apply_cmd->add_option("-f,--filename", file, "YAML file, or - for standard input")->required();
+  choose(apply_cmd, "apply", kNameFormat, [&] { return caldera::cli::apply(g, file); });
+
   auto* get = app.add_subcommand(
       "get",
       "list or show jobs, pods, podgroups, jobtemplates, jobflows, nodes, queues or "
@@ -238,8 +246,29 @@ int main(int argc, char** argv) {
   choose(logs_cmd, "logs", {}, [&] { return logs(g, name, log_options); });
 
   auto* del = app.add_subcommand(
-      "delete", "delete a job (with its pods and logs), a jobtemplate or a jobflow");
-  del->require_subcommand(1);
+      "delete",
+      "delete a job (with its pods and logs), a jobtemplate, a jobflow, a queue, a priorityclass, "
+      "or with -f every object a YAML file names");
+  std::string delete_file_name;
+  del->add_option("-f,--filename", delete_file_name,
+                  "delete every object a YAML file names (or - for standard input)");
+  // A kind and a name, or -f (kubectl delete -f FILE).
+  del->require_subcommand(0, 1);
+  // Its callback runs after a named kind's: it chooses only when no kind was named.
+  del->callback([&, del] {
+    if (!del->get_subcommands().empty()) {
+      if (!delete_file_name.empty())
+        chosen.run = [] {
+          return fail("caldera delete takes a resource type and a name, or -f FILE, not both");
+        };
+      return;
+    }
+    chosen = {"delete", kNameFormat, [&] {
+                if (delete_file_name.empty())
+                  return fail("caldera delete needs a resource type and a name, or -f FILE");
+                return delete_file(g, delete_file_name);
+              }};
+  });
   const std::vector<std::tuple<std::string, std::string, Deletable>> deletable{
       {"job", "a Volcano job", Deletable::Job},
       {"jobs.batch", "a Kubernetes Job (batch/v1)", Deletable::BatchJob},
@@ -255,6 +284,18 @@ int main(int argc, char** argv) {
     if (kind == Deletable::BatchJob) c->alias("job.batch");
     c->add_option("name", name)->required();
     choose(c, "delete", kNameFormat, [&, kind = kind] { return delete_object(g, kind, name); });
+  }
+
+  auto* queue_cmd =
+      app.add_subcommand("queue", "open or close a Volcano queue (vcctl queue operate)");
+  queue_cmd->require_subcommand(1);
+  for (const auto& [verb, help] : std::vector<std::pair<std::string, std::string>>{
+           {"open", "let the queue take new jobs again"},
+           {"close", "refuse new jobs in the queue; its jobs go on (Closing until they end)"}}) {
+    auto* c = queue_cmd->add_subcommand(verb, help);
+    c->add_option("name", name, "the queue")->required();
+    choose(c, "queue " + verb, kNameFormat,
+           [&, verb = verb] { return operate_queue(g, name, verb); });
   }
 
   const std::vector<std::pair<std::string, std::string>> commands{{"abort", "AbortJob"},

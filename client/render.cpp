@@ -164,6 +164,7 @@ json status_to_json(const JobStatus& s) {
     }
   }
   if (s.running_duration_ms > 0) j["runningDuration"] = format_duration(s.running_duration_ms);
+  if (s.observed_generation > 0) j["observedGeneration"] = s.observed_generation;
   return j;
 }
 
@@ -478,7 +479,12 @@ std::string format_age(int64_t ms) {
 nlohmann::json job_to_json(const Job& job) {
   return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
           {"kind", "Job"},
-          {"metadata", metadata_to_json(job.spec, job.uid, job.created_ms)},
+          {"metadata",
+           [&] {
+             auto meta = metadata_to_json(job.spec, job.uid, job.created_ms);
+             meta["generation"] = job.spec.generation;
+             return meta;
+           }()},
           {"spec", spec_to_json(job.spec)},
           {"status", status_to_json(job.status)}};
 }
@@ -487,12 +493,13 @@ json queue_to_json(const QueueView& v) {
   const auto& q = v.queue.spec;
   json meta{{"name", q.name}};
   if (!v.queue.uid.empty()) meta["uid"] = v.queue.uid;
+  meta["generation"] = v.queue.generation;
   set_if_time(meta, "creationTimestamp", v.queue.created_ms);
   if (!q.labels.empty()) meta["labels"] = string_map(q.labels);
   if (!q.annotations.empty()) meta["annotations"] = string_map(q.annotations);
   json spec{{"weight", q.weight}, {"reclaimable", q.reclaimable}};
   if (q.capability) spec["capability"] = resource_map(*q.capability);
-  json status{{"state", "Open"},
+  json status{{"state", v.status.state.empty() ? observed_state(q, v.status) : v.status.state},
               {"allocated", resource_map(v.status.allocated)},
               {"deserved", resource_map(v.status.deserved)},
               {"pending", v.status.pending},
@@ -745,14 +752,15 @@ std::string resources_cell(const ResourceList& r, bool zeros = false) {
 std::string queues_table(const std::vector<QueueView>& queues, bool wide, int64_t now_ms) {
   if (queues.empty()) return "No resources found.";
   std::vector<Row> rows;
-  Row header{"NAME",    "WEIGHT",  "CAPABILITY", "ALLOCATED", "DESERVED",
-             "PENDING", "INQUEUE", "RUNNING",    "AGE"};
+  Row header{"NAME",     "WEIGHT",  "STATE",   "CAPABILITY", "ALLOCATED",
+             "DESERVED", "PENDING", "INQUEUE", "RUNNING",    "AGE"};
   if (wide) header.push_back("RECLAIMABLE");
   rows.push_back(std::move(header));
   for (const auto& v : queues) {
     const auto& q = v.queue.spec;
     Row row{q.name,
             std::to_string(q.weight),
+            v.status.state.empty() ? observed_state(q, v.status) : v.status.state,
             q.capability ? resources_cell(*q.capability, true) : "<none>",
             resources_cell(v.status.allocated),
             resources_cell(v.status.deserved),

@@ -321,6 +321,7 @@ std::string pod_template_text(const PodTemplate& t) {
 nlohmann::json batch_job_to_json(const Job& job) {
   const BatchJobSpec spec = to_batch_job_spec(job.spec);
   json metadata{{"name", spec.name}, {"namespace", spec.namespace_}, {"uid", job.uid}};
+  metadata["generation"] = job.spec.generation;
   set_if_time(metadata, "creationTimestamp", job.created_ms);
   if (!spec.labels.empty()) metadata["labels"] = spec.labels;
   if (!spec.annotations.empty()) metadata["annotations"] = spec.annotations;

@@ -92,6 +92,7 @@ struct JobSpec {
   # Set: a Kubernetes Job (batch/v1), with one task (named "") holding its pod template, run by
   # Kubernetes' Job controller; its fields that a Volcano Job has no place for are here.
   batch @15 :BatchJobFields;
+  generation @16 :Int64;         # metadata.generation: one more at each applied change (0: 1)
 }
 
 # ---- Kubernetes Job (batch/v1): the fields a Volcano Job has no place for ----
@@ -200,6 +201,7 @@ struct JobStatus {
   # admitted its pod group) or "Inqueue" (admitted, not placed); "" before one.
   podGroupPhase @13 :Text;
   batch @14 :BatchJobStatus;     # a Kubernetes Job's own status (JobSpec.batch set)
+  observedGeneration @15 :Int64; # the spec generation the controller last acted on
 }
 
 struct JobEvent {
@@ -358,6 +360,8 @@ struct Queue {
   capability @7 :List(KeyValue);
   reclaimable @8 :Bool = true;
   status @9 :QueueStatus;        # in list answers: the scheduler's view; absent in records
+  state @10 :Text;               # "Open" | "Closed", as asked; empty in old records: Open
+  generation @11 :Int64;         # metadata.generation; 0 in old records: 1
 }
 
 struct QueueStatus {
@@ -366,6 +370,7 @@ struct QueueStatus {
   pending @2 :Int32;             # pod groups waiting to be admitted (enqueued)
   running @3 :Int32;             # pod groups whose gang holds nodes
   inqueue @4 :Int32;             # pod groups admitted, waiting for their gang to be placed
+  state @5 :Text;                # "Open" | "Closing" (Closed, with pod groups) | "Closed"
 }
 
 struct PriorityClass {
@@ -477,6 +482,9 @@ struct Request {
     backup @27 :Text;            # a consistent copy of the coordinator's store into this new
                                  # directory, an absolute path on the coordinator's machine: ok
     patchJob @28 :JobPatch;      # ok, or why not (invalidArgument with every refusal)
+    applyYaml @29 :Text;         # as submitYaml, but what exists is updated (kubectl apply):
+                                 # answered `applied`
+    operateQueue @30 :QueueOperation;  # caldera queue open|close: ok, or why not
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"
@@ -506,6 +514,28 @@ struct Submitted {
   namespace @1 :Text;
   name @2 :Text;
   uid @3 :Text;
+}
+
+struct QueueOperation {
+  name @0 :Text;
+  action @1 :Text;               # "open" | "close" (vcctl queue operate -a)
+}
+
+# One document of an apply: what was done with it.
+struct Applied {
+  kind @0 :Text;                 # as Submitted.kind
+  namespace @1 :Text;
+  name @2 :Text;
+  uid @3 :Text;
+  action @4 :Text;               # "created" | "configured" | "unchanged"
+}
+
+# Each document is applied on its own, as kubectl does: updates one by one, then the new
+# objects together (all or nothing among them, as a submission). What was done is listed even
+# when something else was refused.
+struct ApplyResult {
+  objects @0 :List(Applied);     # in file order
+  errors @1 :List(Error);        # every refusal, at its document's path
 }
 
 struct LogChunk {
@@ -539,6 +569,7 @@ struct Response {
     event @16 :WatchEvent;       # a watch's event; id is the watch request's
     queues @17 :List(Queue);
     priorityClasses @18 :List(PriorityClass);
+    applied @19 :ApplyResult;
   }
   continue @15 :Text;            # a list was cut at its page limit: pass this to get the next page
 }

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <caf/all.hpp>
 
+#include "actors/api/apply.hpp"
 #include "actors/api/responses.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
@@ -43,6 +44,8 @@ bool refused_on_full_disk(api::Request::Which kind) {
     case api::Request::DELETE_JOB_FLOW:
     case api::Request::DELETE_QUEUE:
     case api::Request::DELETE_PRIORITY_CLASS:
+    case api::Request::APPLY_YAML:
+    case api::Request::OPERATE_QUEUE:
       return true;
     default:
       return false;
@@ -149,16 +152,30 @@ caf::result<std::string> backup(RouterSelf* self, uint64_t id, const std::string
   return rp;
 }
 
+ApplyEnv apply_env(const RouterState& st) {
+  return {st.env.directory, st.env.flows, st.env.scheduling, st.env.membership};
+}
+
 caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
   uint64_t id = 0;
   api::Request::Which kind;
   std::string backup_dir;
+  std::string text, ns, action;  // an apply's documents and namespace; a queue operation's
   try {
     FlatReader reader(bytes, client_reader_options());
     auto req = reader.root<api::Request>();
     id = req.getId();
     kind = req.which();
     if (kind == api::Request::BACKUP) backup_dir = req.getBackup();
+    if (kind == api::Request::APPLY_YAML) {
+      auto t = req.getApplyYaml();
+      text.assign(t.begin(), t.size());  // every byte, NULs included: the parser refuses them
+      ns = req.getNamespace();
+    }
+    if (kind == api::Request::OPERATE_QUEUE) {
+      text = req.getOperateQueue().getName();
+      action = req.getOperateQueue().getAction();
+    }
   } catch (const kj::Exception& e) {
     return unreadable_response(id, e.getDescription().cStr());
   }
@@ -180,6 +197,10 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
       return list_nodes(self, id);
     case api::Request::BACKUP:
       return backup(self, id, backup_dir);
+    case api::Request::APPLY_YAML:
+      return apply_yaml(self, apply_env(st), id, text, ns);
+    case api::Request::OPERATE_QUEUE:
+      return operate_queue(self, apply_env(st), id, text, action);
     case api::Request::GET_JOB_TEMPLATE:
     case api::Request::LIST_JOB_TEMPLATES:
     case api::Request::DELETE_JOB_TEMPLATE:

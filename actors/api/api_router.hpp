@@ -1,7 +1,8 @@
 // The API router: the entry point of every client request. It reads the request (within the
 // client limits), refuses changes while the store cannot write, answers what needs no owner
 // (ping) or asks the owners (nodes: the membership and the scheduler), and passes the rest to
-// their owner: templates and flows to the flow directory, everything else to the job directory.
+// their owner: templates and flows to the flow directory, everything else to the job directory;
+// an apply goes to each document's owner (actors/api/apply).
 // It keeps no state of its own.
 #pragma once
 
@@ -26,6 +27,7 @@ struct ApiRouterEnv {
   protocol::membership membership;  // who the nodes are and whether they are Ready
   protocol::scheduler scheduler;    // what their pods hold
   protocol::watch_hub watches;      // the clients' watches (actors/watch)
+  caf::actor scheduling;            // the Queues and PriorityClasses (actors/scheduler)
   std::string node_name;            // the node it runs on, for `ping`
 };
 

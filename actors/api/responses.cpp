@@ -25,15 +25,11 @@ std::string unreadable_response(uint64_t id, const std::string& what) {
   return error_response(id, api::Error::Code::MALFORMED, "malformed request: " + what);
 }
 
-namespace {
-
 void set_warnings(api::Response::Builder r, const std::vector<std::string>& warnings) {
   if (warnings.empty()) return;
   auto w = r.initWarnings(static_cast<unsigned>(warnings.size()));
   for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
 }
-
-}  // namespace
 
 std::string error_response(uint64_t id, const std::vector<ApiError>& errors,
                            const std::vector<std::string>& warnings) {

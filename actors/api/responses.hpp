@@ -32,6 +32,8 @@ std::string error_response(uint64_t id, api::Error::Code code, const std::string
 // Every error of diags as invalidArgument with its path; warnings ride along.
 std::string diagnostics_response(uint64_t id, const Diagnostics& diags);
 std::string ok_response(uint64_t id);
+// The answer's warnings, when there are any.
+void set_warnings(api::Response::Builder r, const std::vector<std::string>& warnings);
 std::vector<std::string> warning_lines(const Diagnostics& diags);
 
 }  // namespace caldera

@@ -436,6 +436,98 @@ caf::result<std::string> submit_yaml(DirSelf* self, uint64_t id, capnp::Text::Re
   return submit(self, id, std::move(parsed), std::move(diags));
 }
 
+// ---- updates (caldera apply) ----
+
+bool job_exists(DirectoryState& st, const std::string& key);
+
+// The admitted job goes to its actor (woken if settled), which says what changed; a job that
+// does not exist is found=false: the apply creates it.
+void update_job(DirSelf* self, std::string key, JobSpec spec,
+                caf::typed_response_promise<ApplyOutcome> rp) {
+  auto& st = self->state;
+  if (parked(st, key, [=] { update_job(self, key, spec, rp); })) return;
+  if (!job_exists(st, key)) {
+    rp.deliver(ApplyOutcome{});
+    return;
+  }
+  auto* job = wake_job(self, key);
+  ApplyOutcome refused{true, false, {}, {}};
+  if (!job) {
+    refused.diags.error("", "the job cannot be read from the store (see the node's log)");
+    rp.deliver(refused);
+    return;
+  }
+  if (job->deleting) {
+    refused.diags.error("", "the job is being deleted");
+    rp.deliver(refused);
+    return;
+  }
+  self->request(job->actor, 30s, update_atom::value, spec)
+      .then(
+          [self, key, rp, pc = spec.priority_class_name](ApplyOutcome& out) mutable {
+            // A class in use cannot be deleted: the directory's note follows the job's spec.
+            if (out.changed)
+              if (auto it = self->state.jobs.find(key); it != self->state.jobs.end())
+                it->second.priority_class = pc;
+            rp.deliver(std::move(out));
+          },
+          [self, rp](caf::error& err) mutable {
+            ApplyOutcome out{true, false, {}, {}};
+            out.diags.error("", "the job did not answer: " + self->system().render(err));
+            rp.deliver(std::move(out));
+          });
+}
+
+// Admitted as a new job would be (a name taken is no error here), its priority class checked.
+template <class Spec, class Admit>
+caf::result<ApplyOutcome> admit_update(DirSelf* self, Spec applied, Admit&& admit_fn) {
+  auto& st = self->state;
+  std::vector<Parsed<Spec>> one;
+  one.push_back({std::move(applied), "", 0});
+  Diagnostics diags;
+  std::vector<Parsed<JobSpec>> admitted = admit_fn(one, AdmissionContext{largest_node(st)}, diags);
+  if (diags.ok() && admitted.size() == 1) {
+    const auto& pc = admitted.front().value.priority_class_name;
+    if (!pc.empty() && !st.scheduling.class_exists(pc))
+      diags.error(admitted.front().value.batch ? "spec.template.spec.priorityClassName"
+                                               : "spec.priorityClassName",
+                  "no PriorityClass named \"" + pc + "\"");
+  }
+  if (!diags.ok() || admitted.size() != 1) {
+    // Known to exist or not, the refusal is the answer: a document that would not be admitted
+    // as an update is not admitted as a create either.
+    ApplyOutcome out{true, false, {}, std::move(diags)};
+    const auto& v = one.front().value;
+    const bool batch = std::is_same_v<Spec, BatchJobSpec>;
+    if (!job_exists(st, job_key(v.namespace_, v.name, batch))) out.found = false;
+    return out;
+  }
+  auto spec = std::move(admitted.front().value);
+  auto key = spec.key();
+  auto rp = self->make_response_promise<ApplyOutcome>();
+  update_job(self, std::move(key), std::move(spec), rp);
+  return rp;
+}
+
+caf::result<ApplyOutcome> update_volcano_job(DirSelf* self, JobSpec applied) {
+  return admit_update(
+      self, std::move(applied),
+      [](std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx, Diagnostics& diags) {
+        admit_jobs(
+            jobs, ctx, [](const std::string&) { return false; }, diags);
+        return jobs;
+      });
+}
+
+caf::result<ApplyOutcome> update_batch_job(DirSelf* self, BatchJobSpec applied) {
+  return admit_update(
+      self, std::move(applied),
+      [](std::vector<Parsed<BatchJobSpec>>& jobs, const AdmissionContext& ctx, Diagnostics& diags) {
+        return admit_batch_jobs(
+            jobs, ctx, [](const std::string&) { return false; }, diags);
+      });
+}
+
 // ---- Queues and PriorityClasses ----
 
 // Every queue with the scheduler's view of it: what its pods hold, its share, its pod groups.
@@ -1145,10 +1237,12 @@ void purge_job(DirSelf* self, const std::string& row, const std::string& uid,
 
 // The stored Queue and PriorityClass names, as their owner tells them.
 void take_names(SchedulingNames& names, const std::vector<std::string>& queues,
-                const std::vector<std::string>& classes, const std::string& default_class) {
+                const std::vector<std::string>& classes, const std::string& default_class,
+                const std::vector<std::string>& closed) {
   names.queues = std::set<std::string>(queues.begin(), queues.end());
   names.classes = std::set<std::string>(classes.begin(), classes.end());
   names.default_class = default_class;
+  names.closed_queues = std::set<std::string>(closed.begin(), closed.end());
 }
 
 // The actions a client may issue (vcctl's job commands).
@@ -1306,6 +1400,8 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
       case api::Request::PING:
       case api::Request::LIST_NODES:
       case api::Request::BACKUP:
+      case api::Request::APPLY_YAML:
+      case api::Request::OPERATE_QUEUE:
         break;  // the router's own
     }
     return error_response(id, Code::UNIMPLEMENTED,
@@ -1550,8 +1646,8 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
   // What jobs may name: known before any submission is admitted (await holds the mailbox).
   self->request(self->state.env.scheduling, caf::infinite, scheduling_names_atom::value)
       .await([self](std::vector<std::string>& queues, std::vector<std::string>& classes,
-                    std::string& default_class) {
-        take_names(self->state.scheduling, queues, classes, default_class);
+                    std::string& default_class, std::vector<std::string>& closed) {
+        take_names(self->state.scheduling, queues, classes, default_class, closed);
       });
   recover_jobs(self);
   // Job actors are not linked (one failing must not take the coordinator down), so a shutdown
@@ -1626,9 +1722,18 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         return passivate(self, key, uid);
       },
       [=](pods_watched_atom, bool on) { self->state.pods_watched = on; },
+      [=](update_atom, JobSpec& applied) { return update_volcano_job(self, std::move(applied)); },
+      [=](update_atom, BatchJobSpec& applied) {
+        return update_batch_job(self, std::move(applied));
+      },
+      // caldera apply's new objects: a submission of them (Response bytes)
+      [=](create_atom, uint64_t id, ParsedDocuments& docs) {
+        return submit(self, id, std::move(docs), Diagnostics{});
+      },
       [=](scheduling_names_atom, const std::vector<std::string>& queues,
-          const std::vector<std::string>& classes, const std::string& default_class) {
-        take_names(self->state.scheduling, queues, classes, default_class);
+          const std::vector<std::string>& classes, const std::string& default_class,
+          const std::vector<std::string>& closed) {
+        take_names(self->state.scheduling, queues, classes, default_class, closed);
       },
       [=](live_jobs_atom, const std::string& ns) {
         // Every job with an actor: one that stops meanwhile fails the hub's list, which then

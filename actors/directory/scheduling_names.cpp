@@ -40,7 +40,7 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
                        !queues.insert(q.value.name).second;
     if (taken)
       diags.error(path, already("queues.scheduling.volcano.sh", q.value.name) +
-                            " (to change it, delete it once no job or template uses it)");
+                            " (caldera apply -f changes it)");
   }
   const Parsed<PriorityClass>* new_default = nullptr;
   for (const auto& c : docs.priority_classes) {
@@ -54,7 +54,8 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
     if (names.classes.count(c.value.name) || names.creating_classes.count(c.value.name) ||
         !classes.insert(c.value.name).second)
       diags.error(prefixed(c.prefix, "metadata.name"),
-                  already("priorityclasses.scheduling.k8s.io", c.value.name));
+                  already("priorityclasses.scheduling.k8s.io", c.value.name) +
+                      " (caldera apply -f changes it)");
     if (!c.value.global_default) continue;
     // Kubernetes' rule: at most one class is the global default.
     const std::string other = !names.default_class.empty() ? names.default_class
@@ -66,6 +67,16 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
     else
       new_default = &c;
   }
+  // Volcano's rule: only an Open queue takes new jobs (a template may still name a closed one).
+  std::set<std::string> closed = names.closed_queues;
+  for (const auto& q : docs.queues)
+    if (q.value.state == kQueueClosed) closed.insert(q.value.name);
+  auto check_open = [&](const std::string& queue, const std::string& path) {
+    if (closed.count(queue))
+      diags.error(path, "queue \"" + queue +
+                            "\" is Closed: it takes no new jobs (caldera queue open " + queue +
+                            " opens it)");
+  };
   auto check_refs = [&](const Parsed<JobSpec>& j) {
     const auto& s = j.value;
     if (!s.queue.empty() && !names.queue_exists(s.queue) && !queues.count(s.queue))
@@ -76,13 +87,20 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
       diags.error(prefixed(j.prefix, "spec.priorityClassName"),
                   "no PriorityClass named \"" + s.priority_class_name + "\"");
   };
-  for (const auto& j : docs.jobs) check_refs(j);
+  for (const auto& j : docs.jobs) {
+    check_refs(j);
+    check_open(j.value.queue.empty() ? kDefaultQueue : j.value.queue,
+               prefixed(j.prefix, "spec.queue"));
+  }
   for (const auto& j : docs.batch_jobs) {
     auto q = j.value.annotations.find(kQueueNameAnnotation);
     if (q != j.value.annotations.end() && !q->second.empty() && !names.queue_exists(q->second) &&
         !queues.count(q->second))
       diags.error(prefixed(j.prefix, std::string("metadata.annotations.") + kQueueNameAnnotation),
                   "queue \"" + q->second + "\" does not exist (create it with a Queue document)");
+    const bool named = q != j.value.annotations.end() && !q->second.empty();
+    check_open(named ? q->second : kDefaultQueue,
+               prefixed(j.prefix, std::string("metadata.annotations.") + kQueueNameAnnotation));
     const auto& pc = j.value.priority_class_name;
     if (!pc.empty() && !names.class_exists(pc) && !classes.count(pc))
       diags.error(prefixed(j.prefix, "spec.template.spec.priorityClassName"),

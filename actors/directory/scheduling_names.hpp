@@ -16,6 +16,7 @@ struct SchedulingNames {
   std::string default_class;              // the stored global default PriorityClass; "": none
   std::set<std::string> creating_queues, creating_classes;  // store write in flight
   std::set<std::string> deleting_queues, deleting_classes;  // delete in flight: not nameable
+  std::set<std::string> closed_queues;                      // stored Closed: they take no new job
 
   // `default` always exists: Volcano creates it.
   bool queue_exists(const std::string& name) const;

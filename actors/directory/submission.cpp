@@ -94,10 +94,7 @@ void PendingSubmit::finish() {
   SmallMessageBuilder b;
   auto r = b.initRoot<api::Response>();
   r.setId(id);
-  if (!warnings.empty()) {
-    auto w = r.initWarnings(static_cast<unsigned>(warnings.size()));
-    for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
-  }
+  set_warnings(r, warnings);
   std::stable_sort(created.begin(), created.end(),
                    [](const Created& a, const Created& b) { return a.document < b.document; });
   auto list = r.initSubmitted(static_cast<unsigned>(created.size()));

@@ -14,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/job_update.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_record.hpp"
@@ -60,6 +61,7 @@ struct Inflight {
   std::string pod_events;           // for pod watchers: the pods its write changed, as stored
   std::string pod_event_types;
   std::optional<std::string> pods_page;  // `reply` answers a list of pods with it
+  std::optional<ApplyOutcome> applied;   // `reply` answers `caldera apply` with it
 };
 
 struct JobState {
@@ -336,6 +338,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
   if (in.reply.pending()) {
     if (in.pods_page)
       in.reply.deliver(std::move(*in.pods_page));
+    else if (in.applied)
+      in.reply.deliver(std::move(*in.applied));
     else if (in.command)
       in.reply.deliver(in.fx.refused);
     else
@@ -400,9 +404,10 @@ void drain(JobSelf* self) {
 enum class Kind { Plain, Create, Command, Erase };
 
 void commit(JobSelf* self, Effects fx, caf::response_promise reply = {}, Kind kind = Kind::Plain,
-            std::optional<ReportAck> ack = {}) {
+            std::optional<ReportAck> ack = {}, std::optional<ApplyOutcome> applied = {}) {
   auto& st = self->state;
   Inflight in;
+  in.applied = std::move(applied);
   in.ack = std::move(ack);
   in.fx = std::move(fx);
   in.reply = std::move(reply);
@@ -526,6 +531,30 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         }
         commit(self, std::move(fx), rp, Kind::Command);
         return rp;
+      },
+      [=](update_atom, JobSpec& applied) {
+        auto& st = self->state;
+        ApplyOutcome out{true, false, st.model.job.uid, {}};
+        if (st.deleted) {
+          out.diags.error("", "the job is being deleted");
+          return caf::result<ApplyOutcome>(out);
+        }
+        auto next = update_job_spec(st.model.job.spec, st.model.job.status.state.phase,
+                                    std::move(applied), out.diags);
+        if (!next) return caf::result<ApplyOutcome>(out);
+        spdlog::info("job={} updated generation={}", st.model.key(), next->generation);
+        const std::string spec_before = encode_spec_row(st.model);
+        if (st.durable_spec.empty() && st.model.spec_stored) st.durable_spec = spec_before;
+        st.model.job.spec = std::move(*next);
+        st.model.job.status.observed_generation = st.model.job.spec.generation;
+        st.model.spec_stored = false;
+        ++st.spec_version;
+        Effects fx = sync_job(st.model, make_clock(self));
+        fx.changed = true;
+        out.changed = true;
+        auto rp = self->make_response_promise<ApplyOutcome>();
+        commit(self, std::move(fx), rp, Kind::Plain, {}, std::move(out));
+        return caf::result<ApplyOutcome>(rp);
       },
       [=](tick_atom, int64_t at) {
         auto& st = self->state;

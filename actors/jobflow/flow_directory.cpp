@@ -20,6 +20,8 @@
 #include "actors/protocol/atoms.hpp"
 #include "actors/store/pending_commits.hpp"
 #include "common/clock.hpp"
+#include "messages/admission/admission.hpp"
+#include "messages/admission/flow_admission.hpp"
 #include "messages/codec/flat.hpp"
 
 namespace caldera {
@@ -195,6 +197,57 @@ caf::result<std::string> create(DirSelf* self, std::vector<JobTemplate> template
                 rp.deliver(error);
               });
   return rp;
+}
+
+// ---- updates (caldera apply) ----
+
+// A JobTemplate changes whole, as Volcano lets it: a flow's jobs made from now on use the new
+// spec; its jobs made already keep theirs.
+caf::result<ApplyOutcome> update_template(DirSelf* self, JobSpec applied,
+                                          const AdmissionContext& context) {
+  auto& st = self->state;
+  const auto key = applied.key();
+  auto stored =
+      st.taken_templates.count(key) ? std::nullopt : load_stored<JobTemplate>(*st.env.store, key);
+  if (!stored) return ApplyOutcome{};
+  ApplyOutcome out{true, false, stored->uid, {}};
+  apply_defaults(applied);
+  admit(applied, context, out.diags);
+  if (!out.diags.ok() || applied == stored->spec) return out;
+  JobTemplate next{stored->uid, stored->created_ms, std::move(applied)};
+  auto rp = self->make_response_promise<ApplyOutcome>();
+  auto record = FlowKind<JobTemplate>::record(next);
+  commit_then(self, {Write{Family::Templates, key, std::move(record)}},
+              [self, key, rp, out](const std::string& error) mutable {
+                if (error.empty()) {
+                  spdlog::info("jobtemplate={} updated", key);
+                  out.changed = true;
+                  // A flow waiting for its template's tasks looks again.
+                  for (const auto& [k, flow] : self->state.live)
+                    if (!flow.stopping) self->send(flow.actor, sync_atom::value);
+                } else {
+                  out.diags.error("", "the JobTemplate was not stored: " + error);
+                }
+                rp.deliver(out);
+              });
+  return rp;
+}
+
+// A JobFlow's DAG is fixed once it runs (Volcano's controller reads it at creation): the same
+// document is unchanged, another is refused.
+ApplyOutcome update_flow(DirSelf* self, JobFlowSpec applied) {
+  auto& st = self->state;
+  const auto key = applied.key();
+  auto stored = st.taken_flows.count(key) ? std::nullopt : load_stored<JobFlow>(*st.env.store, key);
+  if (!stored) return ApplyOutcome{};
+  ApplyOutcome out{true, false, stored->uid, {}};
+  apply_defaults(applied);
+  if (!(applied == stored->spec))
+    out.diags.error("spec",
+                    "a JobFlow's spec cannot change once created; delete the JobFlow "
+                    "and create it again (its jobs go with it unless jobRetainPolicy is "
+                    "retain)");
+  return out;
 }
 
 using CreateReply = caf::result<std::string, int64_t, std::string, bool>;
@@ -447,6 +500,10 @@ caf::behavior running(DirSelf* self) {
       [=](create_atom, std::vector<JobTemplate>& templates, std::vector<JobFlow>& flows) {
         return create(self, std::move(templates), std::move(flows));
       },
+      [=](update_atom, JobSpec& applied, const AdmissionContext& context) {
+        return update_template(self, std::move(applied), context);
+      },
+      [=](update_atom, JobFlowSpec& applied) { return update_flow(self, std::move(applied)); },
       [=](release_atom, const std::vector<std::string>& templates,
           const std::vector<std::string>& flows) {
         for (const auto& k : templates) self->state.taken_templates.erase(k);

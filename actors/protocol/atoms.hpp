@@ -18,6 +18,8 @@ using recover_atom = caf::atom_constant<caf::atom("recover")>;
 using node_up_atom = caf::atom_constant<caf::atom("nodeup")>;
 using command_atom = caf::atom_constant<caf::atom("command")>;
 using patch_atom = caf::atom_constant<caf::atom("patch")>;
+// `caldera apply`: an object's owner updates it from a document (-> ApplyOutcome)
+using update_atom = caf::atom_constant<caf::atom("update")>;
 // reads a job actor answers from its pod table: (list_pods_atom, after pod name, limit) -> a
 // Response with pods and `continue`; (get_pod_atom, pod name) -> a PodRecord, or "" if none
 using list_pods_atom = caf::atom_constant<caf::atom("listpods")>;

@@ -44,13 +44,19 @@ using directory = caf::typed_actor<
                     std::vector<std::string>>::with<std::string>,
     // (job key, uid) -> "": one of a flow's jobs deleted (a retry); "" too when it is gone already
     caf::replies_to<flow_delete_atom, std::string, std::string>::with<std::string>,
+    // caldera apply of a Volcano Job or a Kubernetes Job that may exist -> ApplyOutcome
+    caf::replies_to<update_atom, JobSpec>::with<ApplyOutcome>,
+    caf::replies_to<update_atom, BatchJobSpec>::with<ApplyOutcome>,
+    // (request id, documents) the new objects of an apply, submitted -> Response bytes
+    caf::replies_to<create_atom, uint64_t, ParsedDocuments>::with<std::string>,
     // from the watch hub: whether it hears of every job actor started and stopped
     caf::reacts_to<pods_watched_atom, bool>,
     // namespace ("": all) -> (keys, actors) of the jobs with an actor, for a pods watch's list
     caf::replies_to<live_jobs_atom, std::string>::with<std::vector<std::string>,
                                                        std::vector<caf::actor>>,
-    // (queues, priority classes, default class): the names jobs may use, on every change
+    // (queues, priority classes, default class, closed queues): the names jobs may use, on
+    // every change
     caf::reacts_to<scheduling_names_atom, std::vector<std::string>, std::vector<std::string>,
-                   std::string>>;
+                   std::string, std::vector<std::string>>>;
 
 }  // namespace caldera::protocol

@@ -24,6 +24,9 @@ using flow_directory = caf::typed_actor<
     caf::replies_to<admit_atom, FlowDocuments>::with<FlowDocuments>,
     // the admitted objects, with their uids -> "" once durable, or why not
     caf::replies_to<create_atom, std::vector<JobTemplate>, std::vector<JobFlow>>::with<std::string>,
+    // caldera apply of a JobTemplate (admitted against the context) or a JobFlow that may exist
+    caf::replies_to<update_atom, JobSpec, AdmissionContext>::with<ApplyOutcome>,
+    caf::replies_to<update_atom, JobFlowSpec>::with<ApplyOutcome>,
     // (template keys, flow keys) of an admitted submission refused for something else
     caf::reacts_to<release_atom, std::vector<std::string>, std::vector<std::string>>,
     // (flow key, flow uid, entry) from that flow's actor -> (job uid, created ms, "", false) once

@@ -26,6 +26,9 @@ using job = caf::typed_actor<
     caf::replies_to<command_atom, std::string, std::string>::with<std::string>,
     // (merge patch) -> "" when a batch/v1 Job's spec took it, else every refusal
     caf::replies_to<patch_atom, std::string>::with<std::string>,
+    // caldera apply: the job's new spec, admitted as a new one -> configured once durable,
+    // unchanged, or refused (actors/job/core/job_update)
+    caf::replies_to<update_atom, JobSpec>::with<ApplyOutcome>,
     // (due ms) its timer: delayed actions, deadline, TTL
     caf::reacts_to<tick_atom, int64_t>,
     // (node, why, lease over) the node went NotReady (false), or its lease is over too (true):

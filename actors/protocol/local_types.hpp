@@ -7,6 +7,8 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
+#include "messages/model/apply_outcome.hpp"
+#include "messages/model/batch_job.hpp"
 #include "messages/model/flow_documents.hpp"
 #include "messages/model/gang_request.hpp"
 #include "messages/model/job_flow.hpp"
@@ -32,3 +34,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PodGroupInfo)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::Queue>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::PriorityClass>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<caldera::QueueStatus>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::QueueSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::PriorityClass)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ApplyOutcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::BatchJobSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::JobFlowSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::ParsedDocuments)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caldera::AdmissionContext)

@@ -1,6 +1,9 @@
 #include "actors/scheduler/scheduling_objects.hpp"
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -8,8 +11,11 @@
 
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
+#include "actors/scheduler/core/scheduling_update.hpp"
 #include "actors/scheduler/scheduling_registry.hpp"
 #include "actors/store/pending_commits.hpp"
+#include "actors/uid.hpp"
+#include "common/clock.hpp"
 
 namespace caldera {
 namespace {
@@ -25,10 +31,14 @@ struct ObjectsState {
 using ObjectsSelf = caf::stateful_actor<ObjectsState>;
 
 caf::message names_of(const SchedulingRegistry& reg) {
-  std::vector<std::string> queues, classes;
-  for (const auto& [name, q] : reg.queues) queues.push_back(name);
+  std::vector<std::string> queues, classes, closed;
+  for (const auto& [name, q] : reg.queues) {
+    queues.push_back(name);
+    if (q.spec.state == kQueueClosed) closed.push_back(name);
+  }
   for (const auto& [name, c] : reg.classes) classes.push_back(name);
-  return caf::make_message(std::move(queues), std::move(classes), reg.default_class());
+  return caf::make_message(std::move(queues), std::move(classes), reg.default_class(),
+                           std::move(closed));
 }
 
 // The scheduler learns every Queue and PriorityClass, whole, and the directory their names.
@@ -45,6 +55,8 @@ caf::result<std::string> create(ObjectsSelf* self, std::vector<Queue> queues,
                                 std::vector<PriorityClass> classes) {
   auto& st = self->state;
   std::vector<Write> writes;
+  for (auto& q : queues)
+    if (q.spec.state.empty()) q.spec.state = kQueueOpen;
   for (const auto& q : queues)
     writes.push_back({Family::Scheduling, queue_key(q.spec.name), queue_record(q)});
   for (const auto& c : classes)
@@ -92,6 +104,89 @@ caf::result<std::string> remove(ObjectsSelf* self, const std::string& name, bool
   return rp;
 }
 
+// The stored queue `name`; `default` as it is before any document wrote it.
+std::optional<Queue> stored_queue(const SchedulingRegistry& reg, const std::string& name) {
+  auto it = reg.queues.find(name);
+  if (it != reg.queues.end()) return it->second;
+  if (name == kDefaultQueue)
+    return Queue{"", 0, QueueSpec{kDefaultQueue, {}, {}, 1, {}, true, kQueueOpen}};
+  return std::nullopt;
+}
+
+// Writes an updated object, then tells the scheduler and the directory; `done` hears "" once
+// durable, else why not.
+template <class T>
+void write_update(ObjectsSelf* self, std::string key, std::string record, T next,
+                  std::function<void(const std::string&)> done) {
+  auto& st = self->state;
+  st.commits.commit(caf::actor_cast<caf::actor>(self), *st.env.store,
+                    {Write{Family::Scheduling, std::move(key), std::move(record)}},
+                    [self, next = std::move(next), done](const std::string& error) mutable {
+                      if (error.empty()) {
+                        auto& reg = self->state.registry;
+                        if constexpr (std::is_same_v<T, Queue>) {
+                          spdlog::info("queue={} updated weight={} state={} generation={}",
+                                       next.spec.name, next.spec.weight, next.spec.state,
+                                       next.generation);
+                          reg.queues[next.spec.name] = std::move(next);
+                        } else {
+                          spdlog::info("priorityclass={} updated", next.name);
+                          reg.classes[next.name] = std::move(next);
+                        }
+                        changed(self);
+                      }
+                      done(error);
+                    });
+}
+
+caf::result<ApplyOutcome> write_change(ObjectsSelf* self, Change<Queue> change) {
+  ApplyOutcome out{true, false, change.next.uid, std::move(change.diags)};
+  if (!out.diags.ok() || !change.changed) return out;
+  if (change.next.uid.empty()) {  // `default`, written for the first time
+    change.next.uid = random_uid();
+    change.next.created_ms = system_now_ms();
+    out.uid = change.next.uid;
+  }
+  auto rp = self->make_response_promise<ApplyOutcome>();
+  auto key = queue_key(change.next.spec.name);
+  auto record = queue_record(change.next);
+  write_update(self, std::move(key), std::move(record), std::move(change.next),
+               [rp, out](const std::string& error) mutable {
+                 if (error.empty())
+                   out.changed = true;
+                 else
+                   out.diags.error("", "the queue was not stored: " + error);
+                 rp.deliver(out);
+               });
+  return rp;
+}
+
+caf::result<ApplyOutcome> update(ObjectsSelf* self, QueueSpec applied) {
+  auto stored = stored_queue(self->state.registry, applied.name);
+  if (!stored) return ApplyOutcome{};
+  return write_change(self, update_queue(*stored, std::move(applied)));
+}
+
+caf::result<ApplyOutcome> update(ObjectsSelf* self, const PriorityClass& applied) {
+  auto& reg = self->state.registry;
+  auto it = reg.classes.find(applied.name);
+  if (it == reg.classes.end()) return ApplyOutcome{};
+  auto change = update_priority_class(it->second, applied, reg.default_class());
+  ApplyOutcome out{true, false, it->second.uid, std::move(change.diags)};
+  if (!out.diags.ok() || !change.changed) return out;
+  auto rp = self->make_response_promise<ApplyOutcome>();
+  auto record = priority_class_record(change.next);
+  write_update(self, priority_class_key(applied.name), std::move(record), std::move(change.next),
+               [rp, out](const std::string& error) mutable {
+                 if (error.empty())
+                   out.changed = true;
+                 else
+                   out.diags.error("", "the priority class was not stored: " + error);
+                 rp.deliver(out);
+               });
+  return rp;
+}
+
 caf::behavior scheduling_objects(ObjectsSelf* self, SchedulingObjectsEnv env) {
   self->state.env = std::move(env);
   recover(self->state.registry, *self->state.env.store);
@@ -105,6 +200,14 @@ caf::behavior scheduling_objects(ObjectsSelf* self, SchedulingObjectsEnv env) {
         return create(self, std::move(queues), std::move(classes));
       },
       [=](delete_atom, const std::string& name, bool queue) { return remove(self, name, queue); },
+      [=](update_atom, QueueSpec& applied) { return update(self, std::move(applied)); },
+      [=](update_atom, const PriorityClass& applied) { return update(self, applied); },
+      // (name, "open" | "close"): found false when there is no such queue
+      [=](update_atom, const std::string& name, const std::string& action) {
+        auto stored = stored_queue(self->state.registry, name);
+        if (!stored) return caf::result<ApplyOutcome>(ApplyOutcome{});
+        return write_change(self, operate_queue(*stored, action));
+      },
       [=](queues_atom) {
         return caf::make_message(self->state.registry.all_queues(),
                                  self->state.registry.all_classes());

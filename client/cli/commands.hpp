@@ -30,6 +30,13 @@ int version(const Globals& g, bool client_only);
 // ---- write.cpp: submit, delete, job commands ----
 
 int submit(const Globals& g, const std::string& file);
+// kubectl apply -f: creates what does not exist, updates what does (caldera's rules of what may
+// change); one line per document: created, configured or unchanged.
+int apply(const Globals& g, const std::string& file);
+// kubectl delete -f: deletes every object the file names.
+int delete_file(const Globals& g, const std::string& file);
+// vcctl queue operate -a open|close: `action` is "open" or "close".
+int operate_queue(const Globals& g, const std::string& name, const std::string& action);
 // Prints what kubectl prints: job.batch.volcano.sh "NAME" deleted.
 enum class Deletable { Job, BatchJob, JobTemplate, JobFlow, Queue, PriorityClass };
 int delete_object(const Globals& g, Deletable kind, const std::string& name);

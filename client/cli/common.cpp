@@ -94,7 +94,11 @@ int fail(const std::string& message) {
 }
 
 int print_errors(api::Response::Reader resp) {
-  for (auto e : resp.getErrors()) {
+  return print_errors(resp.getErrors());
+}
+
+int print_errors(capnp::List<api::Error>::Reader errors) {
+  for (auto e : errors) {
     std::cerr << "error (" << code_name(e.getCode()) << "): ";
     if (e.getPath().size()) std::cerr << e.getPath().cStr() << ": ";
     std::cerr << e.getMessage().cStr() << "\n";

@@ -85,6 +85,7 @@ void print_warnings(api::Response::Reader resp);
 
 // Prints every error of an error response ("error (not found): path: message"); returns 1.
 int print_errors(api::Response::Reader resp);
+int print_errors(capnp::List<api::Error>::Reader errors);
 
 // The -o formats a command prints besides its default; the error when `output` is not one.
 std::optional<std::string> output_error(const std::string& output,

@@ -11,6 +11,7 @@
 
 #include "client/cli/commands.hpp"
 #include "common/clock.hpp"
+#include "messages/yaml/job_yaml.hpp"
 
 namespace caldera::cli {
 namespace {
@@ -36,16 +37,26 @@ void report(const Globals& g, const std::string& resource, const std::string& na
 
 }  // namespace
 
-int submit(const Globals& g, const std::string& file) {
+// The file's bytes, or standard input's for "-"; nullopt (said) when it cannot be read.
+std::optional<std::string> read_input(const std::string& file) {
   std::stringstream text;
   if (file == "-") {
     text << std::cin.rdbuf();
   } else {
     std::ifstream in(file, std::ios::binary);
-    if (!in) return fail("cannot read " + file);
+    if (!in) {
+      fail("cannot read " + file);
+      return std::nullopt;
+    }
     text << in.rdbuf();
   }
-  const std::string yaml = text.str();
+  return text.str();
+}
+
+int submit(const Globals& g, const std::string& file) {
+  auto input = read_input(file);
+  if (!input) return 1;
+  const std::string& yaml = *input;
   // Sent again like a read, even after an attempt the coordinator may have carried out (it was
   // lost while it had the request, or the connection broke once the request was out): a
   // submission is all or nothing and names every object (generateName is not supported), so a
@@ -84,6 +95,77 @@ int submit(const Globals& g, const std::string& file) {
   }
   for (auto s : resp.getSubmitted())
     report(g, resource_of(s.getKind()), s.getName().cStr(), "created");
+  return 0;
+}
+
+int apply(const Globals& g, const std::string& file) {
+  auto input = read_input(file);
+  if (!input) return 1;
+  const std::string& yaml = *input;
+  // Sent again like a read: an apply states what should be, so a second sending after an attempt
+  // the coordinator may have carried out finds it done ("unchanged") and changes nothing twice.
+  int rc = 0;
+  Session session(g);
+  auto r = session.exchange(
+      [&](api::Request::Builder b) {
+        b.setApplyYaml(capnp::Text::Reader(yaml.data(), yaml.size()));
+        if (g.ns_given) b.setNamespace(g.ns);
+      },
+      &rc);
+  if (!r) return rc;
+  auto resp = r->root<api::Response>();
+  if (resp.which() == api::Response::ERRORS) return print_errors(resp);
+  if (resp.which() != api::Response::APPLIED) return fail("unexpected answer to apply");
+  auto applied = resp.getApplied();
+  for (auto o : applied.getObjects())
+    report(g, resource_of(o.getKind()), o.getName().cStr(), o.getAction().cStr());
+  return applied.getErrors().size() > 0 ? print_errors(applied.getErrors()) : 0;
+}
+
+int delete_file(const Globals& g, const std::string& file) {
+  auto input = read_input(file);
+  if (!input) return 1;
+  Diagnostics diags;
+  auto docs = parse_yaml(*input, diags, g.ns_given ? g.ns : std::string());
+  for (const auto& w : diags.warnings) std::cerr << "Warning: " << to_string(w) << "\n";
+  if (!diags.ok()) {
+    for (const auto& e : diags.errors) std::cerr << "error: " << to_string(e) << "\n";
+    return 1;
+  }
+  if (docs.empty()) return fail("no Job, JobTemplate, JobFlow, Queue or PriorityClass in " + file);
+  // Each as `caldera delete KIND NAME` in its namespace, users before what they use (a queue
+  // in use cannot be deleted); one that fails leaves the others deleted, as kubectl does.
+  int rc = 0;
+  auto one = [&](Deletable kind, const std::string& ns, const std::string& name) {
+    Globals in = g;
+    if (!ns.empty()) in.ns = ns;
+    rc = std::max(rc, delete_object(in, kind, name));
+  };
+  for (const auto& f : docs.flows) one(Deletable::JobFlow, f.value.namespace_, f.value.name);
+  for (const auto& j : docs.jobs) one(Deletable::Job, j.value.namespace_, j.value.name);
+  for (const auto& j : docs.batch_jobs) one(Deletable::BatchJob, j.value.namespace_, j.value.name);
+  for (const auto& t : docs.templates)
+    one(Deletable::JobTemplate, t.value.namespace_, t.value.name);
+  for (const auto& q : docs.queues) one(Deletable::Queue, "", q.value.name);
+  for (const auto& c : docs.priority_classes) one(Deletable::PriorityClass, "", c.value.name);
+  return rc;
+}
+
+int operate_queue(const Globals& g, const std::string& name, const std::string& action) {
+  int rc = 0;
+  Session session(g);
+  auto r = session.exchange(
+      [&](api::Request::Builder b) {
+        auto op = b.initOperateQueue();
+        op.setName(name);
+        op.setAction(action);
+      },
+      &rc);
+  if (!r) return rc;
+  auto resp = r->root<api::Response>();
+  if (resp.which() == api::Response::ERRORS) return print_errors(resp);
+  // vcctl queue operate prints nothing; kubectl's habit is a line of what changed.
+  report(g, kQueueResource, name, action == "open" ? "opened" : "closed");
   return 0;
 }
 

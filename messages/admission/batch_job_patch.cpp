@@ -102,6 +102,7 @@ void apply_batch_job_patch(JobSpec& spec, std::string_view patch, Diagnostics& d
   // What the job runs as stays: its queue and scheduling are not a patch's to change.
   patched.queue = spec.queue;
   patched.priority_class_name = spec.priority_class_name;
+  patched.generation = spec.generation;
   spec = std::move(patched);
 }
 

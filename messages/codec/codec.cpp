@@ -284,6 +284,7 @@ void encode(const JobSpec& in, api::JobSpec::Builder out) {
   auto tasks = out.initTasks(in.tasks.size());
   for (capnp::uint i = 0; i < in.tasks.size(); ++i) encode_task(in.tasks[i], tasks[i]);
   if (in.batch) encode(*in.batch, out.initBatch());
+  out.setGeneration(in.generation);
 }
 
 JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -308,6 +309,7 @@ JobSpec decode(api::JobSpec::Reader in, Diagnostics& diags, const std::string& p
   for (capnp::uint i = 0; i < tasks.size(); ++i)
     s.tasks.push_back(decode_task(tasks[i], diags, indexed(path, "tasks", i)));
   if (in.hasBatch()) s.batch = decode(in.getBatch());
+  if (in.getGeneration() > 0) s.generation = in.getGeneration();
   return s;
 }
 
@@ -366,6 +368,7 @@ void encode(const JobStatus& in, api::JobStatus::Builder out) {
     conditions[j].setLastTransitionMs(in.conditions[j].last_transition_ms);
   }
   out.setRunningDurationMs(in.running_duration_ms);
+  out.setObservedGeneration(in.observed_generation);
 }
 
 JobStatus decode(api::JobStatus::Reader in) {
@@ -391,6 +394,7 @@ JobStatus decode(api::JobStatus::Reader in) {
   s.running_duration_ms = in.getRunningDurationMs();
   s.pod_group_phase = str(in.getPodGroupPhase());
   if (in.hasBatch()) s.batch = decode(in.getBatch());
+  s.observed_generation = in.getObservedGeneration();
   return s;
 }
 

@@ -17,6 +17,8 @@ void encode(const Queue& in, api::Queue::Builder out, const QueueStatus* status)
     encode(*in.spec.capability,
            out.initCapability(static_cast<unsigned>(in.spec.capability->values.size())));
   out.setReclaimable(in.spec.reclaimable);
+  out.setState(in.spec.state.empty() ? kQueueOpen : in.spec.state);
+  out.setGeneration(in.generation);
   if (!status) return;
   auto s = out.initStatus();
   encode(status->allocated,
@@ -25,6 +27,7 @@ void encode(const Queue& in, api::Queue::Builder out, const QueueStatus* status)
   s.setPending(status->pending);
   s.setInqueue(status->inqueue);
   s.setRunning(status->running);
+  s.setState(observed_state(in.spec, *status));
 }
 
 void encode(const PriorityClass& in, api::PriorityClass::Builder out) {
@@ -47,6 +50,8 @@ Queue decode(api::Queue::Reader in) {
   q.spec.weight = in.getWeight();
   if (in.getHasCapability()) q.spec.capability = decode_resources(in.getCapability());
   q.spec.reclaimable = in.getReclaimable();
+  q.spec.state = in.getState().size() ? std::string(in.getState().cStr()) : kQueueOpen;
+  q.generation = in.getGeneration() > 0 ? in.getGeneration() : 1;
   return q;
 }
 
@@ -60,6 +65,7 @@ QueueStatus decode_status(api::Queue::Reader in) {
   s.pending = st.getPending();
   s.inqueue = st.getInqueue();
   s.running = st.getRunning();
+  s.state = st.getState();
   return s;
 }
 

@@ -96,6 +96,8 @@ struct JobSpec {
   // Set: a Kubernetes Job (batch/v1) rather than a Volcano Job, run by its own controller, with
   // one task (kBatchJobTask). The kinds have names of their own: one of each may share a name.
   std::optional<BatchJobFields> batch;
+  // metadata.generation: 1 at create, one more at each change `caldera apply` makes.
+  int64_t generation = 1;
   bool operator==(const JobSpec&) const = default;
 
   int32_t total_replicas() const;

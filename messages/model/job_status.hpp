@@ -72,6 +72,7 @@ struct JobStatus {
   std::map<std::string, TaskStatusCount> task_status_count;
   std::vector<JobCondition> conditions;
   int64_t running_duration_ms = 0;
+  int64_t observed_generation = 0;  // the spec generation the controller last acted on
   // The scheduler's verdict while the gang waits: "Pending" (its pod group is not admitted) or
   // "Inqueue" (admitted, not placed); "" before one.
   std::string pod_group_phase;

@@ -50,7 +50,26 @@ void read_queue(YamlContext& ctx, MapReader& root, QueueSpec& out) {
                  "priority", "dequeueStrategy"});
     spec.warn_unknown();
   }
-  root.ignore({"status"});
+  // Volcano's webhook takes status.state from the file (Open or Closed); the rest of a status
+  // is what `get -o yaml` wrote, and is the cluster's to say.
+  if (auto n = root.get("status")) {
+    MapReader status(ctx, *n, "status");
+    if (auto st = status.get("state"))
+      if (auto v = read_string(ctx, *st, status.path("state"))) {
+        // Closing is what `get -o yaml` writes of a Closed queue whose jobs still run: read
+        // back, it asks for what it says.
+        if (*v == kQueueOpen || *v == kQueueClosed || *v == kQueueClosing)
+          out.state = *v == kQueueOpen ? kQueueOpen : kQueueClosed;
+        else
+          ctx.error(status.path("state"),
+                    "queue state \"" + *v + "\" is not one of " + kQueueOpen + ", " + kQueueClosed);
+      }
+    // The rest is the cluster's report, read back from `get -o yaml`: known, and not a request.
+    for (const char* reported : {"allocated", "deserved", "pending", "inqueue", "running",
+                                 "unknown", "completed", "reservation", "conditions"})
+      status.get(reported);
+    status.warn_unknown();
+  }
 }
 
 void read_priority_class(YamlContext& ctx, MapReader& root, PriorityClass& out) {

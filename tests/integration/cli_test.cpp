@@ -199,7 +199,7 @@ TEST_F(Cli, UnknownCommandsAndKindsAreNamedWithTheValidOnes) {
   auto command = node.cli({"frob", "job", "x"});
   EXPECT_NE(command.exit_code, 0);
   EXPECT_TRUE(contains(command.err, "unknown command \"frob\"")) << command.err;
-  EXPECT_TRUE(contains(command.err, "submit, get, describe")) << command.err;
+  EXPECT_TRUE(contains(command.err, "submit, apply, get, describe")) << command.err;
   auto abort = node.cli({"abort", "pod", "x"});
   EXPECT_NE(abort.exit_code, 0);
   EXPECT_TRUE(contains(abort.err, "unknown resource type \"pod\" for caldera abort; valid: job"))

@@ -78,10 +78,10 @@ TEST_F(Queues, AreSubmittedShownKeptAcrossARestartAndRefusedWhereTheyWouldBreakA
   EXPECT_EQ(research["status"]["pending"], 0);
   auto table = node.cli({"get", "queues"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("NAME       WEIGHT   CAPABILITY   ALLOCATED   DESERVED"),
+  EXPECT_NE(table.out.find("NAME       WEIGHT   STATE   CAPABILITY   ALLOCATED   DESERVED"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find("research   3        cpu=1        cpu=1"), std::string::npos)
+  EXPECT_NE(table.out.find("research   3        Open    cpu=1        cpu=1"), std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("default    1"), std::string::npos) << table.out;
   auto classes = node.cli({"get", "priorityclasses"});

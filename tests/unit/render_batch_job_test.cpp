@@ -103,6 +103,7 @@ TEST(RenderBatchJob, JsonFillsInTheApiServersDefaults) {
   EXPECT_EQ(j["metadata"], (nlohmann::json{{"name", "plain"},
                                            {"namespace", "ml"},
                                            {"uid", "uid-1"},
+                                           {"generation", 1},
                                            {"creationTimestamp", "2023-11-14T22:13:20Z"}}));
   const auto& spec = j["spec"];
   EXPECT_EQ(spec["parallelism"], 1);

@@ -548,19 +548,24 @@ TEST(Render, LastLines) {
 
 // get queues: the share columns leave out pod slots and zeros, but a capability of zero shows.
 TEST(Render, QueuesTableAndJson) {
-  QueueView research{
-      Queue{"u", 1000,
-            QueueSpec{"research", {}, {}, 3, ResourceList{{{"cpu", 4000}, {"memory", 0}}}}},
-      QueueStatus{"research", ResourceList{{{"cpu", 1500}, {"pods", 3000}}},
-                  ResourceList{{{"cpu", 1500}, {"memory", 0}}}, 17, 2, 3}};
+  QueueView research{Queue{"u", 1000,
+                           QueueSpec{"research",
+                                     {},
+                                     {},
+                                     3,
+                                     ResourceList{{{"cpu", 4000}, {"memory", 0}}},
+                                     true,
+                                     kQueueClosed}},
+                     QueueStatus{"research", ResourceList{{{"cpu", 1500}, {"pods", 3000}}},
+                                 ResourceList{{{"cpu", 1500}, {"memory", 0}}}, 17, 2, 3}};
   QueueView def{Queue{"", 0, QueueSpec{"default"}}, QueueStatus{"default"}};
   EXPECT_EQ(queues_table({def, research}, false, 61000),
-            "NAME       WEIGHT   CAPABILITY       ALLOCATED   DESERVED    PENDING   INQUEUE   "
-            "RUNNING   AGE\n"
-            "default    1        <none>           <none>      <none>      0         0         "
-            "0         <unknown>\n"
-            "research   3        cpu=4,memory=0   cpu=1500m   cpu=1500m   17        2         "
-            "3         60s\n");
+            "NAME       WEIGHT   STATE     CAPABILITY       ALLOCATED   DESERVED    PENDING   "
+            "INQUEUE   RUNNING   AGE\n"
+            "default    1        Open      <none>           <none>      <none>      0         "
+            "0         0         <unknown>\n"
+            "research   3        Closing   cpu=4,memory=0   cpu=1500m   cpu=1500m   17        "
+            "2         3         60s\n");
   EXPECT_NE(queues_table({research}, true, 61000).find("RECLAIMABLE"), std::string::npos);
   auto j = queue_to_json(research);
   EXPECT_EQ(j["kind"], "Queue");
@@ -570,6 +575,8 @@ TEST(Render, QueuesTableAndJson) {
   EXPECT_EQ(j["status"]["pending"], 17);
   EXPECT_EQ(j["status"]["inqueue"], 2);
   EXPECT_EQ(j["status"]["running"], 3);
+  EXPECT_EQ(j["status"]["state"], "Closing") << "Closed, with pod groups still in it";
+  EXPECT_EQ(j["metadata"]["generation"], 1);
   EXPECT_EQ(queues_table({}, false, 0), "No resources found.");
 }
 

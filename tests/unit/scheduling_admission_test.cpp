@@ -194,8 +194,11 @@ class SchedulingRecords : public testing::TempStoreTest {};
 // What the directory writes, a restart reads back whole; a record that does not decode is
 // skipped, not fatal.
 TEST_F(SchedulingRecords, QueuesAndClassesRoundTripThroughTheStore) {
-  Queue q{"uid-q", 42,
-          QueueSpec{"research", {{"team", "ml"}}, {}, 3, ResourceList{{{"cpu", 8000}}}, false}};
+  Queue q{
+      "uid-q", 42,
+      QueueSpec{
+          "research", {{"team", "ml"}}, {}, 3, ResourceList{{{"cpu", 8000}}}, false, kQueueClosed},
+      6};
   PriorityClass c;
   c.uid = "uid-c";
   c.created_ms = 43;
@@ -225,6 +228,9 @@ TEST_F(SchedulingRecords, QueuesAndClassesRoundTripThroughTheStore) {
   ASSERT_EQ(second.get_future().get(), "");
   recover(again, *store_);
   EXPECT_FALSE(again.queues.at("open").spec.capability.has_value());
+  // A queue that never named a state is Open, at its first generation.
+  EXPECT_EQ(again.queues.at("open").spec.state, kQueueOpen);
+  EXPECT_EQ(again.queues.at("open").generation, 1);
 }
 
 }  // namespace

@@ -131,8 +131,14 @@ void Effects::merge(Effects other) {
 }
 
 JobModel new_job(JobSpec spec, std::string uid, const Clock& clock) {
-  if (spec.batch) return new_batch_job(std::move(spec), std::move(uid), clock);
+  const int64_t generation = spec.generation;
+  if (spec.batch) {
+    auto b = new_batch_job(std::move(spec), std::move(uid), clock);
+    b.job.status.observed_generation = generation;
+    return b;
+  }
   JobModel m;
+  m.job.status.observed_generation = generation;
   m.job.uid = std::move(uid);
   m.job.created_ms = clock.now_ms;
   m.job.spec = std::move(spec);

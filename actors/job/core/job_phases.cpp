@@ -118,6 +118,31 @@ void create_missing_pods(JobModel& m, const Clock& clock, Effects& fx) {
   }
 }
 
+// Elastic scaling down (an applied spec with fewer replicas): the pods of an index at or past
+// their task's replicas are stopped, highest index first, as out-of-sync (never an eviction);
+// once ended they leave the table, so that the job counts only the pods it wants.
+void remove_surplus_pods(JobModel& m, const Clock& clock, Effects& fx) {
+  std::map<std::string, int32_t> wanted;
+  for (const auto& t : m.job.spec.tasks) wanted[t.name] = t.replicas;
+  std::vector<std::pair<int32_t, std::string>> surplus;  // (index, name), highest first
+  for (const auto& [name, p] : std::as_const(m.pods)) {
+    auto w = wanted.find(p.task_name);
+    if (w != wanted.end() && p.index >= w->second) surplus.emplace_back(p.index, name);
+  }
+  if (surplus.empty()) return;
+  std::sort(surplus.rbegin(), surplus.rend());
+  for (const auto& [index, name] : surplus) {
+    auto it = m.pods.find(name);
+    if (!it->second.out_of_sync) kill_pod(m, it, "scaled down", clock, fx);
+    it = m.pods.find(name);
+    if (!is_terminal(it->second.phase)) continue;
+    if (!it->second.node.empty())
+      fx.remove.push_back({it->second.uid, it->second.node, "scaled down"});
+    m.pods.erase(it);
+    fx.changed = true;
+  }
+}
+
 // Before a restarted job creates its pods again: the ended pods it killed and those of earlier
 // versions leave the table (and their nodes forget them, logs included).
 void drop_replaced_pods(JobModel& m, Effects& fx) {
@@ -201,6 +226,7 @@ bool act(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
 
 void pending_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
   if (act(m, s, clock, fx)) return;
+  remove_surplus_pods(m, clock, fx);
   create_missing_pods(m, clock, fx);
   update_counts(m, clock.now_ms);
   const auto& st = m.job.status;
@@ -215,6 +241,7 @@ void pending_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) 
 
 void running_phase(JobModel& m, const Step& s, const Clock& clock, Effects& fx) {
   if (act(m, s, clock, fx)) return;
+  remove_surplus_pods(m, clock, fx);
   create_missing_pods(m, clock, fx);
   update_counts(m, clock.now_ms);
   const auto& spec = m.job.spec;
