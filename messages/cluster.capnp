@@ -19,6 +19,14 @@ struct PodLaunch {
   leaseStopGraceMs @7 :Int64 = 1000;    # the same when stopped because the node's lease ran out
 }
 
+# Job -> node (through the membership): a running pod's plugin files, written again (each aside,
+# then renamed into place) because its task's hosts changed. Ignored for a pod the node does not
+# run.
+struct PodFiles {
+  uid @0 :Text;
+  files @1 :List(Api.KeyValue);
+}
+
 # Scheduler -> node (through the membership): hold room for these pods of one gang, all of them
 # or none, for ttlMs unless a launch binds them (DESIGN rule 6). Idempotent per pod uid. The same
 # message with `cancel` releases what is still only reserved.

@@ -32,6 +32,7 @@
 #include "actors/metrics/metrics.hpp"
 #include "actors/node/coordinator_link.hpp"
 #include "actors/node/node_actor.hpp"
+#include "actors/node/process_runner.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/scheduler/scheduling_objects.hpp"
@@ -139,6 +140,10 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "error, warn, info or debug");
   app.add_option("--shim", shim_path, "the caldera-shim executable");
   app.add_flag("--no-fsync", no_fsync, "do not fsync group commits (benchmarks only: unsafe)");
+  bool no_private_etc = false;
+  app.add_flag("--no-private-etc", no_private_etc,
+               "do not show pods their svc files at /etc/volcano (a private mount namespace "
+               "each); they find them in $VC_POD_DIR/volcano");
   app.add_option("--restore-from", restore_from,
                  "coordinator: before starting, copy this backup (caldera admin backup) into its "
                  "empty data dir; it then carries on the cluster in the next generation");
@@ -492,6 +497,21 @@ int main(int argc, char** argv) {
   // Absolute: pods start in their own directory, and paths given to them must stay valid there.
   node_env.data_dir = std::filesystem::absolute(node->data_dir).lexically_normal().string();
   node_env.shim_path = shim_path;
+  // Volcano's pods read their host lists at /etc/volcano: shown there by the shim where the
+  // machine lets it (a private mount namespace and an overlay, as root), said once here, and as a
+  // node label that admission reads to tell a job whose pods will not find them there.
+  if (!node->count) {
+    std::string why = no_private_etc ? std::string("--no-private-etc")
+                                     : probe_views(shim_path, node_env.data_dir);
+    node_env.etc_volcano = why.empty();
+    if (why.empty())
+      spdlog::info("calderad node={} shows pods their svc files at /etc/volcano", node->name);
+    else
+      spdlog::warn(
+          "calderad node={} cannot show pods their svc files at /etc/volcano ({}): they "
+          "find them in $VC_POD_DIR/volcano",
+          node->name, why);
+  }
   // A worker's pods run under its lease; the coordinator's own run on while it is down, as
   // nobody could replace them then.
   if (!is_coordinator && !node->count) node_env.lease_file = node_env.data_dir + "/lease";
@@ -500,6 +520,7 @@ int main(int argc, char** argv) {
   node_env.membership = is_coordinator ? caf::actor_cast<caf::actor>(membership) : link;
   node_env.token = cluster.token;
   node_env.labels = node->labels;
+  node_env.labels[kPrivateEtcLabel] = node_env.etc_volcano ? "true" : "false";
   node_env.is_coordinator = is_coordinator;
   node_env.container_log_max_size = node->container_log_max_size;
   node_env.container_log_max_files = node->container_log_max_files;

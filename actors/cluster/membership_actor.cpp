@@ -160,7 +160,7 @@ void tell_capacity(MemberSelf* self, const std::string& name, bool ready) {
   auto host = host_of(info.address);
   self->send(st.env.scheduler, capacity_atom::value, name, info.capacity, ready, host, info.labels);
   if (st.directory)
-    self->send(st.directory, capacity_atom::value, name, info.capacity, ready, host);
+    self->send(st.directory, capacity_atom::value, name, info.capacity, ready, host, info.labels);
 }
 
 // Nothing new goes to it; its pods are replaced once its lease is over (lose_nodes), or now for
@@ -389,6 +389,9 @@ caf::behavior membership(MemberSelf* self, MembershipEnv env) {
       },
       [=](remove_atom a, const std::string& node, const std::string& uid) {
         if (auto* to = route(self, node)) self->send(*to, a, uid);
+      },
+      [=](files_atom a, const std::string& node, const std::string& bytes) {
+        if (auto* to = route(self, node)) self->send(*to, a, bytes);
       },
       [=](prepare_atom a, const std::string& node, const std::string& bytes) {
         auto rp = local_promise(self);

@@ -67,6 +67,7 @@ struct JobEntry {
 struct NodeCapacity {
   ResourceList capacity;
   bool ready = false;
+  bool etc_volcano = true;  // its pods see their svc files at /etc/volcano (kPrivateEtcLabel)
 };
 
 struct DirectoryState {
@@ -343,6 +344,12 @@ void admit_and_store(DirSelf* self, caf::response_promise rp, uint64_t id, Parse
       if (auto warning = cluster_fit_warning(j.value, *cluster))
         diags.warn(prefixed(j.prefix, ""), *warning);
   }
+  std::vector<std::string> without_etc;
+  for (const auto& [name, n] : st.nodes)
+    if (n.ready && !n.etc_volcano) without_etc.push_back(name);
+  for (const auto& j : docs.jobs)
+    if (auto warning = etc_volcano_warning(j.value, without_etc))
+      diags.warn(prefixed(j.prefix, "spec.plugins"), *warning);
   pending->warnings = warning_lines(diags);
   std::vector<Queue> queues;
   for (auto& q : docs.queues) {
@@ -1667,8 +1674,10 @@ caf::behavior job_directory(DirSelf* self, JobDirectoryEnv env) {
         }
       },
       [=](capacity_atom, const std::string& node, const ResourceList& capacity, bool ready,
-          const std::string&) {
-        self->state.nodes[node] = NodeCapacity{capacity, ready};
+          const std::string&, const std::map<std::string, std::string>& labels) {
+        auto etc = labels.find(kPrivateEtcLabel);
+        self->state.nodes[node] =
+            NodeCapacity{capacity, ready, etc == labels.end() || etc->second == "true"};
       },
       [=](node_lost_atom a, const std::string& node, const std::string& why, bool lease_over) {
         for (const auto& [key, entry] : self->state.jobs)

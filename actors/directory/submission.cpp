@@ -10,6 +10,7 @@
 #include "messages/admission/batch_job_validation.hpp"
 #include "messages/codec/flat.hpp"
 #include "messages/model/batch_job.hpp"
+#include "messages/model/node_info.hpp"
 
 namespace caldera {
 void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
@@ -72,6 +73,18 @@ std::vector<Parsed<JobSpec>> admit_batch_jobs(
     if (one.ok()) out.push_back({std::move(spec), j.prefix, j.document});
   }
   return out;
+}
+
+std::optional<std::string> etc_volcano_warning(const JobSpec& spec,
+                                               const std::vector<std::string>& without) {
+  const bool writes = std::any_of(spec.plugins.begin(), spec.plugins.end(), [](const Plugin& p) {
+    return p.name == "svc" || p.name == "mpi";
+  });
+  if (!writes || without.empty()) return std::nullopt;
+  std::string nodes = without.front();
+  if (without.size() > 1) nodes += " and " + std::to_string(without.size() - 1) + " more";
+  return "node " + nodes + " cannot show pods their svc files at /etc/volcano (its label " +
+         kPrivateEtcLabel + " is false): pods placed there find them in $VC_POD_DIR/volcano";
 }
 
 std::string rejection_response(uint64_t id, const Diagnostics& diags) {

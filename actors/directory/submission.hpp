@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
 std::vector<Parsed<JobSpec>> admit_batch_jobs(
     std::vector<Parsed<BatchJobSpec>>& jobs, const AdmissionContext& ctx,
     const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
+
+// Said at submit of a job whose svc or mpi plugin writes files, when ready nodes (`without`)
+// cannot show them to their pods at /etc/volcano (node label caldera.io/private-etc=false):
+// pods placed there find them in $VC_POD_DIR/volcano only. nullopt otherwise.
+std::optional<std::string> etc_volcano_warning(const JobSpec& spec,
+                                               const std::vector<std::string>& without);
 
 // A rejected submission's answer: "already exists" errors as alreadyExists, others invalidArgument.
 std::string rejection_response(uint64_t id, const Diagnostics& diags);

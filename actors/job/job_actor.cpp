@@ -15,6 +15,7 @@
 
 #include "actors/job/core/job_controller.hpp"
 #include "actors/job/core/job_update.hpp"
+#include "actors/job/core/plugins.hpp"
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_record.hpp"
@@ -27,6 +28,7 @@
 #include "messages/cluster.capnp.h"
 #include "messages/codec/codec.hpp"
 #include "messages/codec/flat.hpp"
+#include "messages/codec/pod_files.hpp"
 #include "messages/codec/pod_kill.hpp"
 
 namespace caldera {
@@ -281,6 +283,8 @@ void apply_effects(JobSelf* self, Inflight& in) {
     self->send(st.env.nodes, kill_atom::value, k.node,
                pod_kill_bytes(k.uid, k.grace_ms, k.reason, k.evict_reason));
   for (const auto& r : in.fx.remove) self->send(st.env.nodes, remove_atom::value, r.node, r.uid);
+  for (const auto& f : in.fx.files)
+    self->send(st.env.nodes, files_atom::value, f.node, pod_files_bytes(f.uid, f.files));
   if (!in.fx.release.empty()) self->send(st.env.scheduler, release_atom::value, in.fx.release);
   if (!in.fx.unreserve.empty()) unreserve(self, in.fx.unreserve);
   if (in.fx.request_placement && !st.deleted) {
@@ -550,6 +554,7 @@ caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
         st.model.spec_stored = false;
         ++st.spec_version;
         Effects fx = sync_job(st.model, make_clock(self));
+        refresh_plugin_files(st.model, fx);  // a scaled task's hosts
         fx.changed = true;
         out.changed = true;
         auto rp = self->make_response_promise<ApplyOutcome>();

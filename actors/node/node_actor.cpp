@@ -6,6 +6,7 @@
 #include "actors/node/core/pod_status.hpp"
 #include "common/clock.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -509,6 +510,11 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   } catch (const kj::Exception&) {
     // The launch was read once already (entry_from_launch); it cannot be malformed here.
   }
+  // Volcano's svc and mpi plugins mount their files at /etc/volcano.
+  if (st.env.etc_volcano && std::any_of(spec.files.begin(), spec.files.end(), [](const auto& f) {
+        return f.first.rfind("volcano/", 0) == 0;
+      }))
+    spec.views.emplace_back("/etc/volcano", "volcano");
   // Kubernetes expands $(VAR) in env values; the pod's own directory is the one caldera offers.
   for (auto& c : spec.containers) {
     for (auto& v : c.env) {
@@ -519,6 +525,27 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
     c.env.push_back({"VC_POD_DIR", spec.pod_dir});
   }
   st.runner->launch(std::move(spec));
+}
+
+// A running pod's plugin files, written again as its job says (its task's hosts changed). A pod
+// that is not running here, or only simulated, has none to change.
+void rewrite_files(NodeSelf* self, const std::string& bytes) {
+  auto& st = self->state;
+  try {
+    FlatReader reader(bytes);
+    auto order = reader.root<cluster::PodFiles>();
+    auto it = st.pods.find(order.getUid().cStr());
+    if (it == st.pods.end() || !is_live(it->second.status) || it->second.sim_duration_ms >= 0 ||
+        st.env.hollow)
+      return;
+    const auto dir = pod_dir(st, it->first);
+    for (const auto& [path, content] : decode_map(order.getFiles()))
+      if (auto error = replace_pod_file(dir, path, content))
+        spdlog::warn("node={} pod={} plugin file not rewritten: {}", st.env.name, it->first,
+                     *error);
+  } catch (const kj::Exception& e) {
+    spdlog::error("node={} malformed pod files order: {}", st.env.name, e.getDescription().cStr());
+  }
 }
 
 void on_process_status(NodeSelf* self, const PodProcessStatus& ps) {
@@ -938,6 +965,8 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
             self->send(self, launch_atom::value, std::move(bytes));
           else if (what == kill_atom::value)
             self->send(self, kill_atom::value, std::move(bytes));
+          else if (what == files_atom::value)
+            self->send(self, files_atom::value, std::move(bytes));
           else
             self->send(self, remove_atom::value, std::move(bytes));
         }
@@ -1009,6 +1038,10 @@ NodeImpl::behavior_type node_behavior(NodeSelf* self) {
                 {Write{Family::NodePods, record_key(st.env, uid), record_bytes(e)}}, {});
         }
         kill_pod(self, it->second, grace);
+      },
+      [=](files_atom, const std::string& bytes) {
+        if (hold_order(self, files_atom::value, bytes)) return;
+        rewrite_files(self, bytes);
       },
       [=](remove_atom, const std::string& uid) {
         if (hold_order(self, remove_atom::value, uid)) return;

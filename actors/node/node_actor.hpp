@@ -23,6 +23,9 @@ struct NodeActorEnv {
   std::map<std::string, std::string> labels;
   std::string data_dir;   // pods live in <data_dir>/pods/<uid>
   std::string shim_path;  // the caldera-shim executable
+  // Whether pods see their svc files at /etc/volcano (the shim's views; probe_views said this
+  // machine allows them). Else they find them in $VC_POD_DIR/volcano only.
+  bool etc_volcano = false;
   // Where it keeps its lease (actors/node/lease_file.hpp), which its link renews while the
   // coordinator answers: a worker's pods run only while it holds one. Empty: no lease (the
   // coordinator's own node, where nobody could replace its pods; a hollow node).

@@ -451,6 +451,9 @@ class UvProcessRunner final : public ProcessRunner {
     std::string log_max_bytes = std::to_string(std::max<int64_t>(spec.log_max_bytes, 1));
     std::string log_max_files = std::to_string(std::clamp<int32_t>(spec.log_max_files, 1, 1000));
     std::string open_files = std::to_string(spec.open_files_limit);
+    std::string views;
+    for (const auto& [target, source] : spec.views)
+      views += (views.empty() ? "" : ",") + target + "=" + source;
     // The record pipe is watched before anything runs: no shim is ever unwatched.
     uv_pipe_init(&loop_, &pod->out, 0);
     pod->out.data = pod;
@@ -466,7 +469,7 @@ class UvProcessRunner final : public ProcessRunner {
     if (ensure_launcher()) {
       pod->launch_seq = ++launch_seq_;
       if (send_to_launcher({std::to_string(pod->launch_seq), spec.pod_dir, grace, log_max_bytes,
-                            log_max_files, open_files, spec.lease_file, lease_grace},
+                            log_max_files, open_files, spec.lease_file, lease_grace, views},
                            spec_fd, out[1])) {
         pod->via_launcher = true;
         pod->awaiting_pid = true;
@@ -478,9 +481,11 @@ class UvProcessRunner final : public ProcessRunner {
         return;
       }
     }
-    char* args[] = {shim_path_.data(),      spec.pod_dir.data(),  grace.data(),
-                    log_max_bytes.data(),   log_max_files.data(), open_files.data(),
-                    spec.lease_file.data(), lease_grace.data(),   nullptr};
+    char* args[] = {shim_path_.data(),      spec.pod_dir.data(),
+                    grace.data(),           log_max_bytes.data(),
+                    log_max_files.data(),   open_files.data(),
+                    spec.lease_file.data(), lease_grace.data(),
+                    views.data(),           nullptr};
     pid_t pid = 0;
     int rc = spawn(shim_path_, args, spec_fd, out[1], &pid);
     if (rc != 0) {
@@ -972,6 +977,57 @@ class UvProcessRunner final : public ProcessRunner {
 };
 
 }  // namespace
+
+std::optional<std::string> replace_pod_file(const std::string& pod_dir, const std::string& rel,
+                                            const std::string& content) {
+  if (auto bad = check_pod_file(rel)) return bad;
+  auto full = std::filesystem::path(pod_dir) / rel;
+  auto aside = full.string() + ".new";
+  std::error_code ec;
+  std::filesystem::create_directories(full.parent_path(), ec);
+  if (ec || !pod_dir::write_file(aside, content)) return "cannot write " + aside;
+  std::filesystem::rename(aside, full, ec);
+  if (ec) return "cannot replace " + full.string() + ": " + ec.message();
+  return std::nullopt;
+}
+
+std::string probe_views(const std::string& shim_path, const std::string& scratch_dir) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    return std::string("cannot make a pipe: ") + std::strerror(errno);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string path = shim_path, flag = "--probe-views", dir = scratch_dir;
+  char* args[] = {path.data(), flag.data(), dir.data(), nullptr};
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, args, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  std::string said;
+  if (rc == 0) {
+    char buf[512];
+    for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      said.append(buf, static_cast<size_t>(n));
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(out[0]);
+  // Its probe's pod dir, overlay work dir included, goes with it.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(scratch_dir, ec))
+    if (entry.path().filename().string().rfind("probe-", 0) == 0)
+      std::filesystem::remove_all(entry.path(), ec);
+  if (rc != 0) return "cannot run " + shim_path + ": " + std::strerror(rc);
+  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+  if (said == "ok") return "";
+  return said.empty() ? "the probe said nothing" : said;
+}
 
 std::unique_ptr<ProcessRunner> ProcessRunner::create(std::string shim_path, OnChange on_change) {
   auto runner = std::make_unique<UvProcessRunner>(std::move(shim_path), std::move(on_change));

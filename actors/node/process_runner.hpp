@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,19 @@ struct PodProcessSpec {
   // The node's lease (actors/node/lease_file.hpp): the shim stops the pod once it is over. Empty:
   // the pod runs on whatever becomes of the node's link to the coordinator.
   std::string lease_file;
+  // Directories of pod_dir shown to the containers at other paths, e.g. ("/etc/volcano",
+  // "volcano"): the shim's VIEWS (a private mount namespace; the host's mounts stay as they are).
+  std::vector<std::pair<std::string, std::string>> views;
 };
+
+// A running pod's plugin file `rel` (below pod_dir) replaced whole: written aside, then renamed
+// into place, so that a container reading it sees the old or the new content. Why not, or nullopt.
+std::optional<std::string> replace_pod_file(const std::string& pod_dir, const std::string& rel,
+                                            const std::string& content);
+
+// Whether this machine lets a pod's supervisor show a view at /etc/volcano: "" when it does, else
+// why not. Runs the shim once (`--probe-views`) in `scratch_dir`, which it leaves as it found it.
+std::string probe_views(const std::string& shim_path, const std::string& scratch_dir);
 
 // What the runner knows about one pod's processes: one status per container, in spec order.
 struct PodProcessStatus {

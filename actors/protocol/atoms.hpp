@@ -35,6 +35,8 @@ using purge_atom = caf::atom_constant<caf::atom("purge")>;
 inline constexpr const char* kPurgedStale = "stale row deleted";
 
 // coordinator <-> node actor (payloads: cluster.capnp)
+// job -> node (through the membership): PodFiles, a running pod's plugin files written again
+using files_atom = caf::atom_constant<caf::atom("files")>;
 using launch_atom = caf::atom_constant<caf::atom("launch")>;
 using kill_atom = caf::atom_constant<caf::atom("kill")>;
 using remove_atom = caf::atom_constant<caf::atom("remove")>;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,9 @@ using directory = caf::typed_actor<
     caf::reacts_to<register_atom, std::string, caf::actor>,
     // PodReport bytes: to the pod's job actor (a settled job's woken if the report is news)
     caf::reacts_to<report_atom, std::string>,
-    // (node, capacity, ready, host): for admission's fit checks
-    caf::reacts_to<capacity_atom, std::string, ResourceList, bool, std::string>,
+    // (node, capacity, ready, host, labels): for admission's fit checks and its notes on nodes
+    caf::reacts_to<capacity_atom, std::string, ResourceList, bool, std::string,
+                   std::map<std::string, std::string>>,
     // (node, why, lease over): passed on to every live job
     caf::reacts_to<node_lost_atom, std::string, std::string, bool>,
     // (job key, uid): that job's ttlSecondsAfterFinished passed; from its actor

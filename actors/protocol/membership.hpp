@@ -30,6 +30,7 @@ using membership = caf::typed_actor<
     caf::reacts_to<launch_atom, std::string, std::string>,
     caf::reacts_to<kill_atom, std::string, std::string>,
     caf::reacts_to<remove_atom, std::string, std::string>,
+    caf::reacts_to<files_atom, std::string, std::string>,
     caf::replies_to<prepare_atom, std::string, std::string>::with<std::vector<std::string>>,
     caf::reacts_to<cancel_atom, std::string, std::string>,
     // (node, uid, status seq): a job holds this status; gathered per node into PodAcks

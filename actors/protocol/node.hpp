@@ -21,6 +21,8 @@ using node = caf::typed_actor<
     caf::reacts_to<kill_atom, std::string>,
     // uid: kill it if it runs, then forget it and its logs
     caf::reacts_to<remove_atom, std::string>,
+    // PodFiles: a running pod's plugin files, written again
+    caf::reacts_to<files_atom, std::string>,
     // PodReservations -> per gang "" (reserved, all its pods) or why not (DESIGN rule 6)
     caf::replies_to<prepare_atom, std::string>::with<std::vector<std::string>>,
     // PodReservation: let go of what is only reserved

@@ -9,6 +9,9 @@
 
 namespace caldera {
 
+// The label a node gives itself: "true" when its pods see their svc files at /etc/volcano.
+inline constexpr const char* kPrivateEtcLabel = "caldera.io/private-etc";
+
 struct NodeInfo {
   std::string name;
   std::string address;  // host:cluster-port

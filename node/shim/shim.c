@@ -3,10 +3,17 @@
  * and a restarted calderad can still learn the outcome (like slurmstepd or containerd-shim).
  *
  * Usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE [LEASE_FILE
- *        [LEASE_GRACE_MS]]]] < SPEC
+ *        [LEASE_GRACE_MS [VIEWS]]]]] < SPEC
  *        caldera-shim --launcher   (stdin: a SOCK_SEQPACKET socket from calderad)
+ *        caldera-shim --probe-views DIR   (prints "ok", or why VIEWS cannot be shown here)
  *
- * As a launcher it makes shims without an exec each: per request (a sequence number and the seven
+ * VIEWS (absent or empty: none): TARGET=SOURCE[,TARGET=SOURCE...]: each SOURCE, a directory
+ * relative to POD_DIR, is shown to the containers at TARGET, an absolute path such as
+ * /etc/volcano, without touching the host: the shim takes a private mount namespace, lays an
+ * overlay over TARGET's parent (its changes kept in POD_DIR/.views) and binds SOURCE on TARGET.
+ * Where the machine refuses that, the containers run without the views and shim.err says why.
+ *
+ * As a launcher it makes shims without an exec each: per request (a sequence number and the eight
  * arguments above, NUL-terminated, with the spec's and the record pipe's descriptors attached)
  * it forks a child that runs as the shim of that pod, and answers with the sequence number, the
  * child's pid (negative: -errno) and a pidfd for it. It never waits for its children (the kernel
@@ -73,10 +80,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -823,6 +832,111 @@ static unsigned long long self_start_ticks(void) {
    start the pod a second time: the state file is made exclusively, so a second shim for the pod
    (now or after this one ended) finds it and runs nothing. Its first line tells a restarted node
    whom to adopt. */
+/* ---- views (VIEWS) ---- */
+
+#define MAX_VIEWS 8
+
+/* Lays VIEWS over this process's own copy of the mount table. Returns NULL, or why not (a static
+   message). Called before any container starts; the host's mounts are never changed. */
+static const char* setup_views(const char* pod_dir, const char* views) {
+  static char why[1024];
+  char list[4096];
+  if (strlen(views) >= sizeof list) return "VIEWS is too long";
+  strcpy(list, views);
+  if (unshare(CLONE_NEWNS) != 0) {
+    snprintf(why, sizeof why, "cannot take a private mount namespace: %.300s", strerror(errno));
+    return why;
+  }
+  /* Nothing mounted here may reach the host's namespace. */
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+    snprintf(why, sizeof why, "cannot make the mounts private: %.300s", strerror(errno));
+    return why;
+  }
+  char overlaid[MAX_VIEWS][PATH_MAX];
+  int n_overlaid = 0, n = 0;
+  for (char* save = NULL, *item = strtok_r(list, ",", &save); item != NULL;
+       item = strtok_r(NULL, ",", &save)) {
+    char* eq = strchr(item, '=');
+    if (eq == NULL || item[0] != '/' || eq == item + 1 || eq[1] == '\0' || eq[1] == '/' ||
+        strstr(item, "..") != NULL || ++n > MAX_VIEWS) {
+      snprintf(why, sizeof why, "bad view '%.300s' (TARGET=SOURCE, TARGET absolute)", item);
+      return why;
+    }
+    *eq = '\0';
+    const char* target = item;
+    const char* source = eq + 1;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", target);
+    char* slash = strrchr(parent, '/');
+    if (slash == parent) {
+      snprintf(why, sizeof why, "a view's target needs a parent other than /: '%.300s'", target);
+      return why;
+    }
+    *slash = '\0';
+    int done = 0;
+    for (int i = 0; i < n_overlaid; ++i) done |= strcmp(overlaid[i], parent) == 0;
+    if (!done) {
+      char upper[PATH_MAX], work[PATH_MAX], options[3 * PATH_MAX + 64];
+      snprintf(upper, sizeof upper, "%s/.views/%d/upper", pod_dir, n_overlaid);
+      snprintf(work, sizeof work, "%s/.views/%d/work", pod_dir, n_overlaid);
+      char base[PATH_MAX];
+      snprintf(base, sizeof base, "%s/.views", pod_dir);
+      mkdir(base, 0700);
+      snprintf(base, sizeof base, "%s/.views/%d", pod_dir, n_overlaid);
+      mkdir(base, 0700);
+      if ((mkdir(upper, 0755) != 0 && errno != EEXIST) ||
+          (mkdir(work, 0700) != 0 && errno != EEXIST)) {
+        snprintf(why, sizeof why, "cannot make %.300s: %.300s", upper, strerror(errno));
+        return why;
+      }
+      snprintf(options, sizeof options, "lowerdir=%s,upperdir=%s,workdir=%s", parent, upper, work);
+      if (mount("overlay", parent, "overlay", 0, options) != 0) {
+        snprintf(why, sizeof why, "cannot lay an overlay over %.300s: %.300s", parent, strerror(errno));
+        return why;
+      }
+      snprintf(overlaid[n_overlaid++], PATH_MAX, "%s", parent);
+    }
+    char from[PATH_MAX];
+    snprintf(from, sizeof from, "%s/%s", pod_dir, source);
+    if (mkdir(from, 0755) != 0 && errno != EEXIST) {
+      snprintf(why, sizeof why, "cannot make %.300s: %.300s", from, strerror(errno));
+      return why;
+    }
+    if (mkdir(target, 0755) != 0 && errno != EEXIST) {
+      snprintf(why, sizeof why, "cannot make %.300s: %.300s", target, strerror(errno));
+      return why;
+    }
+    if (mount(from, target, NULL, MS_BIND | MS_REC, NULL) != 0) {
+      snprintf(why, sizeof why, "cannot show %.300s at %.300s: %.300s", from, target, strerror(errno));
+      return why;
+    }
+  }
+  return NULL;
+}
+
+/* --probe-views DIR: whether this machine lets a shim show a view at /etc/volcano. */
+static int probe_views(const char* dir) {
+  char pod[PATH_MAX], file[PATH_MAX + 32];
+  if (strlen(dir) > PATH_MAX - 64) {
+    printf("the data dir's path is too long\n");
+    return 1;
+  }
+  snprintf(pod, sizeof pod, "%s/probe-%d", dir, (int)getpid());
+  if (mkdir(pod, 0755) != 0) {
+    printf("cannot make %s: %s\n", pod, strerror(errno));
+    return 1;
+  }
+  snprintf(file, sizeof file, "%s/volcano", pod);
+  mkdir(file, 0755);
+  snprintf(file, sizeof file, "%s/volcano/probe", pod);
+  int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) close(fd);
+  const char* why = setup_views(pod, "/etc/volcano=volcano");
+  if (why == NULL && access("/etc/volcano/probe", F_OK) != 0) why = "the view does not show";
+  printf("%s\n", why == NULL ? "ok" : why);
+  return why == NULL ? 0 : 1;
+}
+
 static void claim_pod(int dirfd) {
   g_state_fd = openat(dirfd, "state", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (g_state_fd < 0) {
@@ -853,10 +967,10 @@ static int shim_main(int argc, char** argv) {
   if (fstat(STDOUT_FILENO, &out_st) == 0 && S_ISFIFO(out_st.st_mode))
     fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-  if (argc != 3 && argc != 5 && argc != 6 && argc != 7 && argc != 8) {
+  if (argc != 3 && argc != 5 && argc != 6 && argc != 7 && argc != 8 && argc != 9) {
     fprintf(stderr,
             "usage: caldera-shim POD_DIR GRACE_MS [LOG_MAX_BYTES LOG_MAX_FILES [NOFILE "
-            "[LEASE_FILE [LEASE_GRACE_MS]]]]\n");
+            "[LEASE_FILE [LEASE_GRACE_MS [VIEWS]]]]]\n");
     return 2;
   }
   if (mkdir(argv[1], 0755) != 0 && errno != EEXIST) {
@@ -893,7 +1007,7 @@ static int shim_main(int argc, char** argv) {
   }
   if (argc >= 7 && argv[6][0] != '\0') g_lease_path = argv[6];
   long long lease_grace = grace < LEASE_STOP_GRACE_MS ? grace : LEASE_STOP_GRACE_MS;
-  if (argc == 8) {
+  if (argc >= 8) {
     errno = 0;
     lease_grace = strtoll(argv[7], &endp, 10);
     if (errno != 0 || *endp != '\0' || endp == argv[7] || lease_grace < 0 ||
@@ -913,6 +1027,15 @@ static int shim_main(int argc, char** argv) {
   size_t n = 0;
   const char* problem = parse_spec(spec, spec_len, path_entry, &cs, &n);
   if (problem != NULL) give_up(dirfd, 2, "caldera-shim: %s", problem);
+  if (argc == 9 && argv[8][0] != '\0') {
+    /* The pod runs without them rather than not at all: its files are in POD_DIR too. */
+    const char* why = setup_views(argv[1], argv[8]);
+    if (why != NULL) {
+      char msg[600];
+      int len = snprintf(msg, sizeof msg, "caldera-shim: views not shown: %s\n", why);
+      write_atomic(dirfd, "shim.err", msg, (size_t)len, 0);
+    }
+  }
 
   /* A lease already over (the node was cut off while the launch was on its way): nothing starts. */
   long long lease_due = -1; /* when the deadline known so far comes: read the file again then */
@@ -1034,7 +1157,7 @@ static int shim_main(int argc, char** argv) {
 
 /* ---- launcher ---- */
 
-#define LAUNCH_ARGS 8 /* the request's sequence number, then the shim's seven arguments */
+#define LAUNCH_ARGS 9 /* the request's sequence number, then the shim's eight arguments */
 #define CLONE_PIDFD_FLAG 0x00001000
 
 /* Reads one request: its arguments into args (pointing into buf) and its two descriptors. Any
@@ -1151,7 +1274,7 @@ static int launcher_main(void) {
         for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &sa, NULL);
         setsid();
         char* argv[LAUNCH_ARGS + 1] = {"caldera-shim", args[1], args[2], args[3], args[4],
-                                       args[5],        args[6], args[7], NULL};
+                                       args[5],        args[6], args[7], args[8], NULL};
         exit(shim_main(LAUNCH_ARGS, argv));
       }
       launcher_answer(seq, pid < 0 ? -errno : (int32_t)pid, pid < 0 ? -1 : pidfd);
@@ -1164,5 +1287,6 @@ static int launcher_main(void) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "--launcher") == 0) return launcher_main();
+  if (argc == 3 && strcmp(argv[1], "--probe-views") == 0) return probe_views(argv[2]);
   return shim_main(argc, argv);
 }

@@ -1,5 +1,8 @@
 // Plugins and partitions with real processes: what each pod is told, and which pods a
 // RestartPartition replaces.
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -113,6 +116,94 @@ spec:
   EXPECT_NE(table.out.find("PARTITION"), std::string::npos) << table.out;
   ASSERT_TRUE(
       eventually([&] { return logs("parts-w-3").find("partition 1") != std::string::npos; }));
+}
+
+}  // namespace
+}  // namespace caldera::testing
+
+namespace caldera::testing {
+namespace {
+
+// An svc job whose pods keep writing how many hosts /etc/volcano/w.host lists (and, for the
+// fallback, $VC_POD_DIR/volcano/w.host) into their directory, where the test reads it.
+std::string watcher(int replicas, const std::string& file) {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lists}\nspec:\n"
+         "  minAvailable: 2\n  plugins: {svc: []}\n  tasks:\n    - name: w\n      replicas: " +
+         std::to_string(replicas) +
+         "\n      template:\n        spec:\n          containers:\n            - name: main\n"
+         "              command: [sh, -c, 'while true; do wc -l < " +
+         file +
+         " > $VC_POD_DIR/count.new; mv $VC_POD_DIR/count.new $VC_POD_DIR/count; sleep "
+         "0.1; done']\n";
+}
+
+// What each running pod of `lists` last counted, by pod name.
+std::map<std::string, std::string> counts(Calderad& node, const std::string& data) {
+  std::map<std::string, std::string> out;
+  auto r = node.cli({"get", "pods", "--job", "lists", "-o", "json"});
+  if (r.exit_code != 0) return out;
+  const auto pods = json::parse(r.out);  // held: a loop over a temporary's member would dangle
+  for (const auto& p : pods["items"]) {
+    if (p["status"]["phase"] != "Running") continue;
+    std::ifstream in(data + "/pods/" + p["metadata"]["uid"].get<std::string>() + "/count");
+    std::string n;
+    if (in >> n) out[p["metadata"]["name"]] = n;
+  }
+  return out;
+}
+
+bool all_count(const std::map<std::string, std::string>& c, size_t pods, const std::string& n) {
+  if (c.size() != pods) return false;
+  for (const auto& [name, value] : c)
+    if (value != n) return false;
+  return true;
+}
+
+TEST_F(JobPlugins, PodsReadTheSvcFilesAtEtcVolcanoAndAScaledJobsRunningPodsSeeTheNewLists) {
+  auto nodes = get_json({"get", "nodes"});
+  const std::string shows = nodes["items"][0]["metadata"]["labels"].value("caldera.io/private-etc",
+                                                                          std::string("missing"));
+  // This machine's answer (root with mount namespaces and overlayfs: "true"); the other one is
+  // covered by the next test on every machine.
+  ASSERT_EQ(shows, "true") << "the node cannot show /etc/volcano here; see its log:\n"
+                           << node.log();
+  auto created = node.cli({"apply", "-f", "-"}, watcher(2, "/etc/volcano/w.host"));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.err, "") << "no warning where every node shows /etc/volcano";
+  std::map<std::string, std::string> c;
+  ASSERT_TRUE(eventually([&] { return all_count(c = counts(node, data), 2, "2"); }))
+      << ::testing::PrintToString(c) << node.cli({"get", "pods", "-o", "wide"}).out;
+  ASSERT_EQ(node.cli({"apply", "-f", "-"}, watcher(4, "/etc/volcano/w.host")).exit_code, 0);
+  EXPECT_TRUE(eventually([&] { return all_count(c = counts(node, data), 4, "4"); }))
+      << ::testing::PrintToString(c);
+  ASSERT_EQ(node.cli({"apply", "-f", "-"}, watcher(3, "/etc/volcano/w.host")).exit_code, 0);
+  EXPECT_TRUE(eventually([&] { return all_count(c = counts(node, data), 3, "3"); }))
+      << ::testing::PrintToString(c);
+  // The host's own /etc never had it.
+  EXPECT_FALSE(std::filesystem::exists("/etc/volcano"));
+}
+
+class NoPrivateEtc : public ::testing::Test {
+ protected:
+  TempDir dir;
+  std::string data = dir.path() + "/node";
+  Calderad node{data, {"--no-private-etc"}};
+  void SetUp() override { node.start(); }
+};
+
+TEST_F(NoPrivateEtc, AJobIsToldAtSubmitAndItsPodsFindTheFilesInTheirDirectory) {
+  auto created = node.cli({"apply", "-f", "-"}, watcher(2, "$VC_POD_DIR/volcano/w.host"));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_NE(created.err.find("spec.plugins: node local cannot show pods their svc files at "
+                             "/etc/volcano (its label caldera.io/private-etc is false)"),
+            std::string::npos)
+      << created.err;
+  std::map<std::string, std::string> c;
+  ASSERT_TRUE(eventually([&] { return all_count(c = counts(node, data), 2, "2"); }))
+      << ::testing::PrintToString(c);
+  ASSERT_EQ(node.cli({"apply", "-f", "-"}, watcher(3, "$VC_POD_DIR/volcano/w.host")).exit_code, 0);
+  EXPECT_TRUE(eventually([&] { return all_count(c = counts(node, data), 3, "3"); }))
+      << ::testing::PrintToString(c);
 }
 
 }  // namespace

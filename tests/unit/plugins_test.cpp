@@ -120,3 +120,66 @@ TEST(Plugins, WithoutPluginsNothingIsAdded) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+using namespace caldera::testing;
+
+// Every pod placed on n1 (10.0.0.1) and running, as its node would report.
+void place_on_n1_and_run(JobModel& m, const Clock& c) {
+  std::map<std::string, Placement> b;
+  for (auto& [name, p] : m.pods)
+    if (p.node.empty() && !p.out_of_sync) b[p.uid] = {"n1", "10.0.0.1"};
+  on_pods_placed(m, b, c);
+  std::vector<std::string> names;
+  for (auto& [name, p] : m.pods)
+    if (p.phase == PodPhase::Pending && !p.node.empty()) names.push_back(name);
+  for (const auto& n : names) report(m, n, PodPhase::Running, c);
+}
+
+TEST(PluginFiles, RunningPodsGetTheirTasksHostsAgainOnceNewPodsArePlaced) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  spec.plugins = {{"svc", {}}};
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_on_n1_and_run(m, c);
+  ASSERT_EQ(m.job.status.running, 2);
+  // Scaled to 3: the new pod is made, and once placed the two running pods hear of it.
+  m.job.spec.tasks[0].replicas = 3;
+  Effects none;
+  sync_job(m, c);
+  refresh_plugin_files(m, none);
+  ASSERT_EQ(none.files.size(), 2u) << "the new index is named until placed";
+  EXPECT_EQ(none.files[0].files.at("volcano/w.host"), "10.0.0.1\n10.0.0.1\njob-w-2\n");
+  std::map<std::string, Placement> b{{m.pods.at("job-w-2").uid, {"n2", "10.0.0.2"}}};
+  auto fx = on_pods_placed(m, b, c);
+  ASSERT_EQ(fx.files.size(), 2u) << "job-w-2 itself starts with them";
+  for (const auto& f : fx.files) {
+    EXPECT_NE(f.uid, m.pods.at("job-w-2").uid);
+    EXPECT_EQ(f.node, "n1");
+    EXPECT_EQ(f.files.at("volcano/w.host"), "10.0.0.1\n10.0.0.1\n10.0.0.2\n");
+  }
+  // Nothing changed since: nothing is sent again.
+  Effects again;
+  refresh_plugin_files(m, again);
+  EXPECT_TRUE(again.files.empty());
+}
+
+TEST(PluginFiles, AJobWithoutSvcOrMpiHasNoFilesToRefresh) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  spec.plugins = {{"env", {}}};
+  auto m = new_job(spec, "u1", c);
+  sync_job(m, c);
+  place_on_n1_and_run(m, c);
+  m.job.spec.tasks[0].replicas = 1;
+  Effects fx;
+  refresh_plugin_files(m, fx);
+  EXPECT_TRUE(fx.files.empty());
+  EXPECT_TRUE(m.plugin_files.empty());
+}
+
+}  // namespace
+}  // namespace caldera

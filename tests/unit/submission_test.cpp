@@ -171,3 +171,28 @@ spec:
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+TEST(EtcVolcanoWarning, NamesTheNodesWhosePodsFindTheSvcFilesInTheirDirectoryOnly) {
+  JobSpec spec;
+  spec.plugins = {{"svc", {}}};
+  EXPECT_FALSE(etc_volcano_warning(spec, {})) << "every node shows them";
+  auto one = etc_volcano_warning(spec, {"node-2"});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(*one,
+            "node node-2 cannot show pods their svc files at /etc/volcano (its label "
+            "caldera.io/private-etc is false): pods placed there find them in "
+            "$VC_POD_DIR/volcano");
+  auto many = etc_volcano_warning(spec, {"a", "b", "c"});
+  ASSERT_TRUE(many);
+  EXPECT_NE(many->find("node a and 2 more"), std::string::npos) << *many;
+  spec.plugins = {{"mpi", {}}};
+  EXPECT_TRUE(etc_volcano_warning(spec, {"a"}));
+  spec.plugins = {{"env", {}}, {"pytorch", {}}};
+  EXPECT_FALSE(etc_volcano_warning(spec, {"a"})) << "no files to show";
+}
+
+}  // namespace
+}  // namespace caldera

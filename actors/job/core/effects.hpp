@@ -2,6 +2,7 @@
 // after the new state is durable (DESIGN rule 3).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ struct PodKillEffect {
 struct PodRef {
   std::string uid;
   std::string node;
+};
+
+// Plugin files a running pod gets again (its task's hosts changed: pods placed, a job scaled).
+struct PodFilesEffect {
+  std::string uid;
+  std::string node;
+  std::map<std::string, std::string> files;  // relative to the pod's directory -> content
 };
 
 struct PhaseChange {
@@ -45,6 +53,7 @@ struct Effects {
   // Placements the job did not take: their nodes hold them reserved (DESIGN rule 6) and let
   // them go at once instead of when the reservation expires.
   std::vector<PodRef> unreserve;
+  std::vector<PodFilesEffect> files;
   bool request_placement = false;  // some pods wait for a node
   std::vector<PhaseChange> phase_changes;
   bool expired = false;  // ttlSecondsAfterFinished has passed: the job is to be deleted

@@ -1,6 +1,7 @@
 // The controller's entry points: each turns what happened (a pod report, a command, time) into a
 // lifecycle event, lets the policies choose an action, and executes it in the current phase.
 #include "actors/job/core/job_controller.hpp"
+#include "actors/job/core/plugins.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -123,6 +124,7 @@ void Effects::merge(Effects other) {
   release.insert(release.end(), other.release.begin(), other.release.end());
   ended.insert(ended.end(), other.ended.begin(), other.ended.end());
   unreserve.insert(unreserve.end(), other.unreserve.begin(), other.unreserve.end());
+  files.insert(files.end(), other.files.begin(), other.files.end());
   phase_changes.insert(phase_changes.end(), other.phase_changes.begin(), other.phase_changes.end());
   request_placement = request_placement || other.request_placement;
   expired = expired || other.expired;
@@ -538,6 +540,7 @@ Effects on_pods_placed(JobModel& m, const std::map<std::string, Placement>& by_p
                                 m.job.spec.total_replicas());
   }
   fx.merge(sync_job(m, clock));
+  refresh_plugin_files(m, fx);
   return fx;
 }
 

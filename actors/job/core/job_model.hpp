@@ -54,6 +54,9 @@ struct JobModel {
   // retention), as far as the writes that were sent say; 0: it has none. A settled job loaded
   // from the store has the row of its last transition.
   int64_t history_ms = 0;
+  // The svc and mpi files its running pods were last given (not stored: after a restart they are
+  // given once more); refresh_plugin_files sends them again when they change.
+  std::map<std::string, std::string> plugin_files;
   // A batch/v1 Job's controller bookkeeping (unused by a Volcano Job).
   BatchBookkeeping batch;
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "actors/job/core/slow_start.hpp"
 
 namespace caldera {
 namespace {
@@ -93,6 +96,25 @@ void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& p
 }
 
 }  // namespace
+
+void refresh_plugin_files(JobModel& m, Effects& fx) {
+  const auto& spec = m.job.spec;
+  if (spec.batch || std::none_of(spec.plugins.begin(), spec.plugins.end(), [](const Plugin& p) {
+        return p.name == "svc" || p.name == "mpi";
+      }))
+    return;
+  Pod any;
+  any.job_version = m.job.status.version;
+  auto files = plugin_output(spec, any, m.pods).files;
+  if (files == m.plugin_files) return;
+  m.plugin_files = files;
+  // Pods launched by these very effects start with the files already.
+  std::set<std::string> starting(fx.launch.begin(), fx.launch.end());
+  for (const auto& [name, p] : std::as_const(m.pods))
+    if (!starting.count(name) && !p.out_of_sync && p.job_version == m.job.status.version &&
+        !is_terminal(p.phase) && !p.node.empty() && launched(m, p))
+      fx.files.push_back({p.uid, p.node, files});
+}
 
 PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
   PluginOutput out;

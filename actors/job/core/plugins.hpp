@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "actors/job/core/effects.hpp"
+#include "actors/job/core/job_model.hpp"
 #include "actors/job/core/pod_table.hpp"
 #include "messages/model/job_spec.hpp"
 #include "messages/model/pod.hpp"
@@ -23,5 +25,11 @@ struct PluginOutput {
 // Pods share their node's network, so ports (pytorch --port, mpi --port) must not collide
 // between jobs on one node.
 PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods);
+
+// The files the svc and mpi plugins give every pod alike (the hosts of each task), as Volcano's
+// ConfigMap that its pods mount: once they differ from what the job's launched pods have (pods
+// placed on their nodes, a job scaled), every such pod gets them again (fx.files) and
+// m.plugin_files keeps them.
+void refresh_plugin_files(JobModel& m, Effects& fx);
 
 }  // namespace caldera
