@@ -16,6 +16,7 @@ struct KeyValue {
 struct EnvVar {
   name @0 :Text;
   value @1 :Text;
+  fieldPath @2 :Text;            # valueFrom.fieldRef.fieldPath: the pod's field, as it starts
 }
 
 struct Container {

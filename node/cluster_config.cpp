@@ -1,5 +1,7 @@
 #include "node/cluster_config.hpp"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -602,6 +604,17 @@ ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t clie
   if (pages > 0 && page > 0)
     node.resources.values["memory"] = static_cast<MilliValue>(pages) * page * 1000;
   node.resources.values["pods"] = 110 * 1000;
+  // Kubernetes' ephemeral-storage: the size of the file system pods write to, the data dir's
+  // (the nearest directory that exists, for a data dir not made yet).
+  std::error_code ec;
+  auto dir = std::filesystem::absolute(data_dir, ec);
+  while (!dir.empty() && !std::filesystem::exists(dir, ec) && dir.has_parent_path() &&
+         dir.parent_path() != dir)
+    dir = dir.parent_path();
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) == 0 && fs.f_blocks > 0)
+    node.resources.values["ephemeral-storage"] =
+        static_cast<MilliValue>(fs.f_blocks) * static_cast<MilliValue>(fs.f_frsize) * 1000;
   cfg.nodes.push_back(std::move(node));
   return cfg;
 }

@@ -520,7 +520,8 @@ int main(int argc, char** argv) {
   node_env.membership = is_coordinator ? caf::actor_cast<caf::actor>(membership) : link;
   node_env.token = cluster.token;
   node_env.labels = node->labels;
-  node_env.labels[kPrivateEtcLabel] = node_env.etc_volcano ? "true" : "false";
+  // Hollow nodes run no process: nothing of theirs reads files, and they say nothing of it.
+  if (!node->count) node_env.labels[kPrivateEtcLabel] = node_env.etc_volcano ? "true" : "false";
   node_env.is_coordinator = is_coordinator;
   node_env.container_log_max_size = node->container_log_max_size;
   node_env.container_log_max_files = node->container_log_max_files;

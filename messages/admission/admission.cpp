@@ -21,7 +21,8 @@ namespace {
 constexpr int64_t kMaxTotalReplicas = kMaxJobReplicas;
 constexpr size_t kMaxPodNameLength = 253;
 // The job plugins caldera implements (actors/job/core/plugins.cpp).
-constexpr std::array<std::string_view, 4> kKnownPlugins{"env", "svc", "pytorch", "mpi"};
+constexpr std::array<std::string_view, 7> kKnownPlugins{"env",        "svc", "pytorch", "mpi",
+                                                        "tensorflow", "ray", "hcclrank"};
 
 std::string at(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
@@ -128,7 +129,9 @@ void check_partition(const TaskSpec& task, const std::string& tpath, Diagnostics
   }
 }
 
-void check_containers(const TaskSpec& task, const std::string& tpath, Diagnostics& d) {
+// `spec`: the job, whose plugins may give a container its command (null: none does).
+void check_containers(const TaskSpec& task, const std::string& tpath, Diagnostics& d,
+                      const JobSpec* spec) {
   const std::string base = tpath + ".template.spec.containers";
   if (task.template_.containers.empty()) d.error(base, "a task needs at least one container");
   std::set<std::string> names;
@@ -138,7 +141,7 @@ void check_containers(const TaskSpec& task, const std::string& tpath, Diagnostic
     check_dns_label(d, path + ".name", "container name", c.name);
     if (!c.name.empty() && !names.insert(c.name).second)
       d.error(path + ".name", "container name \"" + c.name + "\" is used twice in the pod");
-    if (c.command.empty())
+    if (c.command.empty() && !(spec && plugin_sets_command(*spec, task.name, c.name)))
       d.error(path + ".command",
               "caldera runs processes: set command (image alone is not runnable)");
     if (!c.image.empty())
@@ -174,7 +177,8 @@ void check_fit(const TaskSpec& task, const std::string& tpath, const AdmissionCo
       if (amount > 0)
         d.error(tpath + ".template.spec.containers",
                 "the pod requests " + name + " " + format_quantity(amount) + " but no node has " +
-                    name + ", so it can never be scheduled");
+                    name + ", so it can never be scheduled (a node offers " + name +
+                    " once its entry in the cluster config lists it under resources)");
     } else if (amount > have->second) {
       d.error(tpath + ".template.spec.containers",
               "the pod requests " + name + " " + format_quantity(amount) +
@@ -211,7 +215,7 @@ void check_task(const JobSpec& spec, size_t i, const AdmissionContext& ctx, Diag
   if (task.max_retry && *task.max_retry < 0) d.error(tpath + ".maxRetry", "maxRetry must be >= 0");
   check_policies(task.policies, tpath + ".policies", d);
   check_partition(task, tpath, d);
-  admit_pod_template(task, tpath, ctx, d);
+  admit_pod_template(task, tpath, ctx, d, &spec);
 }
 
 // Reports each dependency cycle once, starting at its lowest-indexed task.
@@ -285,7 +289,29 @@ void check_job(const JobSpec& spec, Diagnostics& d) {
              "as the node's user, and no keys are generated");
     else if (std::find(kKnownPlugins.begin(), kKnownPlugins.end(), p.name) == kKnownPlugins.end())
       d.error("spec.plugins." + p.name,
-              "unknown plugin \"" + p.name + "\"; caldera's plugins are env, svc, pytorch, mpi");
+              "unknown plugin \"" + p.name +
+                  "\"; caldera's plugins are env, svc, pytorch, mpi, tensorflow, ray, hcclrank");
+  for (const auto& p : spec.plugins) {
+    if (p.name != "ray") continue;
+    // Volcano's ray plugin fails every pod of a job without its head task.
+    const auto head = plugin_arg(p, "head", "head");
+    if (std::none_of(spec.tasks.begin(), spec.tasks.end(),
+                     [&](const TaskSpec& t) { return t.name == head && t.replicas > 0; }))
+      d.error("spec.plugins.ray", "the job has no task \"" + head +
+                                      "\" with replicas for the ray head (--head names it)");
+  }
+  for (const auto& p : spec.plugins)
+    for (const char* port : {"port", "dashboardPort", "clientPort"}) {
+      auto text = plugin_arg(p, port, "");
+      if (text.empty() ||
+          (p.name != "ray" && p.name != "tensorflow" && p.name != "pytorch" && p.name != "mpi"))
+        continue;
+      char* end = nullptr;
+      long v = std::strtol(text.c_str(), &end, 10);
+      if (*end != '\0' || v < 1 || v > 65535)
+        d.error("spec.plugins." + p.name,
+                "--" + std::string(port) + "=" + text + " is not a port (1..65535)");
+    }
 }
 
 }  // namespace
@@ -360,14 +386,48 @@ void apply_defaults(JobSpec& spec) {
 }
 
 void admit_pod_template(const TaskSpec& task, const std::string& path, const AdmissionContext& ctx,
-                        Diagnostics& d) {
-  check_containers(task, path, d);
+                        Diagnostics& d, const JobSpec* spec) {
+  check_containers(task, path, d, spec);
   check_fit(task, path, ctx, d);
   check_sim_annotations(task, path, d);
   check_grace(task, path, d);
 }
 
+namespace {
+
+// Annotations Volcano's scheduler or controllers act on that caldera does not: said at submit,
+// where a user would otherwise trust them (issue 30 builds the scheduler's plugins).
+struct Unhonoured {
+  const char* key;
+  const char* what;  // what Volcano does with it
+};
+constexpr Unhonoured kUnhonouredAnnotations[] = {
+    {"volcano.sh/preemptable", "marks pods that may be preempted"},
+    {"volcano.sh/revocable-zone", "lets pods use a revocable zone's resources"},
+    {"volcano.sh/jdb-min-available", "sets a job disruption budget"},
+    {"volcano.sh/jdb-max-unavailable", "sets a job disruption budget"},
+    {"volcano.sh/task-topology-affinity", "packs tasks together (task-topology plugin)"},
+    {"volcano.sh/task-topology-anti-affinity", "spreads tasks apart (task-topology plugin)"},
+    {"volcano.sh/task-topology-task-order", "orders tasks for placement (task-topology plugin)"},
+    {"volcano.sh/numa-topology-policy", "asks for a NUMA placement (numa-aware plugin)"},
+    {"volcano.sh/hypernode-affinity", "places pods by network topology"},
+};
+
+void warn_unhonoured(const std::map<std::string, std::string>& annotations, const std::string& path,
+                     Diagnostics& d) {
+  for (const auto& u : kUnhonouredAnnotations)
+    if (annotations.count(u.key))
+      d.warn(path + "." + u.key, std::string("in Volcano this annotation ") + u.what +
+                                     "; caldera does not honour it yet and ignores it");
+}
+
+}  // namespace
+
 void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags) {
+  warn_unhonoured(spec.annotations, "metadata.annotations", diags);
+  for (size_t i = 0; i < spec.tasks.size(); ++i)
+    warn_unhonoured(spec.tasks[i].template_.annotations,
+                    at("spec.tasks", i) + ".template.metadata.annotations", diags);
   check_dns_label(diags, "metadata.name", "job name", spec.name);
   check_dns_label(diags, "metadata.namespace", "namespace", spec.namespace_);
   check_job(spec, diags);

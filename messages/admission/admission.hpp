@@ -29,8 +29,9 @@ void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags)
 // A task's pod template: its containers (a command each, no NUL, ...), requests a node can
 // hold, the simulation annotations and the grace period; paths under `path` + ".template"
 // ("spec" for a Kubernetes Job, whose template is spec.template).
+// `spec` (may be null): the job, whose plugins may give a container its command.
 void admit_pod_template(const TaskSpec& task, const std::string& path, const AdmissionContext& ctx,
-                        Diagnostics& d);
+                        Diagnostics& d, const JobSpec* spec = nullptr);
 
 // A pod's total requests: the sum over its containers.
 ResourceList pod_requests(const TaskSpec& task);

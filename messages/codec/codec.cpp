@@ -101,6 +101,7 @@ void encode_container(const Container& in, api::Container::Builder out) {
   for (capnp::uint i = 0; i < in.env.size(); ++i) {
     env[i].setName(text(in.env[i].name));
     env[i].setValue(text(in.env[i].value));
+    env[i].setFieldPath(text(in.env[i].field_path));
   }
   out.setWorkingDir(text(in.working_dir));
   encode(in.requests, out.initRequests(in.requests.values.size()));
@@ -113,7 +114,8 @@ Container decode_container(api::Container::Reader in, Diagnostics& diags, const 
   c.image = str(in.getImage());
   c.command = decode_strings(in.getCommand());
   c.args = decode_strings(in.getArgs());
-  for (auto e : in.getEnv()) c.env.push_back({str(e.getName()), str(e.getValue())});
+  for (auto e : in.getEnv())
+    c.env.push_back({str(e.getName()), str(e.getValue()), str(e.getFieldPath())});
   c.working_dir = str(in.getWorkingDir());
   c.requests = decode(in.getRequests(), diags, path + ".resources.requests");
   c.limits = decode(in.getLimits(), diags, path + ".resources.limits");

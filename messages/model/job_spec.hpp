@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "messages/model/batch_job_fields.hpp"
@@ -17,8 +18,23 @@ namespace caldera {
 struct EnvVar {
   std::string name;
   std::string value;
+  // valueFrom.fieldRef.fieldPath (Kubernetes' downward API): the value is this field of the pod,
+  // read as it starts (kFieldPaths); "" for a plain value.
+  std::string field_path = {};
   bool operator==(const EnvVar&) const = default;
 };
+
+// The fieldRef paths a pod's variables may name, as Kubernetes offers them to env; labels and
+// annotations as metadata.labels['KEY'] and metadata.annotations['KEY'].
+inline constexpr const char* kFieldPaths[] = {"metadata.name", "metadata.namespace",
+                                              "metadata.uid",  "spec.nodeName",
+                                              "status.hostIP", "status.podIP"};
+
+// metadata.labels['KEY'] -> ("labels", KEY), metadata.annotations['KEY'] -> ("annotations", KEY);
+// nullopt for any other path.
+std::optional<std::pair<std::string, std::string>> metadata_field(std::string_view path);
+// A path of kFieldPaths, or a label's or an annotation's.
+bool field_path_known(std::string_view path);
 
 struct Container {
   std::string name;
@@ -76,6 +92,15 @@ struct Plugin {
   std::vector<std::string> args;
   bool operator==(const Plugin&) const = default;
 };
+
+// "--master=chief" from a plugin's argument list (Volcano's flag syntax), or the fallback.
+std::string plugin_arg(const Plugin& p, const std::string& key, const std::string& fallback);
+
+struct JobSpec;
+// Whether a plugin of `spec` gives the container `container` of task `task` its command (ray's
+// head and worker containers: `ray start`), so that the template may leave it out.
+bool plugin_sets_command(const JobSpec& spec, const std::string& task,
+                         const std::string& container);
 
 struct JobSpec {
   std::string name;

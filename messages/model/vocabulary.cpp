@@ -182,6 +182,41 @@ std::string job_key(std::string_view ns, std::string_view name, bool batch) {
   return key;
 }
 
+std::optional<std::pair<std::string, std::string>> metadata_field(std::string_view path) {
+  for (std::string_view map : {"labels", "annotations"}) {
+    const std::string prefix = "metadata." + std::string(map) + "['";
+    if (path.size() > prefix.size() + 2 && path.substr(0, prefix.size()) == prefix &&
+        path.substr(path.size() - 2) == "']")
+      return std::pair{std::string(map),
+                       std::string(path.substr(prefix.size(), path.size() - prefix.size() - 2))};
+  }
+  return std::nullopt;
+}
+
+std::string plugin_arg(const Plugin& p, const std::string& key, const std::string& fallback) {
+  const std::string prefix = "--" + key + "=";
+  for (const auto& a : p.args)
+    if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
+  return fallback;
+}
+
+bool plugin_sets_command(const JobSpec& spec, const std::string& task,
+                         const std::string& container) {
+  for (const auto& p : spec.plugins)
+    if (p.name == "ray" && ((task == plugin_arg(p, "head", "head") &&
+                             container == plugin_arg(p, "headContainer", "head")) ||
+                            (task == plugin_arg(p, "worker", "worker") &&
+                             container == plugin_arg(p, "workerContainer", "worker"))))
+      return true;
+  return false;
+}
+
+bool field_path_known(std::string_view path) {
+  for (const char* known : kFieldPaths)
+    if (path == known) return true;
+  return metadata_field(path).has_value();
+}
+
 bool is_batch_job_key(std::string_view key) {
   auto slash = key.find('/');
   return slash != std::string_view::npos &&

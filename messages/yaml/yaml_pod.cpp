@@ -13,12 +13,34 @@ std::vector<EnvVar> read_env(YamlContext& ctx, const YamlNode& node, const std::
     EnvVar var;
     m.str("name", var.name);
     m.str("value", var.value);
-    bool from_elsewhere = m.get("valueFrom").has_value();
+    auto from = m.get("valueFrom");
     m.warn_unknown();
-    if (from_elsewhere) {
-      ctx.warn(m.path("valueFrom"),
-               "valueFrom needs the Kubernetes API, which caldera does not have; variable skipped");
-      continue;
+    if (from) {
+      // The pod's own fields are caldera's to give (the downward API); Secrets, ConfigMaps and
+      // resource fields need the Kubernetes API.
+      MapReader v(ctx, *from, m.path("valueFrom"));
+      auto field = v.get("fieldRef");
+      for (const char* other : {"secretKeyRef", "configMapKeyRef", "resourceFieldRef"})
+        v.get(other);  // said below, once
+      v.warn_unknown();
+      if (!field) {
+        ctx.warn(m.path("valueFrom"),
+                 "only valueFrom.fieldRef is read (the pod's own fields); the others need the "
+                 "Kubernetes API, which caldera does not have: variable skipped");
+        continue;
+      }
+      MapReader f(ctx, *field, v.path("fieldRef"));
+      f.str("fieldPath", var.field_path);
+      f.ignore({"apiVersion"});
+      f.warn_unknown();
+      if (!field_path_known(var.field_path)) {
+        ctx.error(f.path("fieldPath"),
+                  "fieldPath \"" + var.field_path +
+                      "\" is not one caldera gives: metadata.name, metadata.namespace, "
+                      "metadata.uid, metadata.labels['KEY'], metadata.annotations['KEY'], "
+                      "spec.nodeName, status.hostIP, status.podIP");
+        continue;
+      }
     }
     out.push_back(std::move(var));
   }

@@ -1214,5 +1214,312 @@ TEST_F(TokenCluster, ANodeWithTheWrongTokenIsRefused) {
   ::unsetenv("CALDERA_TOKEN");
 }
 
+// Volcano's own examples (example/integrations/mpi, tensorflow, ray; example/jobflow) as a Volcano
+// user has them, each command replaced by a stand-in that reads the same files and variables, run
+// on three nodes without rewriting a path: pods of one job land on different nodes (each asks
+// 1200m of a node's 2 cpus) and read the same host lists at /etc/volcano.
+TEST_F(Cluster, VolcanosMpiTensorflowRayAndJobFlowExamplesRunUnchangedOnThreeNodes) {
+  auto& c = *nodes_[0];
+  auto get_json = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"-o", "json"});
+    auto r = c.cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out) : json::object();
+  };
+  const auto nodes = get_json({"get", "nodes"});
+  ASSERT_EQ(nodes["items"].size(), 3u);
+  for (const auto& n : nodes["items"])
+    ASSERT_EQ(n["metadata"]["labels"].value("caldera.io/private-etc", std::string()), "true")
+        << "this machine cannot give pods /etc/volcano: " << c.log();
+  auto nodes_of = [&](const std::string& job) {
+    std::set<std::string> out;
+    const auto pods = get_json({"get", "pods", "--job", job});
+    for (const auto& p : pods["items"]) out.insert(p["spec"]["nodeName"].get<std::string>());
+    return out;
+  };
+  // Where stand-ins leave a mark for one another, as mpiexec waits for the workers' sshd.
+  const std::string marks = dir_.path() + "/marks";
+  std::filesystem::create_directories(marks);
+  auto logs = [&](const std::string& pod) { return c.cli({"logs", pod}).out; };
+  // A stand-in's mark: what it read, then its pod's directory, which is under its node's.
+  auto mark = [&](const std::string& name) {
+    std::ifstream in(marks + "/" + name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto node_dir = [&](const std::string& text) {
+    for (const char* n : {"/node-1/", "/node-2/", "/node-3/"})
+      if (text.find(n) != std::string::npos) return std::string(n);
+    return std::string("none");
+  };
+  auto run = [&](const std::string& yaml, const std::string& job) {
+    auto r = c.cli({"submit", "-f", "-"}, yaml);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto w = c.cli({"wait", "job", job, "--for=phase=Completed", "--timeout=60s"});
+    EXPECT_EQ(w.exit_code, 0) << w.err << c.cli({"describe", "job", job}).out;
+  };
+
+  // example/integrations/mpi/mpi-example.yaml: the master reads the workers' hosts where the svc
+  // plugin puts them; sshd and mpiexec are stand-ins.
+  run(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: lm-mpi-job
+spec:
+  minAvailable: 3
+  schedulerName: volcano
+  plugins:
+    ssh: []
+    svc: []
+  tasks:
+    - replicas: 1
+      name: mpimaster
+      policies:
+        - event: TaskCompleted
+          action: CompleteJob
+      template:
+        spec:
+          containers:
+            - command:
+                - /bin/sh
+                - -c
+                - |
+                  until [ -e )" +
+          marks + R"(/mpi-0 ] && [ -e )" + marks + R"(/mpi-1 ]; do sleep 0.1; done;
+                  MPI_HOST=`cat /etc/volcano/mpiworker.host | tr "\n" ","`;
+                  echo mpiexec --allow-run-as-root --host ${MPI_HOST} -np 2 mpi_hello_world;
+              image: volcanosh/example-mpi:0.0.3
+              name: mpimaster
+              ports:
+                - containerPort: 22
+                  name: mpijob-port
+              workingDir: /home
+              resources: {requests: {cpu: 1200m}}
+          restartPolicy: OnFailure
+    - replicas: 2
+      name: mpiworker
+      template:
+        spec:
+          containers:
+            - command:
+                - /bin/sh
+                - -c
+                - |
+                  M=)" +
+          marks +
+          R"(/mpi-$VK_TASK_INDEX; { cat /etc/volcano/mpiworker.host; echo $VC_POD_DIR; } > $M.new; mv $M.new $M; exec sleep 60
+              image: volcanosh/example-mpi:0.0.3
+              name: mpiworker
+              ports:
+                - containerPort: 22
+                  name: mpijob-port
+              workingDir: /home
+              resources: {requests: {cpu: 1200m}}
+          restartPolicy: OnFailure
+)",
+      "lm-mpi-job");
+  EXPECT_EQ(logs("lm-mpi-job-mpimaster-0"),
+            "mpiexec --allow-run-as-root --host 127.0.0.1,127.0.0.1, -np 2 mpi_hello_world\n");
+  // The workers (stopped by CompleteJob, and gone as Volcano's are) read the same list.
+  const auto w0 = mark("mpi-0"), w1 = mark("mpi-1");
+  EXPECT_EQ(w0.substr(0, 20), "127.0.0.1\n127.0.0.1\n") << w0;
+  EXPECT_EQ(w1.substr(0, 20), "127.0.0.1\n127.0.0.1\n") << w1;
+  const std::string master_node =
+      "/" + *nodes_of("lm-mpi-job").begin() + "/";  // the one pod left: the master
+  EXPECT_EQ((std::set<std::string>{master_node, node_dir(w0), node_dir(w1)}).size(), 3u)
+      << "one pod per node: " << master_node << w0 << w1;
+
+  // example/integrations/tensorflow/tf-example.yaml: ps and workers build their host lists from
+  // /etc/volcano/*.host; the benchmark is a stand-in.
+  const std::string tf_task = R"(
+              image: volcanosh/example-tf:0.0.1
+              name: tensorflow
+              ports:
+                - containerPort: 2222
+                  name: tfjob-port
+              resources: {requests: {cpu: 1200m}}
+          restartPolicy: OnFailure
+)";
+  const std::string hosts =
+      R"(                  PS_HOST=`cat /etc/volcano/ps.host | sed 's/$/&:2222/g' | tr "\n" ","`;
+                  WORKER_HOST=`cat /etc/volcano/worker.host | sed 's/$/&:2222/g' | tr "\n" ","`;
+)";
+  run(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: tensorflow-benchmark
+spec:
+  minAvailable: 3
+  schedulerName: kube-batch
+  plugins:
+    env: []
+    svc: []
+  policies:
+    - event: PodEvicted
+      action: RestartJob
+  tasks:
+    - replicas: 1
+      name: ps
+      template:
+        spec:
+          imagePullSecrets:
+            - name: default-secret
+          containers:
+            - command:
+                - sh
+                - -c
+                - |
+)" + hosts +
+          R"(                  echo --job_name=ps --task_index=${VK_TASK_INDEX} --ps_hosts=${PS_HOST} --worker_hosts=${WORKER_HOST} > )" +
+          marks + R"(/tf.new; mv )" + marks + R"(/tf.new )" + marks + R"(/tf-ps; exec sleep 60)" +
+          tf_task + R"(    - replicas: 2
+      name: worker
+      policies:
+        - event: TaskCompleted
+          action: CompleteJob
+      template:
+        spec:
+          imagePullSecrets:
+            - name: default-secret
+          containers:
+            - command:
+                - sh
+                - -c
+                - |
+)" + hosts +
+          R"(                  echo --job_name=worker --task_index=${VK_TASK_INDEX} --ps_hosts=${PS_HOST} --worker_hosts=${WORKER_HOST})" +
+          tf_task,
+      "tensorflow-benchmark");
+  EXPECT_EQ(nodes_of("tensorflow-benchmark").size(), 2u)
+      << "the workers; the ps went with CompleteJob";
+  EXPECT_EQ(logs("tensorflow-benchmark-worker-1"),
+            "--job_name=worker --task_index=1 --ps_hosts=127.0.0.1:2222, "
+            "--worker_hosts=127.0.0.1:2222,127.0.0.1:2222,\n");
+  EXPECT_EQ(mark("tf-ps"),
+            "--job_name=ps --task_index=0 --ps_hosts=127.0.0.1:2222, "
+            "--worker_hosts=127.0.0.1:2222,127.0.0.1:2222,\n");
+
+  // example/integrations/ray/ray-example.yaml: no command at all, the ray plugin gives it; `ray`
+  // is a stand-in first on the containers' PATH.
+  const std::string bin = dir_.path() + "/bin";
+  std::filesystem::create_directories(bin);
+  write_file(bin, "ray", "#!/bin/sh\necho ray \"$@\"\n");
+  std::filesystem::permissions(bin + "/ray", std::filesystem::perms::owner_all);
+  const std::string ray_env = "              env: [{name: PATH, value: \"" + bin +
+                              ":/usr/bin:/bin\"}]\n              resources: {requests: {cpu: "
+                              "1200m}}\n";
+  run(R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: ray-cluster-job
+spec:
+  minAvailable: 3
+  schedulerName: volcano
+  plugins:
+    ray: []
+  policies:
+    - event: PodEvicted
+      action: RestartJob
+  queue: default
+  tasks:
+    - replicas: 1
+      name: head
+      template:
+        spec:
+          containers:
+            - name: head
+              image: bitnami/ray:2.49.0
+)" + ray_env +
+          R"(          restartPolicy: OnFailure
+    - replicas: 2
+      name: worker
+      template:
+        spec:
+          containers:
+            - name: worker
+              image: bitnami/ray:2.49.0
+)" + ray_env +
+          R"(          restartPolicy: OnFailure
+)",
+      "ray-cluster-job");
+  EXPECT_EQ(nodes_of("ray-cluster-job").size(), 3u);
+  EXPECT_EQ(logs("ray-cluster-job-head-0"),
+            "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=8265 "
+            "--ray-client-server-port=10001\n");
+  EXPECT_EQ(logs("ray-cluster-job-worker-1"), "ray start --block --address=127.0.0.1:6379\n");
+
+  // example/jobflow: five templates (the PriorityClass they name, as a cluster has it) and the
+  // flow a -> b -> (c, d) -> e.
+  std::string templates =
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high-priority}\n"
+      "value: 1000\n";
+  for (const char* name : {"a", "b", "c", "d", "e"})
+    templates += std::string(
+                     "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\n"
+                     "metadata:\n  name: ") +
+                 name + R"(
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  priorityClassName: high-priority
+  policies:
+    - event: PodEvicted
+      action: RestartJob
+  plugins:
+    ssh: []
+    env: []
+    svc: []
+  maxRetry: 5
+  queue: default
+  tasks:
+    - replicas: 1
+      name: "default-nginx"
+      template:
+        metadata:
+          name: web
+        spec:
+          containers:
+            - image: nginx:1.14.2
+              command:
+                - sh
+                - -c
+                - sleep 0.2s
+              imagePullPolicy: IfNotPresent
+              name: nginx
+              resources:
+                requests:
+                  cpu: "1"
+          restartPolicy: OnFailure
+)";
+  ASSERT_EQ(c.cli({"submit", "-f", "-"}, templates).exit_code, 0);
+  ASSERT_EQ(c.cli({"submit", "-f", "-"}, R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata:
+  name: test
+  namespace: default
+spec:
+  jobRetainPolicy: delete   # After jobflow runs, keep the generated job. Otherwise, delete it.
+  flows:
+    - name: a
+      maxRetry: 5           # When the maxRetry defined, use this maxRetry count for JobFlowTemplate
+    - name: b
+      maxRetry: 2
+      dependsOn:
+        targets: ['a']
+    - name: c
+      dependsOn:
+        targets: ['b']
+    - name: d
+      dependsOn:
+        targets: ['b']
+    - name: e
+      dependsOn:
+        targets: ['c','d']
+)")
+                .exit_code,
+            0);
+  auto w = c.cli({"wait", "jobflow", "test", "--for=phase=Succeed", "--timeout=60s"});
+  EXPECT_EQ(w.exit_code, 0) << w.err << c.cli({"get", "jobflow", "test", "-o", "yaml"}).out;
+}
+
 }  // namespace
 }  // namespace caldera::testing

@@ -208,3 +208,103 @@ TEST_F(NoPrivateEtc, AJobIsToldAtSubmitAndItsPodsFindTheFilesInTheirDirectory) {
 
 }  // namespace
 }  // namespace caldera::testing
+
+namespace caldera::testing {
+namespace {
+
+class MorePlugins : public JobPlugins {
+ protected:
+  std::string run_and_log(const std::string& yaml, const std::string& job, const std::string& pod) {
+    auto r = node.cli({"submit", "-f", "-"}, yaml);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto wait = node.cli({"wait", "job", job, "--for=phase=Completed", "--timeout=30s"});
+    EXPECT_EQ(wait.exit_code, 0) << wait.err << node.cli({"describe", "job", job}).out;
+    return node.cli({"logs", pod}).out;
+  }
+};
+
+TEST_F(MorePlugins, TensorflowTellsEachPodTheClusterAndItsRole) {
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: tf}
+spec:
+  minAvailable: 2
+  plugins: {tensorflow: ["--ps=ps", "--worker=worker", "--port=2300"], svc: []}
+  tasks:
+    - name: ps
+      replicas: 1
+      template: {spec: {containers: [{name: main, command: [sh, -c, 'echo "$TF_CONFIG"']}]}}
+    - name: worker
+      replicas: 1
+      template: {spec: {containers: [{name: main, command: [sh, -c, 'echo "$TF_CONFIG"']}]}}
+)";
+  auto worker = json::parse(run_and_log(yaml, "tf", "tf-worker-0"));
+  EXPECT_EQ(worker["task"], (json{{"type", "worker"}, {"index", 0}}));
+  EXPECT_EQ(worker["cluster"]["ps"], json::array({"127.0.0.1:2300"}));
+  EXPECT_EQ(worker["cluster"]["worker"], json::array({"127.0.0.1:2301"}));
+  auto ps = json::parse(node.cli({"logs", "tf-ps-0"}).out);
+  EXPECT_EQ(ps["task"]["type"], "ps");
+  EXPECT_EQ(ps["cluster"], worker["cluster"]);
+}
+
+TEST_F(MorePlugins, RayStartsItsHeadAndWorkersWithTheHeadsAddress) {
+  // A stand-in `ray` that says how it was started, first on the containers' PATH.
+  const std::string bin = dir.path() + "/bin";
+  std::filesystem::create_directories(bin);
+  {
+    std::ofstream script(bin + "/ray");
+    script << "#!/bin/sh\necho ray \"$@\"\n";
+  }
+  std::filesystem::permissions(bin + "/ray", std::filesystem::perms::owner_all);
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: rc}
+spec:
+  minAvailable: 2
+  plugins: {ray: ["--port=6390"], svc: []}
+  tasks:
+    - name: head
+      replicas: 1
+      template: {spec: {containers: [{name: head, image: rayproject/ray, env: [{name: PATH, value: ")" +
+                           bin + R"(:/usr/bin:/bin"}]}]}}
+    - name: worker
+      replicas: 1
+      template: {spec: {containers: [{name: worker, image: rayproject/ray, env: [{name: PATH, value: ")" +
+                           bin + R"(:/usr/bin:/bin"}]}]}}
+)";
+  EXPECT_EQ(run_and_log(yaml, "rc", "rc-head-0"),
+            "ray start --head --block --dashboard-host=0.0.0.0 --port=6390 --dashboard-port=8265 "
+            "--ray-client-server-port=10001\n");
+  EXPECT_EQ(node.cli({"logs", "rc-worker-0"}).out, "ray start --block --address=127.0.0.1:6390\n");
+}
+
+TEST_F(MorePlugins, HcclrankGivesEachPodARankItReadsThroughTheDownwardApi) {
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: hc}
+spec:
+  minAvailable: 3
+  plugins: {hcclrank: []}
+  tasks:
+    - name: master
+      replicas: 1
+      template: &pod
+        spec:
+          containers:
+            - name: main
+              command: [sh, -c, 'echo $RANK_INDEX $POD $NODE']
+              env:
+                - {name: RANK_INDEX, valueFrom: {fieldRef: {fieldPath: "metadata.annotations['hccl/rankIndex']"}}}
+                - {name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+                - {name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+    - name: worker
+      replicas: 2
+      template: *pod
+)";
+  EXPECT_EQ(run_and_log(yaml, "hc", "hc-master-0"), "0 hc-master-0 local\n");
+  EXPECT_EQ(node.cli({"logs", "hc-worker-0"}).out, "1 hc-worker-0 local\n");
+  EXPECT_EQ(node.cli({"logs", "hc-worker-1"}).out, "2 hc-worker-1 local\n");
+}
+
+}  // namespace
+}  // namespace caldera::testing

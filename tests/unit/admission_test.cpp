@@ -322,6 +322,7 @@ TEST(Admission, PodMustFitTheLargestNode) {
   const std::string path = "spec.tasks[0].template.spec.containers";
   EXPECT_TRUE(has(d.errors, path, "requests cpu 9 but the largest node has 8"));
   EXPECT_TRUE(has(d.errors, path, "requests nvidia.com/gpu 1 but no node has nvidia.com/gpu"));
+  EXPECT_TRUE(has(d.errors, path, "once its entry in the cluster config lists it under resources"));
   EXPECT_EQ(d.errors.size(), 2u) << dump(d.errors);
   // Without knowledge of the nodes there is nothing to compare with.
   EXPECT_TRUE(admit_yaml(text, AdmissionContext{}).errors.empty());
@@ -418,6 +419,109 @@ TEST(Admission, EveryViolationIsReported) {
   EXPECT_TRUE(has(e, "spec.tasks[1].name", "used twice"));
   EXPECT_TRUE(has(e, "spec.tasks[1].name", "DNS-1123"));
   EXPECT_EQ(e.size(), 11u) << dump(e);
+}
+
+}  // namespace
+}  // namespace caldera
+
+namespace caldera {
+namespace {
+
+std::string ray_job(const std::string& plugin_args, const std::string& head_task = "head") {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: r}\nspec:\n"
+         "  plugins: {ray: [" +
+         plugin_args + "]}\n  tasks:\n    - name: " + head_task +
+         "\n      replicas: 1\n      template: {spec: {containers: [{name: head, image: ray}]}}\n"
+         "    - name: worker\n      replicas: 2\n      template: {spec: {containers: [{name: "
+         "worker, image: ray}]}}\n";
+}
+
+Diagnostics admit_text(const std::string& text) {
+  Diagnostics parse;
+  auto parsed = parse_yaml(text, parse);
+  EXPECT_TRUE(parse.ok()) << dump(parse.errors);
+  Diagnostics diags;
+  if (parsed.jobs.size() != 1) return diags;
+  apply_defaults(parsed.jobs[0].value);
+  admit(parsed.jobs[0].value, AdmissionContext{}, diags);
+  return diags;
+}
+
+TEST(Admission, RaysHeadAndWorkerContainersNeedNoCommandTheRestDo) {
+  auto ok = admit_text(ray_job(""));
+  EXPECT_TRUE(ok.ok()) << dump(ok.errors);
+  auto no_head = admit_text(ray_job("", "boss"));
+  EXPECT_TRUE(has(no_head.errors, "spec.plugins.ray", "no task \"head\""));
+  EXPECT_TRUE(
+      has(no_head.errors, "spec.tasks[0].template.spec.containers[0].command", "set command"))
+      << "not the head task: the plugin gives it nothing";
+  auto named = admit_text(ray_job("\"--head=boss\"", "boss"));
+  EXPECT_TRUE(named.ok()) << dump(named.errors);
+  auto port = admit_text(ray_job("\"--port=99999\""));
+  EXPECT_TRUE(has(port.errors, "spec.plugins.ray", "--port=99999 is not a port"));
+}
+
+TEST(Admission, TensorflowRayAndHcclrankAreKnownPlugins) {
+  for (const char* plugin : {"tensorflow", "hcclrank"}) {
+    auto d = admit_text(std::string("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                                    "metadata: {name: j}\nspec:\n  plugins: {") +
+                        plugin +
+                        ": []}\n  tasks: [{name: worker, replicas: 2, template: {spec: "
+                        "{containers: [{name: c, command: [\"true\"]}]}}}]\n");
+    EXPECT_TRUE(d.ok()) << plugin << ": " << dump(d.errors);
+  }
+}
+
+TEST(JobYamlEnv, FieldRefIsReadAndAnUnknownPathIsRefusedAtIt) {
+  Diagnostics d;
+  auto docs = parse_yaml(
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+      "  tasks: [{name: w, replicas: 1, template: {spec: {containers: [{name: c, command: "
+      "[\"true\"], env: [{name: A, valueFrom: {fieldRef: {fieldPath: "
+      "\"metadata.annotations['hccl/rankIndex']\"}}}, {name: B, valueFrom: {fieldRef: "
+      "{apiVersion: v1, fieldPath: status.hostIP}}}, {name: C, valueFrom: {secretKeyRef: "
+      "{name: s, key: k}}}, {name: D, valueFrom: {fieldRef: {fieldPath: spec.hostname}}}]}]}}}]\n",
+      d);
+  ASSERT_EQ(docs.jobs.size(), 1u);
+  const auto& env = docs.jobs[0].value.tasks[0].template_.containers[0].env;
+  ASSERT_EQ(env.size(), 2u) << "C is skipped with a warning, D refused";
+  EXPECT_EQ(env[0].field_path, "metadata.annotations['hccl/rankIndex']");
+  EXPECT_EQ(env[1].field_path, "status.hostIP");
+  EXPECT_TRUE(has(d.warnings, "spec.tasks[0].template.spec.containers[0].env[2].valueFrom",
+                  "only valueFrom.fieldRef is read"));
+  EXPECT_TRUE(has(d.errors,
+                  "spec.tasks[0].template.spec.containers[0].env[3].valueFrom.fieldRef.fieldPath",
+                  "\"spec.hostname\" is not one caldera gives"));
+  EXPECT_EQ(d.errors.size(), 1u) << dump(d.errors);
+}
+
+}  // namespace
+}  // namespace caldera
+
+namespace caldera {
+namespace {
+
+TEST(Admission, VolcanoAnnotationsCalderaDoesNotHonourAreWarnedAboutAtTheirPath) {
+  Diagnostics parse;
+  auto docs = parse_yaml(
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n"
+      "    volcano.sh/preemptable: \"false\"\n    team: ml\nspec:\n  tasks:\n    - name: w\n"
+      "      replicas: 1\n      template:\n        metadata:\n          annotations:\n"
+      "            volcano.sh/task-topology-affinity: w\n        spec:\n"
+      "          containers: [{name: c, command: [\"true\"]}]\n",
+      parse);
+  ASSERT_TRUE(parse.ok()) << dump(parse.errors);
+  ASSERT_EQ(docs.jobs.size(), 1u);
+  Diagnostics d;
+  apply_defaults(docs.jobs[0].value);
+  admit(docs.jobs[0].value, AdmissionContext{}, d);
+  EXPECT_TRUE(d.ok()) << dump(d.errors);
+  EXPECT_TRUE(has(d.warnings, "metadata.annotations.volcano.sh/preemptable",
+                  "caldera does not honour it yet"));
+  EXPECT_TRUE(has(d.warnings,
+                  "spec.tasks[0].template.metadata.annotations.volcano.sh/task-topology-affinity",
+                  "task-topology plugin"));
+  EXPECT_EQ(d.warnings.size(), 2u) << dump(d.warnings) << "team: ml is the user's own";
 }
 
 }  // namespace

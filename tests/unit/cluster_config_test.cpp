@@ -1,5 +1,6 @@
 // The cluster config file: what it reads, and the paths of what is wrong in it.
 #include <gtest/gtest.h>
+#include <sys/statvfs.h>
 
 #include <map>
 #include <string>
@@ -127,6 +128,12 @@ TEST(ClusterConfig, EmbeddedDefaultUsesThisMachine) {
   EXPECT_EQ(cfg.coordinator, cfg.nodes[0].name);
   EXPECT_GE(cfg.nodes[0].resources.get("cpu"), 1000);
   EXPECT_GT(cfg.nodes[0].resources.get("memory"), 0);
+  // ephemeral-storage: the size of the data dir's file system (here, /tmp's: /tmp/x need not
+  // exist), as the kubelet offers its root file system.
+  struct statvfs fs {};
+  ASSERT_EQ(::statvfs("/tmp", &fs), 0);
+  EXPECT_EQ(cfg.nodes[0].resources.get("ephemeral-storage"),
+            static_cast<MilliValue>(fs.f_blocks) * static_cast<MilliValue>(fs.f_frsize) * 1000);
 }
 
 TEST(ClusterConfig, GatewayLimitsPerNode) {

@@ -434,7 +434,7 @@ spec:
               env:
                 - {name: A, value: "1"}
                 - name: B
-                  valueFrom: {fieldRef: {fieldPath: metadata.name}}
+                  valueFrom: {configMapKeyRef: {name: m, key: k}}
 status: {}
 )",
                            diags);

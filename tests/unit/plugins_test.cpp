@@ -183,3 +183,119 @@ TEST(PluginFiles, AJobWithoutSvcOrMpiHasNoFilesToRefresh) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+using namespace caldera::testing;
+
+std::string env_in(const PodRuntime& rt, const std::string& name) {
+  for (const auto& e : rt.containers[0].env)
+    if (e.name == name) return e.value;
+  return "<unset>";
+}
+
+JobModel placed_on_one(JobSpec spec) {
+  auto c = test_clock();
+  auto m = new_job(std::move(spec), "u1", c);
+  sync_job(m, c);
+  for (auto& [name, p] : m.pods) {
+    p.node = "n1";
+    p.host_ip = "10.0.0.1";
+  }
+  return m;
+}
+
+TEST(Plugins, TensorflowGivesEveryPodTheClusterAndItsOwnRoleWithAPortEach) {
+  auto spec = spec_with({{"ps", 1}, {"worker", 2}});
+  spec.plugins = {{"tensorflow", {"--port=3000"}}};
+  auto m = placed_on_one(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-worker-1"), m.pods);
+  EXPECT_EQ(env_of(out, "TF_CONFIG"),
+            "{\"cluster\":{\"ps\":[\"10.0.0.1:3000\"],\"worker\":[\"10.0.0.1:3001\","
+            "\"10.0.0.1:3002\"]},\"task\":{\"type\":\"worker\",\"index\":1}}");
+  auto ps = plugin_output(m.job.spec, m.pods.at("job-ps-0"), m.pods);
+  EXPECT_NE(env_of(ps, "TF_CONFIG").find("\"task\":{\"type\":\"ps\",\"index\":0}"),
+            std::string::npos);
+  // A stand-alone job (one task, one pod) gets none, as in Volcano.
+  auto alone = spec_with({{"worker", 1}});
+  alone.plugins = {{"tensorflow", {}}};
+  auto a = placed_on_one(alone);
+  EXPECT_EQ(env_of(plugin_output(a.job.spec, a.pods.at("job-worker-0"), a.pods), "TF_CONFIG"),
+            "<unset>");
+}
+
+TEST(Plugins, TensorflowNamesItsRolesAsTheFlagsSay) {
+  auto spec = spec_with({{"boss", 1}, {"w", 1}, {"eval", 1}});
+  spec.plugins = {{"tensorflow", {"--chief=boss", "--worker=w", "--evaluator=eval"}}};
+  auto m = placed_on_one(spec);
+  auto out = env_of(plugin_output(m.job.spec, m.pods.at("job-boss-0"), m.pods), "TF_CONFIG");
+  EXPECT_EQ(out,
+            "{\"cluster\":{\"worker\":[\"10.0.0.1:2222\"],\"chief\":[\"10.0.0.1:2223\"],"
+            "\"evaluator\":[\"10.0.0.1:2224\"]},\"task\":{\"type\":\"chief\",\"index\":0}}");
+}
+
+TEST(Plugins, RayStartsTheHeadAndPointsEachWorkerAtIt) {
+  auto spec = spec_with({{"head", 1}, {"worker", 2}});
+  spec.plugins = {{"ray", {"--port=7000"}}};
+  Container head;
+  head.name = "head";
+  head.command = {"python", "x.py"};
+  head.args = {"--flag"};
+  Container worker;
+  worker.name = "worker";
+  spec.tasks[0].template_.containers = {head};
+  spec.tasks[1].template_.containers = {worker};
+  auto m = placed_on_one(spec);
+  auto h = pod_runtime(m.job.spec, m.pods.at("job-head-0"), m.pods);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->containers[0].command,
+            (std::vector<std::string>{"sh", "-c",
+                                      "ray start --head --block --dashboard-host=0.0.0.0 "
+                                      "--port=7000 --dashboard-port=8265 "
+                                      "--ray-client-server-port=10001"}));
+  EXPECT_TRUE(h->containers[0].args.empty()) << "the plugin's command replaces the template's";
+  auto w = pod_runtime(m.job.spec, m.pods.at("job-worker-1"), m.pods);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->containers[0].command,
+            (std::vector<std::string>{"sh", "-c", "ray start --block --address=10.0.0.1:7000"}));
+  EXPECT_TRUE(plugin_sets_command(m.job.spec, "worker", "worker"));
+  EXPECT_FALSE(plugin_sets_command(m.job.spec, "worker", "sidecar"));
+}
+
+TEST(Plugins, HcclrankGivesMastersThenWorkersARankAnnotationThatFieldRefsRead) {
+  auto spec = spec_with({{"master", 1}, {"worker", 2}});
+  spec.plugins = {{"hcclrank", {}}};
+  Container c;
+  c.name = "main";
+  c.command = {"true"};
+  c.env = {{"RANK_INDEX", "", "metadata.annotations['hccl/rankIndex']"},
+           {"POD", "", "metadata.name"},
+           {"HOST", "", "status.hostIP"},
+           {"TASK", "", "metadata.labels['volcano.sh/task-spec']"},
+           {"NONE", "", "metadata.annotations['absent']"}};
+  for (auto& t : spec.tasks) t.template_.containers = {c};
+  auto m = placed_on_one(spec);
+  std::map<std::string, std::string> ranks;
+  for (auto pod : {"job-master-0", "job-worker-0", "job-worker-1"}) {
+    auto rt = pod_runtime(m.job.spec, m.pods.at(pod), m.pods);
+    ASSERT_TRUE(rt);
+    ranks[pod] = env_in(*rt, "RANK_INDEX");
+    EXPECT_EQ(env_in(*rt, "POD"), pod);
+    EXPECT_EQ(env_in(*rt, "HOST"), "10.0.0.1");
+    EXPECT_EQ(env_in(*rt, "NONE"), "") << "a missing key reads empty, as in Kubernetes";
+    for (const auto& e : rt->containers[0].env) EXPECT_EQ(e.field_path, "") << e.name;
+  }
+  EXPECT_EQ(ranks, (std::map<std::string, std::string>{
+                       {"job-master-0", "0"}, {"job-worker-0", "1"}, {"job-worker-1", "2"}}));
+  auto w = pod_runtime(m.job.spec, m.pods.at("job-worker-1"), m.pods);
+  EXPECT_EQ(env_in(*w, "TASK"), "worker");
+  // A pod that sets RANK has that rank.
+  spec.tasks[1].template_.containers[0].env.push_back({"RANK", "7"});
+  auto m2 = placed_on_one(spec);
+  auto out = plugin_output(m2.job.spec, m2.pods.at("job-worker-0"), m2.pods);
+  EXPECT_EQ(out.annotations.at("hccl/rankIndex"), "7");
+}
+
+}  // namespace
+}  // namespace caldera

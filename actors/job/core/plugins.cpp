@@ -11,14 +11,6 @@
 namespace caldera {
 namespace {
 
-// "--master=chief" from a plugin's argument list, or the fallback.
-std::string plugin_arg(const Plugin& p, const std::string& key, const std::string& fallback) {
-  const std::string prefix = "--" + key + "=";
-  for (const auto& a : p.args)
-    if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
-  return fallback;
-}
-
 // VC_<TASK>_HOSTS: upper case, and '-' becomes '_' so that the name is a valid variable.
 std::string env_task(const std::string& task) {
   std::string out = task;
@@ -95,6 +87,88 @@ void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& p
   out.env.push_back({"OMPI_MCA_plm_rsh_args", "-p " + port});
 }
 
+int32_t port_arg(const Plugin& p, const std::string& key, int32_t fallback) {
+  auto text = plugin_arg(p, key, "");
+  if (text.empty()) return fallback;
+  try {
+    return std::stoi(text);
+  } catch (const std::exception&) {
+    return fallback;  // admission refuses it; a stored job from before keeps the default
+  }
+}
+
+// TF_CONFIG, as Volcano's tensorflow plugin writes it: every role task's pods as host:port, and
+// this pod's role and index. Pods share their node's network, so each gets a port of its own:
+// --port plus its place in the cluster (ps, then worker, chief, evaluator, by index), where
+// Volcano gives every pod --port at its own DNS name.
+void tensorflow(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
+                PluginOutput& out) {
+  if (spec.tasks.size() == 1 && spec.tasks[0].replicas == 1) return;  // stand-alone: none
+  const std::vector<std::pair<std::string, std::string>> roles{
+      {"ps", plugin_arg(p, "ps", "ps")},
+      {"worker", plugin_arg(p, "worker", "worker")},
+      {"chief", plugin_arg(p, "chief", "chief")},
+      {"evaluator", plugin_arg(p, "evaluator", "evaluator")}};
+  const int32_t base = port_arg(p, "port", 2222);
+  int32_t next = 0;
+  std::string cluster, type = pod.task_name;
+  for (const auto& [role, task_name] : roles) {
+    const TaskSpec* t = find(spec, task_name);
+    if (pod.task_name == task_name) type = role;
+    if (!t) continue;
+    std::vector<std::string> entries;
+    for (const auto& host : task_hosts(spec, *t, pod.job_version, pods))
+      entries.push_back(fmt::format("\"{}:{}\"", host, base + next++));
+    cluster += fmt::format("{}\"{}\":[{}]", cluster.empty() ? "" : ",", role, join(entries, ","));
+  }
+  out.env.push_back({"TF_CONFIG", fmt::format("{{\"cluster\":{{{}}},\"task\":{{\"type\":\"{}\","
+                                              "\"index\":{}}}}}",
+                                              cluster, type, pod.index)});
+}
+
+// Volcano's ray plugin: the head container runs `ray start --head`, each worker container
+// `ray start --address=` the head's host and port.
+void ray(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
+         PluginOutput& out) {
+  const auto head = plugin_arg(p, "head", "head");
+  const auto worker = plugin_arg(p, "worker", "worker");
+  const TaskSpec* h = find(spec, head);
+  if (!h || h->replicas < 1) return;  // admission refuses a ray job without its head task
+  const int32_t port = port_arg(p, "port", 6379);
+  if (pod.task_name == head)
+    out.commands[plugin_arg(p, "headContainer", "head")] = {
+        "sh", "-c",
+        fmt::format("ray start --head --block --dashboard-host=0.0.0.0 --port={} "
+                    "--dashboard-port={} --ray-client-server-port={}",
+                    port, port_arg(p, "dashboardPort", 8265), port_arg(p, "clientPort", 10001))};
+  if (pod.task_name == worker) {
+    auto head_host = task_hosts(spec, *h, pod.job_version, pods).front();
+    out.commands[plugin_arg(p, "workerContainer", "worker")] = {
+        "sh", "-c", fmt::format("ray start --block --address={}:{}", head_host, port)};
+  }
+}
+
+// Volcano's hcclrank plugin: the pod's rank as the annotation hccl/rankIndex: its RANK when the
+// pod sets one, else its index among the masters, then the workers after them.
+void hcclrank(const JobSpec& spec, const Plugin& p, const Pod& pod, PluginOutput& out) {
+  const auto master = plugin_arg(p, "master", "master");
+  const auto worker = plugin_arg(p, "worker", "worker");
+  const TaskSpec* task = find(spec, pod.task_name);
+  if (task)
+    for (const auto& c : task->template_.containers)
+      for (const auto& e : c.env)
+        if (e.name == "RANK" && !e.value.empty()) {
+          out.annotations["hccl/rankIndex"] = e.value;
+          return;
+        }
+  if (pod.task_name == master) {
+    out.annotations["hccl/rankIndex"] = std::to_string(pod.index);
+  } else if (pod.task_name == worker) {
+    const TaskSpec* m = find(spec, master);
+    out.annotations["hccl/rankIndex"] = std::to_string((m ? m->replicas : 0) + pod.index);
+  }
+}
+
 }  // namespace
 
 void refresh_plugin_files(JobModel& m, Effects& fx) {
@@ -122,6 +196,9 @@ PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& 
     if (p.name == "svc") svc(spec, pod, pods, out);
     if (p.name == "pytorch") pytorch(spec, p, pod, pods, out);
     if (p.name == "mpi") mpi(spec, p, pod, pods, out);
+    if (p.name == "tensorflow") tensorflow(spec, p, pod, pods, out);
+    if (p.name == "ray") ray(spec, p, pod, pods, out);
+    if (p.name == "hcclrank") hcclrank(spec, p, pod, out);
     // env: VK_TASK_INDEX / VC_TASK_INDEX are given to every pod (pod_template.cpp).
   }
   return out;

@@ -1,5 +1,6 @@
-// Volcano's job plugins (env, svc, pytorch, mpi) as what they give a pod at launch: environment
-// variables and small files in the pod's directory. Pure and idempotent: the same job and pods
+// Volcano's job plugins (env, svc, pytorch, mpi, tensorflow, ray, hcclrank) as what they give a
+// pod at launch: environment variables, small files in the pod's directory, a container's command
+// (ray) and annotations (hcclrank). Pure and idempotent: the same job and pods
 // always give the same result.
 #pragma once
 
@@ -18,6 +19,9 @@ namespace caldera {
 struct PluginOutput {
   std::vector<EnvVar> env;
   std::map<std::string, std::string> files;  // path relative to the pod's directory -> content
+  // A container's command set by a plugin (ray's `ray start`), its args dropped: by name.
+  std::map<std::string, std::vector<std::string>> commands;
+  std::map<std::string, std::string> annotations;  // the pod's (hcclrank's hccl/rankIndex)
 };
 
 // The plugins named in `spec.plugins`, for `pod`, given every pod of the job (by name). A pod's

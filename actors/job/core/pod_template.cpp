@@ -24,6 +24,56 @@ void set_env(std::vector<EnvVar>& env, const std::string& name, const std::strin
   env.push_back({name, value});
 }
 
+// A pod's labels and annotations, as `get pod` shows them, with what its plugins add: what its
+// variables' fieldRefs read.
+void pod_metadata(const JobSpec& spec, const TaskSpec& task, const Pod& pod,
+                  const std::map<std::string, std::string>& plugin_annotations,
+                  std::map<std::string, std::string>& labels,
+                  std::map<std::string, std::string>& annotations) {
+  labels = task.template_.labels;
+  annotations = task.template_.annotations;
+  if (spec.batch) {
+    labels["batch.kubernetes.io/job-name"] = spec.name;
+    labels["job-name"] = spec.name;
+    if (spec.batch->indexed() && pod.index >= 0) {
+      labels[kCompletionIndexAnnotation] = std::to_string(pod.index);
+      annotations[kCompletionIndexAnnotation] = std::to_string(pod.index);
+    }
+  } else {
+    labels["volcano.sh/job-name"] = spec.name;
+    labels["volcano.sh/task-spec"] = task.name;
+    labels["volcano.sh/task-index"] = std::to_string(pod.index);
+    if (pod.partition >= 0) labels["volcano.sh/task-partition-id"] = std::to_string(pod.partition);
+    annotations["volcano.sh/job-version"] = std::to_string(pod.job_version);
+  }
+  for (const auto& [k, v] : plugin_annotations) annotations[k] = v;
+}
+
+// Kubernetes' downward API for env: each fieldRef variable takes the pod's field as it starts.
+void resolve_field_refs(PodRuntime& rt, const JobSpec& spec, const TaskSpec& task, const Pod& pod,
+                        const std::map<std::string, std::string>& plugin_annotations) {
+  std::map<std::string, std::string> labels, annotations;
+  bool made = false;
+  for (auto& c : rt.containers)
+    for (auto& e : c.env) {
+      if (e.field_path.empty()) continue;
+      if (!made) pod_metadata(spec, task, pod, plugin_annotations, labels, annotations);
+      made = true;
+      const auto& f = e.field_path;
+      if (f == "metadata.name") e.value = pod.name;
+      if (f == "metadata.namespace") e.value = pod.namespace_;
+      if (f == "metadata.uid") e.value = pod.uid;
+      if (f == "spec.nodeName") e.value = pod.node;
+      if (f == "status.hostIP" || f == "status.podIP") e.value = pod.host_ip;  // the node's
+      if (auto m = metadata_field(f)) {
+        const auto& from = m->first == "labels" ? labels : annotations;
+        auto it = from.find(m->second);
+        e.value = it == from.end() ? "" : it->second;  // Kubernetes' value for a missing key
+      }
+      e.field_path.clear();
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -64,6 +114,7 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
         set_env(c.env, "HOSTNAME",
                 indexed ? spec.name + "-" + std::to_string(pod.index) : pod.name);
       }
+      resolve_field_refs(rt, spec, task, pod, {});
       return rt;
     }
     auto index = std::to_string(pod.index);
@@ -78,8 +129,15 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
       if (pod.partition >= 0) set_env(c.env, "VC_TASK_PARTITION_ID", std::to_string(pod.partition));
     }
     auto plugins = plugin_output(spec, pod, pods);
-    for (auto& c : rt.containers)
+    for (auto& c : rt.containers) {
       for (const auto& e : plugins.env) set_env(c.env, e.name, e.value);
+      auto command = plugins.commands.find(c.name);
+      if (command != plugins.commands.end()) {
+        c.command = command->second;
+        c.args.clear();
+      }
+    }
+    resolve_field_refs(rt, spec, task, pod, plugins.annotations);
     rt.files = std::move(plugins.files);
     return rt;
   }
