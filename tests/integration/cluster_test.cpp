@@ -1323,8 +1323,11 @@ spec:
   const auto w0 = mark("mpi-0"), w1 = mark("mpi-1");
   EXPECT_EQ(w0.substr(0, 20), "127.0.0.1\n127.0.0.1\n") << w0;
   EXPECT_EQ(w1.substr(0, 20), "127.0.0.1\n127.0.0.1\n") << w1;
-  const std::string master_node =
-      "/" + *nodes_of("lm-mpi-job").begin() + "/";  // the one pod left: the master
+  std::string master_node = "none";
+  const auto mpi_pods = get_json({"get", "pods", "--job", "lm-mpi-job"});
+  for (const auto& p : mpi_pods["items"])
+    if (p["metadata"]["name"] == "lm-mpi-job-mpimaster-0")
+      master_node = "/" + p["spec"]["nodeName"].get<std::string>() + "/";
   EXPECT_EQ((std::set<std::string>{master_node, node_dir(w0), node_dir(w1)}).size(), 3u)
       << "one pod per node: " << master_node << w0 << w1;
 
@@ -1386,7 +1389,8 @@ spec:
                 - -c
                 - |
 )" + hosts +
-          R"(                  echo --job_name=worker --task_index=${VK_TASK_INDEX} --ps_hosts=${PS_HOST} --worker_hosts=${WORKER_HOST})" +
+          R"(                  until [ -e )" + marks +
+          R"(/tf-ps ]; do sleep 0.1; done; echo --job_name=worker --task_index=${VK_TASK_INDEX} --ps_hosts=${PS_HOST} --worker_hosts=${WORKER_HOST})" +
           tf_task,
       "tensorflow-benchmark");
   EXPECT_EQ(nodes_of("tensorflow-benchmark").size(), 2u)
