@@ -170,7 +170,9 @@ void send_updates(caf::event_based_actor* self, const ApplyEnv& env, const Run& 
   }
 }
 
-ResourceList largest_ready(const std::vector<NodeInfo>& nodes) {
+// The most of each resource one node offers, over every node the membership knows: what the job
+// directory's admission checks a pod against too.
+ResourceList largest_node(const std::vector<NodeInfo>& nodes) {
   ResourceList out;
   for (const auto& n : nodes)
     for (const auto& [k, v] : n.capacity.values) out.values[k] = std::max(out.get(k), v);
@@ -225,7 +227,7 @@ caf::result<std::string> apply_yaml(caf::event_based_actor* self, const ApplyEnv
       .then(
           [self, env, run, shared](std::vector<NodeInfo>& nodes) {
             start_updates(self, env, run, std::move(*shared),
-                          AdmissionContext{largest_ready(nodes)});
+                          AdmissionContext{largest_node(nodes)});
           },
           [self, env, run, shared](caf::error&) {
             start_updates(self, env, run, std::move(*shared), AdmissionContext{});

@@ -3,6 +3,7 @@
 // does not), a running gang job is scaled up and down, queues are closed and opened, and
 // `delete -f` deletes what a file names. Updates are durable: a restart keeps them.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -170,6 +171,39 @@ TEST_F(Apply, TheElasticExampleScalesAsTheReadmeSays) {
   EXPECT_EQ(log, "worker 3 of 4\n");
   auto deleted = node.cli({"delete", "-f", source_path("examples/elastic.yaml")});
   EXPECT_EQ(deleted.out, "job.batch.volcano.sh \"elastic\" deleted\n") << deleted.err;
+}
+
+TEST_F(Apply, AScaledJobSurvivesAKillNineAndNoPodStartsTwice) {
+  // Each pod notes its start in a file of its own: a pod started twice would note it twice.
+  const std::string marks = dir.path() + "/starts";
+  std::filesystem::create_directories(marks);
+  auto job = [&](int replicas) {
+    return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: kept}\nspec:\n"
+           "  minAvailable: 2\n  tasks:\n    - name: w\n      replicas: " +
+           std::to_string(replicas) +
+           "\n      template:\n        spec:\n          containers:\n            - name: main\n"
+           "              command: [sh, -c, 'echo start >> " +
+           marks + "/$VC_POD_NAME; exec sleep 60']\n";
+  };
+  ASSERT_EQ(apply(job(2)).exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return running_pods("kept").size() == 2; }));
+  ASSERT_EQ(apply(job(3)).out, "job.batch.volcano.sh/kept configured\n");
+  ASSERT_TRUE(eventually([&] { return running_pods("kept").size() == 3; }));
+  node.kill9();
+  node.start();
+  // The update was durable: the job is still the scaled one, and its three pods were adopted,
+  // not started again.
+  auto kept = get_json({"get", "job", "kept"});
+  EXPECT_EQ(kept["spec"]["tasks"][0]["replicas"], 3);
+  EXPECT_EQ(kept["metadata"]["generation"], 2);
+  ASSERT_TRUE(eventually([&] { return running_pods("kept").size() == 3; }))
+      << node.cli({"get", "pods"}).out;
+  EXPECT_EQ(apply(job(3)).out, "job.batch.volcano.sh/kept unchanged\n");
+  for (const char* pod : {"kept-w-0", "kept-w-1", "kept-w-2"}) {
+    std::ifstream in(marks + "/" + pod);
+    std::string all((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(all, "start\n") << pod << " started " << all;
+  }
 }
 
 TEST_F(Apply, ARefusedChangeNamesTheFieldAndTheOtherDocumentsAreStillApplied) {
