@@ -29,3 +29,5 @@ find_package(yaml-cpp CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)
 find_package(prometheus-cpp CONFIG REQUIRED)
+# libcrypto: the ssh job plugin's key pairs (RSA, as Volcano's).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)

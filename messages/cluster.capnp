@@ -17,6 +17,10 @@ struct PodLaunch {
   graceMs @5 :Int64 = 10000;            # SIGTERM -> SIGKILL grace period when killed
   files @6 :List(Api.KeyValue);         # plugin files: path relative to the pod dir -> content
   leaseStopGraceMs @7 :Int64 = 1000;    # the same when stopped because the node's lease ran out
+  # Directories of the pod's shown at absolute paths inside its private mount namespace, where
+  # the node can make one: target -> directory relative to the pod dir (/etc/volcano -> volcano).
+  # A launch written before views were sent shows its volcano/ files at /etc/volcano.
+  views @8 :List(Api.KeyValue);
 }
 
 # Job -> node (through the membership): a running pod's plugin files, written again (each aside,

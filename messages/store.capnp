@@ -47,6 +47,13 @@ struct IndexCount {
 struct JobSpecRecord {
   jobUid @0 :Text;             # the job it belongs to
   spec @1 :Api.JobSpec;
+  sshKeys @2 :SshKeyPair;      # the ssh plugin's key pair, made once with the job (unset: none)
+}
+
+# The ssh plugin's key pair: what every pod of the job finds in its .ssh directory.
+struct SshKeyPair {
+  privateKey @0 :Text;         # PEM
+  publicKey @1 :Text;          # OpenSSH's authorized_keys line
 }
 
 # Column family "pods", key "namespace/job/pod": one pod of a job, as its job controller keeps it.

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config ccache
   libcaf-dev capnproto libcapnp-dev librocksdb-dev libuv1-dev libgtest-dev
   libyaml-cpp-dev libfyaml-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgoogle-perftools-dev prometheus-cpp-dev curl)
+  libgoogle-perftools-dev prometheus-cpp-dev libssl-dev curl openssh-client)
 
 missing=()
 for p in "${packages[@]}"; do

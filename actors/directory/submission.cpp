@@ -4,6 +4,7 @@
 #include <set>
 
 #include <capnp/message.h>
+#include <fmt/format.h>
 
 #include "actors/api/responses.hpp"
 #include "actors/jobflow/core/flow_submission.hpp"
@@ -77,14 +78,27 @@ std::vector<Parsed<JobSpec>> admit_batch_jobs(
 
 std::optional<std::string> etc_volcano_warning(const JobSpec& spec,
                                                const std::vector<std::string>& without) {
-  const bool writes = std::any_of(spec.plugins.begin(), spec.plugins.end(), [](const Plugin& p) {
-    return p.name == "svc" || p.name == "mpi";
-  });
-  if (!writes || without.empty()) return std::nullopt;
+  if (spec.batch || without.empty()) return std::nullopt;
+  // What Volcano mounts where, and where a pod here finds it instead.
+  std::vector<std::string> what, where;
+  for (const auto& p : spec.plugins) {
+    if ((p.name == "svc" || p.name == "mpi") &&
+        std::find(where.begin(), where.end(), "$VC_POD_DIR/volcano") == where.end()) {
+      what.push_back("their svc files at /etc/volcano");
+      where.push_back("$VC_POD_DIR/volcano");
+    }
+    if (p.name == "ssh") {
+      what.push_back("their ssh keys at " + plugin_arg(p, "ssh-key-file-path", kSshKeyFilePath));
+      where.push_back("$VC_POD_DIR/.ssh");
+    }
+  }
+  if (what.empty()) return std::nullopt;
   std::string nodes = without.front();
   if (without.size() > 1) nodes += " and " + std::to_string(without.size() - 1) + " more";
-  return "node " + nodes + " cannot show pods their svc files at /etc/volcano (its label " +
-         kPrivateEtcLabel + " is false): pods placed there find them in $VC_POD_DIR/volcano";
+  return fmt::format(
+      "node {} cannot show pods {} (its label {} is false): pods placed there "
+      "find them in {}",
+      nodes, fmt::join(what, " or "), kPrivateEtcLabel, fmt::join(where, " and "));
 }
 
 std::string rejection_response(uint64_t id, const Diagnostics& diags) {

@@ -29,9 +29,10 @@ std::vector<Parsed<JobSpec>> admit_batch_jobs(
     std::vector<Parsed<BatchJobSpec>>& jobs, const AdmissionContext& ctx,
     const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags);
 
-// Said at submit of a job whose svc or mpi plugin writes files, when ready nodes (`without`)
-// cannot show them to their pods at /etc/volcano (node label caldera.io/private-etc=false):
-// pods placed there find them in $VC_POD_DIR/volcano only. nullopt otherwise.
+// Said at submit of a job whose svc, mpi or ssh plugin writes files, when ready nodes (`without`)
+// cannot show them to their pods where Volcano mounts them, /etc/volcano and /root/.ssh (node
+// label caldera.io/private-etc=false): pods placed there find them in $VC_POD_DIR/volcano and
+// $VC_POD_DIR/.ssh only. nullopt otherwise.
 std::optional<std::string> etc_volcano_warning(const JobSpec& spec,
                                                const std::vector<std::string>& without);
 

@@ -19,6 +19,7 @@
 #include "actors/job/core/pod_group.hpp"
 #include "actors/job/core/pod_template.hpp"
 #include "actors/job/job_record.hpp"
+#include "actors/job/ssh_keygen.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/protocol/local_types.hpp"
 #include "actors/store/commit_relay.hpp"
@@ -120,8 +121,9 @@ std::string launch_bytes(const JobModel& m, const Pod& pod) {
   SmallMessageBuilder b;
   auto l = b.initRoot<cluster::PodLaunch>();
   encode(pod, l.initPod());
-  if (auto rt = pod_runtime(m.job.spec, pod, m.pods)) {
+  if (auto rt = pod_runtime(m.job.spec, pod, m.pods, m.ssh_keys)) {
     encode_map(rt->files, l.initFiles(static_cast<unsigned>(rt->files.size())));
+    encode_map(rt->views, l.initViews(static_cast<unsigned>(rt->views.size())));
     auto cs = l.initContainers(static_cast<unsigned>(rt->containers.size()));
     for (unsigned i = 0; i < rt->containers.size(); ++i) encode(rt->containers[i], cs[i]);
     encode(rt->requests, l.initRequests(static_cast<unsigned>(rt->requests.values.size())));
@@ -474,9 +476,23 @@ void watch_pods(JobSelf* self, bool on) {
       if (!is_discarded(p)) st.seen_pods.emplace(name, pod_hash(p));
 }
 
+// The ssh plugin's keys are made once, before any pod is launched, and stored in the spec row: a
+// job stored without them (from before they were made) writes its spec row again.
+void make_ssh_keys(JobModel& m) {
+  if (m.ssh_keys || !uses_ssh_keys(m.job.spec)) return;
+  auto keys = ssh_key_pair_for(m.job.spec);
+  if (!keys) {
+    spdlog::error("job={} pods get no ssh keys: {}", m.key(), keys.error());
+    return;
+  }
+  m.ssh_keys = std::move(*keys);
+  m.spec_stored = false;
+}
+
 caf::behavior job_actor(JobSelf* self, JobModel model, JobActorEnv env) {
   self->state.model = std::move(model);
   self->state.env = std::move(env);
+  make_ssh_keys(self->state.model);
   self->state.durable_history_ms = self->state.model.history_ms;  // as loaded from the store
   if (self->state.env.watch_pods) watch_pods(self, true);
   return {

@@ -112,6 +112,11 @@ std::string encode_spec_row(const JobModel& m) {
   auto rec = b.initRoot<store::JobSpecRecord>();
   rec.setJobUid(m.job.uid);
   encode(m.job.spec, rec.initSpec());
+  if (m.ssh_keys) {
+    auto keys = rec.initSshKeys();
+    keys.setPrivateKey(m.ssh_keys->private_key);
+    keys.setPublicKey(m.ssh_keys->public_key);
+  }
   return to_bytes(b);
 }
 
@@ -357,6 +362,8 @@ Result<JobModel> load_job(std::string_view job_row, const std::vector<std::strin
                        ", not " + m->job.uid};
       Diagnostics ignored;  // our own data, admitted when the job was
       m->job.spec = decode(rec.getSpec(), ignored);
+      if (rec.hasSshKeys())
+        m->ssh_keys = SshKeyPair{rec.getSshKeys().getPrivateKey(), rec.getSshKeys().getPublicKey()};
     } catch (const kj::Exception& e) {
       return Failure{std::string("corrupt spec record: ") + e.getDescription().cStr()};
     }

@@ -504,17 +504,19 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   spec.log_max_files = st.env.container_log_max_files;
   spec.open_files_limit = st.env.container_open_files_limit;
   spec.lease_file = st.env.lease_file;
+  std::map<std::string, std::string> views;
   try {
     FlatReader reader(e.launch);
     spec.files = decode_map(reader.root<cluster::PodLaunch>().getFiles());
+    views = decode_map(reader.root<cluster::PodLaunch>().getViews());
   } catch (const kj::Exception&) {
     // The launch was read once already (entry_from_launch); it cannot be malformed here.
   }
-  // Volcano's svc and mpi plugins mount their files at /etc/volcano.
-  if (st.env.etc_volcano && std::any_of(spec.files.begin(), spec.files.end(), [](const auto& f) {
-        return f.first.rfind("volcano/", 0) == 0;
-      }))
-    spec.views.emplace_back("/etc/volcano", "volcano");
+  // A launch from before launches named their views: Volcano's svc and mpi files at /etc/volcano.
+  if (views.empty() && std::any_of(spec.files.begin(), spec.files.end(),
+                                   [](const auto& f) { return f.first.rfind("volcano/", 0) == 0; }))
+    views.emplace("/etc/volcano", "volcano");
+  if (st.env.etc_volcano) spec.views.assign(views.begin(), views.end());
   // Kubernetes expands $(VAR) in env values; the pod's own directory is the one caldera offers.
   for (auto& c : spec.containers) {
     for (auto& v : c.env) {

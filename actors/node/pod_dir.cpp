@@ -171,8 +171,8 @@ std::optional<std::string> read_file(const std::string& path) {
   return out;
 }
 
-bool write_file(const std::string& path, std::string_view data) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+bool write_file(const std::string& path, std::string_view data, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return false;
   bool ok = true;
   while (ok && !data.empty()) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "messages/model/job_spec.hpp"
 #include "messages/model/pod.hpp"
 
@@ -49,9 +51,9 @@ ShimState parse_state(std::string_view text, size_t count);
 enum class Claim { Made, Taken, Failed };
 Claim claim_for_node(const std::string& dir);
 
-// Whole small files; nullopt when unreadable.
+// Whole small files; nullopt when unreadable. A file made by write_file gets `mode`.
 std::optional<std::string> read_file(const std::string& path);
-bool write_file(const std::string& path, std::string_view data);
+bool write_file(const std::string& path, std::string_view data, mode_t mode = 0644);
 
 // Field 22 of /proc/<pid>/stat: the start time in clock ticks since boot, which tells a pid's
 // owner apart from a later process that reused the number.

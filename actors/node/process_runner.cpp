@@ -45,12 +45,26 @@ std::optional<std::string> check_pod_file(const std::string& rel) {
   return std::nullopt;
 }
 
+// The ssh plugin's keys: ssh refuses a key others may read, so .ssh/ is the owner's alone.
+bool is_private(const std::string& rel) {
+  return rel.starts_with(".ssh/");
+}
+
+// Makes the directory a plugin file goes in (.ssh/ for the owner only).
+std::error_code make_parent(const std::filesystem::path& full, const std::string& rel) {
+  std::error_code ec;
+  std::filesystem::create_directories(full.parent_path(), ec);
+  if (!ec && is_private(rel))
+    std::filesystem::permissions(full.parent_path(), std::filesystem::perms::owner_all, ec);
+  return ec;
+}
+
 std::optional<std::string> write_pod_file(const std::string& pod_dir, const std::string& rel,
                                           const std::string& content) {
   auto full = std::filesystem::path(pod_dir) / rel;
-  std::error_code ec;
-  std::filesystem::create_directories(full.parent_path(), ec);
-  if (ec || !pod_dir::write_file(full.string(), content)) return "cannot write " + full.string();
+  if (make_parent(full, rel) ||
+      !pod_dir::write_file(full.string(), content, is_private(rel) ? 0600 : 0644))
+    return "cannot write " + full.string();
   return std::nullopt;
 }
 
@@ -983,9 +997,9 @@ std::optional<std::string> replace_pod_file(const std::string& pod_dir, const st
   if (auto bad = check_pod_file(rel)) return bad;
   auto full = std::filesystem::path(pod_dir) / rel;
   auto aside = full.string() + ".new";
+  if (make_parent(full, rel) || !pod_dir::write_file(aside, content, is_private(rel) ? 0600 : 0644))
+    return "cannot write " + aside;
   std::error_code ec;
-  std::filesystem::create_directories(full.parent_path(), ec);
-  if (ec || !pod_dir::write_file(aside, content)) return "cannot write " + aside;
   std::filesystem::rename(aside, full, ec);
   if (ec) return "cannot replace " + full.string() + ": " + ec.message();
   return std::nullopt;

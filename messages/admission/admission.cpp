@@ -21,8 +21,8 @@ namespace {
 constexpr int64_t kMaxTotalReplicas = kMaxJobReplicas;
 constexpr size_t kMaxPodNameLength = 253;
 // The job plugins caldera implements (actors/job/core/plugins.cpp).
-constexpr std::array<std::string_view, 7> kKnownPlugins{"env",        "svc", "pytorch", "mpi",
-                                                        "tensorflow", "ray", "hcclrank"};
+constexpr std::array<std::string_view, 8> kKnownPlugins{"env",        "svc", "pytorch",  "mpi",
+                                                        "tensorflow", "ray", "hcclrank", "ssh"};
 
 std::string at(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
@@ -257,6 +257,33 @@ void check_dependencies(const JobSpec& spec, Diagnostics& d) {
   check_cycles(spec, edges, d);
 }
 
+// The ssh plugin's arguments: where the keys are shown (a directory the pod's mount namespace can
+// hold), and the user's own pair, whole.
+void check_ssh(const Plugin& p, Diagnostics& d) {
+  const std::string path = plugin_arg(p, "ssh-key-file-path", kSshKeyFilePath);
+  const auto last = path.rfind('/');
+  if (path.empty() || path[0] != '/' || path.find("..") != std::string::npos ||
+      path.find_first_of(",=") != std::string::npos || last == 0 || last + 1 == path.size() ||
+      path.size() > 512)
+    d.error("spec.plugins.ssh", "--ssh-key-file-path=" + path +
+                                    " must be an absolute directory below another than / "
+                                    "(no \"..\", \",\" or \"=\", at most 512 characters)");
+  const auto private_key = plugin_arg(p, "ssh-private-key", "");
+  const auto public_key = plugin_arg(p, "ssh-public-key", "");
+  if (private_key.empty() != public_key.empty())
+    d.error("spec.plugins.ssh",
+            "--ssh-private-key and --ssh-public-key go together: the job's pods authorize the "
+            "public key of the private one they hold");
+  else if (!private_key.empty() && !private_key.starts_with("-----BEGIN "))
+    d.error("spec.plugins.ssh", "--ssh-private-key is not a PEM private key (-----BEGIN ...)");
+  for (const auto& a : p.args)
+    if (!a.starts_with("--ssh-key-file-path=") && !a.starts_with("--ssh-private-key=") &&
+        !a.starts_with("--ssh-public-key=") && !a.starts_with("--ssh-port="))
+      d.error("spec.plugins.ssh", "unknown argument \"" + a.substr(0, 64) +
+                                      "\": the ssh plugin takes --ssh-key-file-path, "
+                                      "--ssh-private-key, --ssh-public-key and --ssh-port");
+}
+
 void check_job(const JobSpec& spec, Diagnostics& d) {
   int64_t total = 0;
   for (const auto& t : spec.tasks) total += std::max(t.replicas, 0);
@@ -281,16 +308,13 @@ void check_job(const JobSpec& spec, Diagnostics& d) {
   if (spec.active_deadline_seconds && *spec.active_deadline_seconds < 1)
     d.error("spec.activeDeadlineSeconds", "activeDeadlineSeconds must be >= 1");
   for (const auto& p : spec.plugins)
-    if (p.name == "ssh")
-      // Volcano's MPI examples ask for it beside svc; pods here share their node's network and
-      // users, so there are no keys to make.
-      d.warn("spec.plugins.ssh",
-             "the ssh plugin is ignored: pods run on their node's network "
-             "as the node's user, and no keys are generated");
-    else if (std::find(kKnownPlugins.begin(), kKnownPlugins.end(), p.name) == kKnownPlugins.end())
+    if (std::find(kKnownPlugins.begin(), kKnownPlugins.end(), p.name) == kKnownPlugins.end())
       d.error("spec.plugins." + p.name,
               "unknown plugin \"" + p.name +
-                  "\"; caldera's plugins are env, svc, pytorch, mpi, tensorflow, ray, hcclrank");
+                  "\"; caldera's plugins are env, svc, pytorch, mpi, tensorflow, ray, hcclrank, "
+                  "ssh");
+  for (const auto& p : spec.plugins)
+    if (p.name == "ssh") check_ssh(p, d);
   for (const auto& p : spec.plugins) {
     if (p.name != "ray") continue;
     // Volcano's ray plugin fails every pod of a job without its head task.
@@ -301,10 +325,10 @@ void check_job(const JobSpec& spec, Diagnostics& d) {
                                       "\" with replicas for the ray head (--head names it)");
   }
   for (const auto& p : spec.plugins)
-    for (const char* port : {"port", "dashboardPort", "clientPort"}) {
+    for (const char* port : {"port", "dashboardPort", "clientPort", "ssh-port"}) {
       auto text = plugin_arg(p, port, "");
-      if (text.empty() ||
-          (p.name != "ray" && p.name != "tensorflow" && p.name != "pytorch" && p.name != "mpi"))
+      if (text.empty() || (p.name != "ray" && p.name != "tensorflow" && p.name != "pytorch" &&
+                           p.name != "mpi" && p.name != "ssh"))
         continue;
       char* end = nullptr;
       long v = std::strtol(text.c_str(), &end, 10);
@@ -359,7 +383,26 @@ std::vector<std::vector<size_t>> find_cycles(const std::vector<std::vector<size_
   return cycles;
 }
 
+namespace {
+
+// As Volcano's webhook: the distributed-framework plugins need the svc plugin's hosts, and mpi
+// the ssh plugin's keys.
+void add_plugin_dependencies(JobSpec& spec) {
+  if (spec.batch) return;
+  auto has = [&](const char* name) {
+    return std::any_of(spec.plugins.begin(), spec.plugins.end(),
+                       [&](const Plugin& p) { return p.name == name; });
+  };
+  const bool mpi = has("mpi");
+  if ((mpi || has("tensorflow") || has("pytorch") || has("ray")) && !has("svc"))
+    spec.plugins.push_back({"svc", {}});
+  if (mpi && !has("ssh")) spec.plugins.push_back({"ssh", {}});
+}
+
+}  // namespace
+
 void apply_defaults(JobSpec& spec) {
+  add_plugin_dependencies(spec);
   if (spec.namespace_.empty()) spec.namespace_ = "default";
   if (spec.queue.empty()) spec.queue = "default";
   for (size_t i = 0; i < spec.tasks.size(); ++i) {

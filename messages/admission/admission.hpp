@@ -20,7 +20,8 @@ struct AdmissionContext {
 };
 
 // Fills what Volcano's mutating webhook fills: namespace "default", queue "default", task names
-// "default<i>" when empty, container names "<task>-<i>"... when empty.
+// "default<i>" when empty, container names "<task>-<i>"... when empty, and the plugins others
+// need (svc for mpi, pytorch, tensorflow and ray; ssh for mpi).
 void apply_defaults(JobSpec& spec);
 
 // Checks the (defaulted) spec; appends every violation found to diags.errors with its field path.

@@ -93,6 +93,9 @@ struct Plugin {
   bool operator==(const Plugin&) const = default;
 };
 
+// Where Volcano's ssh plugin shows the job's keys unless --ssh-key-file-path says otherwise.
+inline constexpr const char* kSshKeyFilePath = "/root/.ssh";
+
 // "--master=chief" from a plugin's argument list (Volcano's flag syntax), or the fallback.
 std::string plugin_arg(const Plugin& p, const std::string& key, const std::string& fallback);
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -195,7 +196,8 @@ TEST_F(NoPrivateEtc, AJobIsToldAtSubmitAndItsPodsFindTheFilesInTheirDirectory) {
   auto created = node.cli({"apply", "-f", "-"}, watcher(2, "$VC_POD_DIR/volcano/w.host"));
   ASSERT_EQ(created.exit_code, 0) << created.err;
   EXPECT_NE(created.err.find("spec.plugins: node local cannot show pods their svc files at "
-                             "/etc/volcano (its label caldera.io/private-etc is false)"),
+                             "/etc/volcano (its label caldera.io/private-etc is false): pods "
+                             "placed there find them in $VC_POD_DIR/volcano"),
             std::string::npos)
       << created.err;
   std::map<std::string, std::string> c;
@@ -204,6 +206,28 @@ TEST_F(NoPrivateEtc, AJobIsToldAtSubmitAndItsPodsFindTheFilesInTheirDirectory) {
   ASSERT_EQ(node.cli({"apply", "-f", "-"}, watcher(3, "$VC_POD_DIR/volcano/w.host")).exit_code, 0);
   EXPECT_TRUE(eventually([&] { return all_count(c = counts(node, data), 3, "3"); }))
       << ::testing::PrintToString(c);
+}
+
+TEST_F(NoPrivateEtc, AnSshJobIsToldAndItsPodsFindTheirKeysInTheirDirectory) {
+  auto created = node.cli({"apply", "-f", "-"}, R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: keys}
+spec:
+  plugins: {ssh: []}
+  tasks:
+    - name: w
+      replicas: 1
+      template: {spec: {containers: [{name: main, command: [sh, -c, 'ssh-keygen -y -f $VC_POD_DIR/.ssh/id_rsa | cmp - $VC_POD_DIR/.ssh/authorized_keys && echo same']}]}}
+)");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_NE(created.err.find("cannot show pods their ssh keys at /root/.ssh (its label "
+                             "caldera.io/private-etc is false): pods placed there find them in "
+                             "$VC_POD_DIR/.ssh"),
+            std::string::npos)
+      << created.err;
+  auto wait = node.cli({"wait", "job", "keys", "--for=phase=Completed", "--timeout=30s"});
+  EXPECT_EQ(wait.exit_code, 0) << wait.err << node.cli({"logs", "keys-w-0"}).out;
+  EXPECT_EQ(node.cli({"logs", "keys-w-0"}).out, "same\n");
 }
 
 }  // namespace
@@ -304,6 +328,99 @@ spec:
   EXPECT_EQ(run_and_log(yaml, "hc", "hc-master-0"), "0 hc-master-0 local\n");
   EXPECT_EQ(node.cli({"logs", "hc-worker-0"}).out, "1 hc-worker-0 local\n");
   EXPECT_EQ(node.cli({"logs", "hc-worker-1"}).out, "2 hc-worker-1 local\n");
+}
+
+// Each pod of an ssh job: the modes of /root/.ssh and its key, the public half of the key it
+// holds (as ssh-keygen reads it), the key it authorizes, and where ssh itself would reach the
+// other pod.
+std::string ssh_job(const std::string& dir, const std::string& name = "sshj") {
+  return R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: )" +
+         name + R"(}
+spec:
+  minAvailable: 2
+  plugins: {ssh: ["--ssh-port=2222"], svc: []}
+  tasks:
+    - name: w
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: main
+              command:
+                - sh
+                - -c
+                - |
+                  D=)" +
+         dir + R"(
+                  stat -c %a $D $D/id_rsa
+                  ssh-keygen -y -f $D/id_rsa | cut -d' ' -f2
+                  cut -d' ' -f2 $D/authorized_keys
+                  ssh -G $VC_JOB_NAME-w-$((1 - VC_TASK_INDEX)) 2>/dev/null | grep -E '^(hostname|port) '
+)";
+}
+
+// The pod's log: the ssh directory's and key's modes, the key twice, then ssh's view of its peer.
+void expect_ssh_log(const std::string& log, std::string* key) {
+  std::istringstream in(log);
+  std::string dir_mode, key_mode, derived, authorized, hostname, port;
+  std::getline(in, dir_mode);
+  std::getline(in, key_mode);
+  std::getline(in, derived);
+  std::getline(in, authorized);
+  std::getline(in, hostname);
+  std::getline(in, port);
+  EXPECT_EQ(dir_mode, "700") << log;
+  EXPECT_EQ(key_mode, "600") << log;
+  EXPECT_GT(derived.size(), 300u) << "an RSA 2048 public key: " << log;
+  EXPECT_EQ(derived, authorized) << "the pod authorizes the key it holds: " << log;
+  EXPECT_EQ(hostname, "hostname 127.0.0.1") << log;
+  EXPECT_EQ(port, "port 2222") << log;
+  *key = derived;
+}
+
+TEST_F(MorePlugins, SshGivesBothPodsOneKeyPairAtRootSshAndAConfigThatReachesThePeer) {
+  const bool had_root_ssh = std::filesystem::exists("/root/.ssh");
+  std::string first, second;
+  expect_ssh_log(run_and_log(ssh_job("/root/.ssh"), "sshj", "sshj-w-0"), &first);
+  expect_ssh_log(node.cli({"logs", "sshj-w-1"}).out, &second);
+  EXPECT_EQ(first, second) << "one key pair per job";
+  EXPECT_EQ(std::filesystem::exists("/root/.ssh"), had_root_ssh) << "the host's own is untouched";
+  // Another job has a pair of its own.
+  std::string again;
+  expect_ssh_log(run_and_log(ssh_job("/root/.ssh", "other"), "other", "other-w-0"), &again);
+  EXPECT_NE(again, first);
+}
+
+// A pod of an ssh job writes the key it authorizes into its directory and stays up.
+std::string keeper(int replicas) {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: kept}\nspec:\n"
+         "  plugins: {ssh: []}\n  tasks:\n    - name: w\n      replicas: " +
+         std::to_string(replicas) +
+         "\n      template: {spec: {containers: [{name: main, command: [sh, -c, 'cp "
+         "/root/.ssh/authorized_keys $VC_POD_DIR/key; sleep 600']}]}}\n";
+}
+
+TEST_F(MorePlugins, TheKeysOutliveARestartAPodMadeAfterItGetsTheSamePair) {
+  ASSERT_EQ(node.cli({"apply", "-f", "-"}, keeper(1)).exit_code, 0);
+  auto key_of = [&](const std::string& pod) {
+    auto uid = get_json({"get", "pod", pod, "-o", "json"})["metadata"].value("uid", "");
+    std::ifstream in(data + "/pods/" + uid + "/key");
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  std::string first;
+  ASSERT_TRUE(eventually([&] { return !(first = key_of("kept-w-0")).empty(); }));
+  node.kill9();
+  node.start();
+  ASSERT_EQ(node.cli({"apply", "-f", "-"}, keeper(2)).exit_code, 0);
+  std::string second;
+  ASSERT_TRUE(eventually([&] { return !(second = key_of("kept-w-1")).empty(); }))
+      << node.cli({"get", "pods", "-o", "wide"}).out;
+  EXPECT_EQ(second, first);
+  EXPECT_TRUE(first.starts_with("ssh-rsa ")) << first;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "messages/admission/admission.hpp"
@@ -350,10 +351,48 @@ TEST(Admission, UnknownPluginsAreErrors) {
   EXPECT_EQ(d.errors.size(), 1u) << dump(d.errors);
 }
 
-TEST(Admission, TheSshPluginIsAcceptedWithAWarning) {
-  auto d = admit_yaml(job("  plugins: {ssh: [], svc: []}\n  tasks:\n" + task("t", 1)));
+TEST(Admission, TheSshPluginIsAcceptedWithVolcanosArguments) {
+  auto d =
+      admit_yaml(job("  plugins: {ssh: [\"--ssh-key-file-path=/home/ann/.ssh\", "
+                     "\"--ssh-port=2222\"], svc: []}\n  tasks:\n" +
+                     task("t", 1)));
   EXPECT_TRUE(d.errors.empty()) << dump(d.errors);
-  EXPECT_TRUE(has(d.warnings, "spec.plugins.ssh", "ignored"));
+  EXPECT_TRUE(d.warnings.empty()) << dump(d.warnings);
+}
+
+TEST(Admission, TheSshPluginsBadArgumentsAreRefusedAtThePlugin) {
+  for (const char* arg :
+       {"--ssh-key-file-path=.ssh", "--ssh-key-file-path=/ssh", "--ssh-key-file-path=/a/../b",
+        "--ssh-key-file-path=/a/b,c", "--ssh-port=0", "--ssh-port=ssh",
+        "--ssh-private-key=-----BEGIN RSA PRIVATE KEY-----", "--ssh-user=ann"}) {
+    auto d = admit_yaml(
+        job(std::string("  plugins: {ssh: [\"") + arg + "\"]}\n  tasks:\n" + task("t", 1)));
+    EXPECT_EQ(d.errors.size(), 1u) << arg << dump(d.errors);
+    EXPECT_TRUE(has(d.errors, "spec.plugins.ssh", "")) << arg << dump(d.errors);
+  }
+  auto d =
+      admit_yaml(job("  plugins: {ssh: [\"--ssh-private-key=key\", "
+                     "\"--ssh-public-key=ssh-rsa AAAA\"]}\n  tasks:\n" +
+                     task("t", 1)));
+  EXPECT_TRUE(has(d.errors, "spec.plugins.ssh", "not a PEM private key")) << dump(d.errors);
+}
+
+TEST(Admission, MpiBringsSvcAndSshAndTheFrameworksBringSvcAsVolcanosWebhookDoes) {
+  auto plugins_of = [](const std::string& plugins) {
+    Diagnostics parse;
+    auto parsed = parse_yaml(job("  plugins: " + plugins + "\n  tasks:\n" + task("t", 1)), parse);
+    apply_defaults(parsed.jobs.at(0).value);
+    std::set<std::string> names;
+    for (const auto& p : parsed.jobs[0].value.plugins) names.insert(p.name);
+    return names;
+  };
+  using names = std::set<std::string>;
+  EXPECT_EQ(plugins_of("{mpi: []}"), (names{"mpi", "svc", "ssh"}));
+  EXPECT_EQ(plugins_of("{pytorch: []}"), (names{"pytorch", "svc"}));
+  EXPECT_EQ(plugins_of("{tensorflow: []}"), (names{"tensorflow", "svc"}));
+  EXPECT_EQ(plugins_of("{ray: []}"), (names{"ray", "svc"}));
+  EXPECT_EQ(plugins_of("{env: []}"), (names{"env"}));
+  EXPECT_EQ(plugins_of("{mpi: [], ssh: [\"--ssh-port=2222\"]}"), (names{"mpi", "ssh", "svc"}));
 }
 
 TEST(Admission, SimulationAnnotationsMustBeWellFormed) {

@@ -102,6 +102,7 @@ void expect_same(const JobModel& a, const JobModel& b) {
   EXPECT_EQ(a.task_retries, b.task_retries);
   EXPECT_EQ(a.retries_exhausted, b.retries_exhausted);
   EXPECT_EQ(a.creation, b.creation);
+  EXPECT_EQ(a.ssh_keys, b.ssh_keys);
 }
 
 // What the store would hold after these writes, read back as recovery reads it.
@@ -143,6 +144,23 @@ TEST(JobRecord, AFreshJobRoundTripsWithEmptyBookkeeping) {
   EXPECT_FALSE(back->retries_exhausted);
   EXPECT_TRUE(back->delayed.empty());
   EXPECT_EQ(back->creation.next_batch, 1);
+}
+
+TEST(JobRecord, TheSshKeysAreKeptInTheSpecRowOnly) {
+  JobModel m;
+  m.job.uid = "u";
+  m.job.spec.name = "keyed";
+  m.ssh_keys = SshKeyPair{"-----BEGIN RSA PRIVATE KEY-----\nx\n", "ssh-rsa AAAA\n"};
+  auto writes = job_writes(m);
+  for (const auto& w : writes) {
+    if (w.family == Family::Specs || !w.value) continue;
+    EXPECT_EQ(w.value->find("BEGIN RSA PRIVATE KEY"), std::string::npos)
+        << "the job row is written on every change, and shown: the keys are not in it";
+  }
+  auto back = round_trip(m);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->ssh_keys, m.ssh_keys);
+  EXPECT_EQ(encode_spec_row(*back), encode_spec_row(m));
 }
 
 TEST(JobRecord, TheJobRowHoldsNoPodsAndEachPodHasARow) {

@@ -299,3 +299,70 @@ TEST(Plugins, HcclrankGivesMastersThenWorkersARankAnnotationThatFieldRefsRead) {
 
 }  // namespace
 }  // namespace caldera
+
+namespace caldera {
+namespace {
+
+using namespace caldera::testing;
+
+const SshKeyPair kKeys{"-----BEGIN RSA PRIVATE KEY-----\nk\n-----END RSA PRIVATE KEY-----\n",
+                       "ssh-rsa AAAAB3 \n"};
+
+TEST(Plugins, SshGivesEveryPodTheKeysAuthorizedForThemselvesAndAConfigNamingEachPod) {
+  auto spec = spec_with({{"master", 1}, {"worker", 2}});
+  spec.plugins = {{"ssh", {"--ssh-port=2222"}}};
+  auto m = placed(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-worker-1"), m.pods, kKeys);
+  EXPECT_EQ(out.files.at(".ssh/id_rsa"), kKeys.private_key);
+  EXPECT_EQ(out.files.at(".ssh/id_rsa.pub"), kKeys.public_key);
+  EXPECT_EQ(out.files.at(".ssh/authorized_keys"), kKeys.public_key);
+  // Pods in name order: job-master-0 (10.0.0.1), job-worker-0 (.2), job-worker-1 (.1).
+  EXPECT_EQ(out.files.at(".ssh/config"),
+            "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
+            "Host job-master-0\n  HostName 10.0.0.1\n  Port 2222\n"
+            "Host job-worker-0\n  HostName 10.0.0.2\n  Port 2222\n"
+            "Host job-worker-1\n  HostName 10.0.0.1\n  Port 2222\n");
+  EXPECT_EQ(out.views, (std::map<std::string, std::string>{{"/root/.ssh", ".ssh"}}));
+  // The same for every pod: one Secret in Volcano.
+  EXPECT_EQ(plugin_output(m.job.spec, m.pods.at("job-master-0"), m.pods, kKeys).files, out.files);
+}
+
+TEST(Plugins, SshShowsTheKeysWhereTheFlagSaysAndPort22ByDefault) {
+  auto spec = spec_with({{"w", 1}});
+  spec.plugins = {{"ssh", {"--ssh-key-file-path=/home/ann/.ssh"}}, {"svc", {}}};
+  auto m = placed(spec);
+  auto out = plugin_output(m.job.spec, m.pods.at("job-w-0"), m.pods, kKeys);
+  EXPECT_NE(out.files.at(".ssh/config").find("  Port 22\n"), std::string::npos);
+  EXPECT_EQ(out.views, (std::map<std::string, std::string>{{"/home/ann/.ssh", ".ssh"},
+                                                           {"/etc/volcano", "volcano"}}));
+  // Without the job's keys (none made), no ssh files at all.
+  auto none = plugin_output(m.job.spec, m.pods.at("job-w-0"), m.pods);
+  EXPECT_EQ(none.files.count(".ssh/id_rsa"), 0u);
+  auto rt = pod_runtime(m.job.spec, m.pods.at("job-w-0"), m.pods, kKeys);
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(rt->files.at(".ssh/authorized_keys"), kKeys.public_key);
+  EXPECT_EQ(rt->views.at("/home/ann/.ssh"), ".ssh");
+}
+
+TEST(PluginFiles, RunningPodsOfAnSshJobGetTheConfigAgainOnceTheirPeersArePlaced) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 2}});
+  spec.plugins = {{"ssh", {}}};
+  auto m = new_job(spec, "u1", c);
+  m.ssh_keys = kKeys;
+  sync_job(m, c);
+  place_on_n1_and_run(m, c);
+  m.job.spec.tasks[0].replicas = 3;
+  sync_job(m, c);
+  std::map<std::string, Placement> b{{m.pods.at("job-w-2").uid, {"n2", "10.0.0.2"}}};
+  auto fx = on_pods_placed(m, b, c);
+  ASSERT_EQ(fx.files.size(), 2u);
+  for (const auto& f : fx.files) {
+    EXPECT_NE(f.files.at(".ssh/config").find("Host job-w-2\n  HostName 10.0.0.2\n"),
+              std::string::npos);
+    EXPECT_EQ(f.files.at(".ssh/id_rsa"), kKeys.private_key);
+  }
+}
+
+}  // namespace
+}  // namespace caldera

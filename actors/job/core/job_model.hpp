@@ -13,6 +13,7 @@
 #include "actors/job/core/pod_backoff.hpp"
 #include "actors/job/core/pod_table.hpp"
 #include "actors/job/core/slow_start.hpp"
+#include "actors/job/core/ssh_key_pair.hpp"
 #include "messages/model/job.hpp"
 #include "messages/model/pod.hpp"
 
@@ -57,6 +58,8 @@ struct JobModel {
   // The svc and mpi files its running pods were last given (not stored: after a restart they are
   // given once more); refresh_plugin_files sends them again when they change.
   std::map<std::string, std::string> plugin_files;
+  // The ssh plugin's keys (stored in the spec row): set before any pod is launched.
+  std::optional<SshKeyPair> ssh_keys;
   // A batch/v1 Job's controller bookkeeping (unused by a Volcano Job).
   BatchBookkeeping batch;
 

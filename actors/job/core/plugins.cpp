@@ -53,6 +53,7 @@ void svc(const JobSpec& spec, const Pod& pod, const PodTable& pods, PluginOutput
     out.env.push_back({"VC_" + env_task(t.name) + "_NUM", std::to_string(t.replicas)});
     out.files["volcano/" + t.name + ".host"] = join(hosts, "\n") + "\n";
   }
+  out.views["/etc/volcano"] = "volcano";
 }
 
 void pytorch(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
@@ -80,6 +81,7 @@ void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& p
   auto hosts = task_hosts(spec, *w, pod.job_version, pods);
   const std::string hostfile = "volcano/" + worker + ".host";
   out.files[hostfile] = join(hosts, "\n") + "\n";
+  out.views["/etc/volcano"] = "volcano";
   out.env.push_back({"MPI_HOST", join(hosts, ",")});
   out.env.push_back({"MPI_PORT", port});
   // $(VC_POD_DIR) is expanded by the node, as Kubernetes expands $(VAR) in env values.
@@ -169,17 +171,42 @@ void hcclrank(const JobSpec& spec, const Plugin& p, const Pod& pod, PluginOutput
   }
 }
 
+// Volcano's ssh plugin: the job's key pair, authorized for itself, and an ssh config naming every
+// pod of the job, in the pod's .ssh directory, seen at --ssh-key-file-path (/root/.ssh). Where
+// Volcano names a pod by its DNS name, a pod here is reached at its node's address.
+void ssh(const JobSpec& spec, const Plugin& p, int32_t version, const PodTable& pods,
+         const SshKeyPair& keys, PluginOutput& out) {
+  out.files[".ssh/id_rsa"] = keys.private_key;
+  out.files[".ssh/id_rsa.pub"] = keys.public_key;
+  out.files[".ssh/authorized_keys"] = keys.public_key;
+  const int32_t port = port_arg(p, "ssh-port", 22);
+  std::string config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n";
+  for (const auto& t : spec.tasks) {
+    auto hosts = task_hosts(spec, t, version, pods);
+    for (int32_t i = 0; i < t.replicas; ++i)
+      config += fmt::format("Host {}\n  HostName {}\n  Port {}\n", pod_name(spec.name, t.name, i),
+                            hosts[static_cast<size_t>(i)], port);
+  }
+  out.files[".ssh/config"] = std::move(config);
+  out.views[plugin_arg(p, "ssh-key-file-path", kSshKeyFilePath)] = ".ssh";
+}
+
 }  // namespace
+
+bool uses_ssh_keys(const JobSpec& spec) {
+  return !spec.batch && std::any_of(spec.plugins.begin(), spec.plugins.end(),
+                                    [](const Plugin& p) { return p.name == "ssh"; });
+}
 
 void refresh_plugin_files(JobModel& m, Effects& fx) {
   const auto& spec = m.job.spec;
   if (spec.batch || std::none_of(spec.plugins.begin(), spec.plugins.end(), [](const Plugin& p) {
-        return p.name == "svc" || p.name == "mpi";
+        return p.name == "svc" || p.name == "mpi" || p.name == "ssh";
       }))
     return;
   Pod any;
   any.job_version = m.job.status.version;
-  auto files = plugin_output(spec, any, m.pods).files;
+  auto files = plugin_output(spec, any, m.pods, m.ssh_keys).files;
   if (files == m.plugin_files) return;
   m.plugin_files = files;
   // Pods launched by these very effects start with the files already.
@@ -190,7 +217,8 @@ void refresh_plugin_files(JobModel& m, Effects& fx) {
       fx.files.push_back({p.uid, p.node, files});
 }
 
-PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
+PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& pods,
+                           const std::optional<SshKeyPair>& ssh_keys) {
   PluginOutput out;
   for (const auto& p : spec.plugins) {
     if (p.name == "svc") svc(spec, pod, pods, out);
@@ -199,6 +227,7 @@ PluginOutput plugin_output(const JobSpec& spec, const Pod& pod, const PodTable& 
     if (p.name == "tensorflow") tensorflow(spec, p, pod, pods, out);
     if (p.name == "ray") ray(spec, p, pod, pods, out);
     if (p.name == "hcclrank") hcclrank(spec, p, pod, out);
+    if (p.name == "ssh" && ssh_keys) ssh(spec, p, pod.job_version, pods, *ssh_keys, out);
     // env: VK_TASK_INDEX / VC_TASK_INDEX are given to every pod (pod_template.cpp).
   }
   return out;

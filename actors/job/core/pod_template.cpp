@@ -95,7 +95,8 @@ int64_t lease_stop_grace_ms(const JobSpec& spec, const std::string& task_name) {
   return template_grace_ms(spec, task_name).value_or(kLeaseStopGraceMs);
 }
 
-std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const PodTable& pods) {
+std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const PodTable& pods,
+                                      const std::optional<SshKeyPair>& ssh_keys) {
   for (const auto& task : spec.tasks) {
     if (task.name != pod.task_name) continue;
     PodRuntime rt;
@@ -128,7 +129,7 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
       set_env(c.env, "HOSTNAME", pod.name);
       if (pod.partition >= 0) set_env(c.env, "VC_TASK_PARTITION_ID", std::to_string(pod.partition));
     }
-    auto plugins = plugin_output(spec, pod, pods);
+    auto plugins = plugin_output(spec, pod, pods, ssh_keys);
     for (auto& c : rt.containers) {
       for (const auto& e : plugins.env) set_env(c.env, e.name, e.value);
       auto command = plugins.commands.find(c.name);
@@ -139,6 +140,7 @@ std::optional<PodRuntime> pod_runtime(const JobSpec& spec, const Pod& pod, const
     }
     resolve_field_refs(rt, spec, task, pod, plugins.annotations);
     rt.files = std::move(plugins.files);
+    rt.views = std::move(plugins.views);
     return rt;
   }
   return std::nullopt;
