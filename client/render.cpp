@@ -538,12 +538,19 @@ nlohmann::json flow_to_json(const JobFlow& f) {
     json j{{"name", flow.name}};
     if (flow.depends_on) {
       j["dependsOn"] = {{"targets", flow.depends_on->targets}};
-      if (!flow.depends_on->probe.empty()) {
-        json list = json::array();
-        for (const auto& p : flow.depends_on->probe)
-          list.push_back({{"taskName", p.task_name}, {"phase", p.phase}});
-        j["dependsOn"]["probe"] = {{"taskStatusList", std::move(list)}};
+      const auto& dep = *flow.depends_on;
+      json probe = json::object();
+      for (const auto& p : dep.probe)
+        probe["taskStatusList"].push_back({{"taskName", p.task_name}, {"phase", p.phase}});
+      for (const auto& p : dep.http_get) {
+        json g{{"taskName", p.task_name}, {"path", p.path}, {"port", p.port}};
+        if (!p.header_name.empty())
+          g["httpHeader"] = {{"name", p.header_name}, {"value", p.header_value}};
+        probe["httpGetList"].push_back(std::move(g));
       }
+      for (const auto& p : dep.tcp_socket)
+        probe["tcpSocketList"].push_back({{"taskName", p.task_name}, {"port", p.port}});
+      if (!probe.empty()) j["dependsOn"]["probe"] = std::move(probe);
     }
     if (flow.retry > 0) j["retry"] = flow.retry;
     if (flow.patch) j["patch"] = {{"jobSpec", spec_to_json(*flow.patch)}};

@@ -284,9 +284,27 @@ struct TaskProbe {
   phase @1 :Text;                # "Running" | "Succeeded"
 }
 
+# A target counts as reached once a Running pod of the task answers GET path on port (200-399).
+struct HttpGetProbe {
+  taskName @0 :Text;
+  path @1 :Text;
+  port @2 :Int32;
+  headerName @3 :Text;           # Volcano's httpHeader: sent with the request when named
+  headerValue @4 :Text;
+}
+
+# A target counts as reached once a Running pod of the task accepts a connection on port.
+struct TcpSocketProbe {
+  taskName @0 :Text;
+  port @1 :Int32;
+}
+
 struct FlowDependsOn {
   targets @0 :List(Text);        # names of other flows of the same JobFlow
-  probe @1 :List(TaskProbe);     # empty: each target's job must complete
+  probe @1 :List(TaskProbe);     # Volcano's taskStatusList; no probe at all: each target's job
+                                 # must complete; else any one probe that passes will do
+  httpGet @2 :List(HttpGetProbe);       # Volcano's httpGetList
+  tcpSocket @3 :List(TcpSocketProbe);   # Volcano's tcpSocketList
 }
 
 struct Flow {

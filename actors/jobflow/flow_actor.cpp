@@ -11,10 +11,13 @@
 #include "actors/jobflow/core/dag.hpp"
 #include "actors/jobflow/core/flow_job.hpp"
 #include "actors/jobflow/core/flow_status.hpp"
+#include "actors/jobflow/endpoint_probe.hpp"
 #include "actors/jobflow/flow_records.hpp"
 #include "actors/protocol/atoms.hpp"
 #include "actors/store/commit_relay.hpp"
 #include "common/clock.hpp"
+#include "messages/api.capnp.h"
+#include "messages/codec/flat.hpp"
 
 namespace caldera {
 namespace {
@@ -44,6 +47,8 @@ struct FlowState {
   bool deleted = false;
   bool look_scheduled = false;
   bool offered_stop = false;  // asked the flow directory to stop it (passivation)
+  FlowAnswers answered;       // the endpoint probes that passed (not stored: made again)
+  bool probing = false;       // a round of endpoint probes is under way, or waits to be made
   caf::response_promise delete_rp;
   static inline const char* name = "jobflow";
 };
@@ -82,8 +87,9 @@ void act_after_durable(FlowSelf* self);
 // have ended, and nothing it asked for is under way. Only a change of one of its jobs (a
 // command, a delete) could give it work again: the flow directory then wakes it.
 bool done_for_now(const FlowState& st) {
-  if (st.deleted || st.writing || st.look_scheduled || st.deleting_jobs || !st.creating.empty() ||
-      !st.retrying.empty() || !is_finished(phase_of(st)) || !(st.flow.status == st.written.status))
+  if (st.deleted || st.writing || st.look_scheduled || st.probing || st.deleting_jobs ||
+      !st.creating.empty() || !st.retrying.empty() || !is_finished(phase_of(st)) ||
+      !(st.flow.status == st.written.status))
     return false;
   if (phase_of(st) == FlowPhase::Succeed && st.flow.spec.job_retain_policy == "delete" &&
       !st.jobs_deleted)
@@ -150,6 +156,8 @@ void look_again(FlowSelf* self) {
   self->delayed_send(self, 1s, sync_atom::value);
 }
 
+void probe_endpoints(FlowSelf* self, const FlowJobs& judged);
+
 // Decides from the jobs as they are now: the phase, the lists, and which jobs to create. Writes
 // the record when it changed.
 void step(FlowSelf* self) {
@@ -175,9 +183,11 @@ void step(FlowSelf* self) {
     }
     fill_job_lists(st.flow.spec, judged, st.flow.status);
   }
-  if (!is_finished(phase_of(st)))
-    for (const auto& entry : due_flows(st.flow.spec, judged, st.tasks))
+  if (!is_finished(phase_of(st))) {
+    for (const auto& entry : due_flows(st.flow.spec, judged, st.tasks, st.answered))
       if (!st.creating.count(entry) && !st.retrying.count(entry)) request_create(self, entry);
+    probe_endpoints(self, judged);
+  }
   // Only the status changes (the spec is the submitted one): comparing it alone halves the work
   // every status message costs a large flow.
   if (!(st.flow.status == st.written.status))
@@ -238,6 +248,102 @@ void request_create(FlowSelf* self, const std::string& entry) {
                           entry, self->system().render(err));
             look_again(self);
           });
+}
+
+// One round of endpoint probes: where each probed target's pods run.
+struct ProbeRound {
+  std::vector<ProbeWanted> wanted;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> pods;  // target ->
+                                                                                 // (task, host)
+  size_t left = 0;  // targets whose pods are still being listed
+};
+
+// One endpoint to probe, and the entry and target it speaks for.
+struct EndpointProbe {
+  std::string entry, target, host;
+  std::optional<HttpGetProbe> http;
+  int32_t tcp_port = 0;
+};
+
+constexpr auto kProbeWait = 1s;       // each connection and answer, at most
+constexpr auto kProbePeriod = 500ms;  // between rounds that found nothing
+
+// Makes the probes on a thread of its own (they block), one pass per (entry, target) at most,
+// and tells the flow actor which passed.
+void run_probes(caf::blocking_actor* self, caf::actor flow, std::vector<EndpointProbe> probes) {
+  std::vector<std::string> entries, targets;
+  std::set<std::pair<std::string, std::string>> passed;
+  for (const auto& p : probes) {
+    if (passed.count({p.entry, p.target})) continue;
+    const bool ok = p.http ? http_answers(p.host, *p.http, kProbeWait)
+                           : tcp_answers(p.host, p.tcp_port, kProbeWait);
+    if (!ok) continue;
+    passed.insert({p.entry, p.target});
+    entries.push_back(p.entry);
+    targets.push_back(p.target);
+  }
+  self->send(flow, probed_atom::value, std::move(entries), std::move(targets));
+}
+
+void make_probes(FlowSelf* self, const std::shared_ptr<ProbeRound>& round) {
+  auto& st = self->state;
+  if (st.deleted) return;
+  std::vector<EndpointProbe> probes;
+  for (const auto& w : round->wanted) {
+    const Flow* flow = nullptr;
+    for (const auto& f : st.flow.spec.flows)
+      if (f.name == w.entry) flow = &f;
+    if (!flow || !flow->depends_on) continue;
+    for (const auto& [task, host] : round->pods[w.target]) {
+      for (const auto& g : flow->depends_on->http_get)
+        if (g.task_name == task) probes.push_back({w.entry, w.target, host, g, 0});
+      for (const auto& t : flow->depends_on->tcp_socket)
+        if (t.task_name == task) probes.push_back({w.entry, w.target, host, std::nullopt, t.port});
+    }
+  }
+  if (probes.empty()) {  // no pod of a probed task runs yet
+    self->delayed_send(self, kProbePeriod, probed_atom::value);
+    return;
+  }
+  self->spawn<caf::detached>(run_probes, caf::actor_cast<caf::actor>(self), std::move(probes));
+}
+
+// The flow waits on endpoints of its targets' pods: their Running pods are listed (as `get pods`
+// lists them), then probed; a round that passes none is made again after kProbePeriod. One round
+// at a time.
+void probe_endpoints(FlowSelf* self, const FlowJobs& judged) {
+  auto& st = self->state;
+  if (st.probing || st.deleted) return;
+  auto round = std::make_shared<ProbeRound>();
+  round->wanted = endpoint_probes_wanted(st.flow.spec, judged, st.tasks, st.answered);
+  if (round->wanted.empty()) return;
+  st.probing = true;
+  std::set<std::string> targets;
+  for (const auto& w : round->wanted) targets.insert(w.target);
+  round->left = targets.size();
+  for (const auto& target : targets) {
+    SmallMessageBuilder b;
+    auto filter = b.initRoot<api::Request>().initListPods();
+    filter.setNamespace(st.flow.spec.namespace_);
+    filter.setJobName(flow_job_name(st.flow.spec.name, target));
+    filter.setKind("jobs");
+    auto listed = [self, round](const std::string& target, const std::string* bytes) {
+      try {
+        if (bytes) {
+          FlatReader reader(*bytes);
+          for (auto pod : reader.root<api::Response>().getPods())
+            if (std::string_view(pod.getPhase().cStr()) == "Running" && pod.getHostIp().size() > 0)
+              round->pods[target].emplace_back(pod.getTaskName(), pod.getHostIp());
+        }
+      } catch (const kj::Exception&) {
+        // Not a list of pods (an error answer): none to probe this round.
+      }
+      if (--round->left == 0) make_probes(self, round);
+    };
+    self->request(st.env.jobs, 10s, api_atom::value, to_bytes(b))
+        .then([listed, target](const std::string& bytes) { listed(target, &bytes); },
+              [listed, target](caf::error&) { listed(target, nullptr); });
+  }
 }
 
 // What may happen only once the flow's record says why: a failed job is deleted for a retry
@@ -354,6 +460,25 @@ caf::behavior flow_actor(FlowSelf* self, JobFlow flow, FlowActorEnv env) {
       },
       [=](sync_atom) {
         self->state.look_scheduled = false;
+        step(self);
+      },
+      [=](probed_atom, const std::vector<std::string>& entries,
+          const std::vector<std::string>& targets) {
+        auto& st = self->state;
+        for (size_t i = 0; i < entries.size() && i < targets.size(); ++i) {
+          spdlog::info("jobflow={} flow={} target={} answered its probe", st.flow.spec.key(),
+                       entries[i], targets[i]);
+          st.answered[entries[i]].insert(targets[i]);
+        }
+        if (entries.empty()) {
+          self->delayed_send(self, kProbePeriod, probed_atom::value);
+          return;
+        }
+        st.probing = false;
+        step(self);
+      },
+      [=](probed_atom) {
+        self->state.probing = false;
         step(self);
       },
       [=](delete_atom) {

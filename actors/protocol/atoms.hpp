@@ -112,6 +112,9 @@ using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using users_atom = caf::atom_constant<caf::atom("users")>;
 // flow directory -> flow actor: look again (a JobTemplate arrived)
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
+// a flow actor's prober -> the flow actor: (probed_atom, entries, targets) the endpoint probes
+// that passed, entry i on target i; the flow actor to itself: (probed_atom) probe again.
+using probed_atom = caf::atom_constant<caf::atom("probed")>;
 
 // Watches (actors/watch). client bridge -> API router -> watch hub: (watch_atom, Request bytes,
 // stream, bridge) starts one, (unwatch_atom, bridge, stream) ends it (stream 0: all of the

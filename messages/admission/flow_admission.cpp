@@ -75,7 +75,33 @@ void check_flow_dependencies(const JobFlowSpec& spec, Diagnostics& d) {
         d.error(path + ".phase", "phase \"" + p.phase +
                                      "\" is not supported; a probe waits for Running or Succeeded");
     }
-    if (!dep->probe.empty() && dep->targets.empty())
+    const std::string probe_path = flow_path(i) + ".dependsOn.probe.";
+    auto check_endpoint = [&](const std::string& path, const std::string& task, int32_t port) {
+      if (task.empty()) d.error(path + ".taskName", "taskName is required");
+      if (port < 1 || port > 65535)
+        d.error(path + ".port", "port " + std::to_string(port) + " is not a port (1..65535)");
+    };
+    for (size_t k = 0; k < dep->http_get.size(); ++k) {
+      const auto& g = dep->http_get[k];
+      const std::string path = probe_path + "httpGetList[" + std::to_string(k) + "]";
+      check_endpoint(path, g.task_name, g.port);
+      if (g.path.empty() || g.path[0] != '/' || g.path.size() > 2048 ||
+          g.path.find_first_of(" \r\n") != std::string::npos)
+        d.error(path + ".path",
+                "path must start with / and hold no space or line break "
+                "(at most 2048 characters)");
+      if (g.header_name.find_first_of(" :\r\n") != std::string::npos ||
+          g.header_value.find_first_of("\r\n") != std::string::npos ||
+          g.header_name.size() + g.header_value.size() > 4096 ||
+          (g.header_name.empty() && !g.header_value.empty()))
+        d.error(path + ".httpHeader",
+                "httpHeader needs a name without spaces or colons and a "
+                "value on one line (at most 4096 characters)");
+    }
+    for (size_t k = 0; k < dep->tcp_socket.size(); ++k)
+      check_endpoint(probe_path + "tcpSocketList[" + std::to_string(k) + "]",
+                     dep->tcp_socket[k].task_name, dep->tcp_socket[k].port);
+    if (dep->has_probes() && dep->targets.empty())
       d.error(flow_path(i) + ".dependsOn.probe", "a probe needs targets to probe");
   }
   for (const auto& cycle : find_cycles(edges)) {

@@ -552,6 +552,20 @@ void encode(const JobFlowSpec& in, api::JobFlowSpec::Builder out) {
         probes[j].setTaskName(text(dep->probe[j].task_name));
         probes[j].setPhase(text(dep->probe[j].phase));
       }
+      auto gets = d.initHttpGet(dep->http_get.size());
+      for (capnp::uint j = 0; j < dep->http_get.size(); ++j) {
+        const auto& g = dep->http_get[j];
+        gets[j].setTaskName(text(g.task_name));
+        gets[j].setPath(text(g.path));
+        gets[j].setPort(g.port);
+        gets[j].setHeaderName(text(g.header_name));
+        gets[j].setHeaderValue(text(g.header_value));
+      }
+      auto sockets = d.initTcpSocket(dep->tcp_socket.size());
+      for (capnp::uint j = 0; j < dep->tcp_socket.size(); ++j) {
+        sockets[j].setTaskName(text(dep->tcp_socket[j].task_name));
+        sockets[j].setPort(dep->tcp_socket[j].port);
+      }
     }
     flows[i].setRetry(in.flows[i].retry);
     if (in.flows[i].patch) encode(*in.flows[i].patch, flows[i].initPatch());
@@ -575,6 +589,11 @@ JobFlowSpec decode(api::JobFlowSpec::Reader in, Diagnostics& diags) {
       flow.depends_on = FlowDependsOn{decode_strings(d.getTargets()), {}};
       for (auto p : d.getProbe())
         flow.depends_on->probe.push_back({str(p.getTaskName()), str(p.getPhase())});
+      for (auto g : d.getHttpGet())
+        flow.depends_on->http_get.push_back({str(g.getTaskName()), str(g.getPath()), g.getPort(),
+                                             str(g.getHeaderName()), str(g.getHeaderValue())});
+      for (auto t : d.getTcpSocket())
+        flow.depends_on->tcp_socket.push_back({str(t.getTaskName()), t.getPort()});
     }
     s.flows.push_back(std::move(flow));
   }

@@ -31,10 +31,37 @@ struct TaskProbe {
   bool operator==(const TaskProbe&) const = default;
 };
 
+// Volcano's probe HttpGet (reserved there, run here): a target counts as reached once a Running
+// pod of its task `task_name` answers GET `path` on `port` at its node's address with a status
+// from 200 to 399, as a kubelet's httpGet probe counts.
+struct HttpGetProbe {
+  std::string task_name;
+  std::string path = "/";
+  int32_t port = 0;
+  std::string header_name;  // Volcano's httpHeader: one header sent with the request, if named
+  std::string header_value;
+  bool operator==(const HttpGetProbe&) const = default;
+};
+
+// Volcano's probe TcpSocket: a target counts as reached once a Running pod of its task
+// `task_name` accepts a connection on `port`.
+struct TcpSocketProbe {
+  std::string task_name;
+  int32_t port = 0;
+  bool operator==(const TcpSocketProbe&) const = default;
+};
+
+// Without probes each target must complete; with them, a target also counts as reached once
+// any one probe passes.
 struct FlowDependsOn {
   std::vector<std::string> targets;   // names of other flows of the same JobFlow
-  std::vector<TaskProbe> probe = {};  // empty: each target must complete
+  std::vector<TaskProbe> probe = {};  // taskStatusList
+  std::vector<HttpGetProbe> http_get = {};
+  std::vector<TcpSocketProbe> tcp_socket = {};
   bool operator==(const FlowDependsOn&) const = default;
+
+  bool probes_endpoints() const { return !http_get.empty() || !tcp_socket.empty(); }
+  bool has_probes() const { return !probe.empty() || probes_endpoints(); }
 };
 
 struct Flow {

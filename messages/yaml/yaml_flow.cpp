@@ -3,27 +3,46 @@
 namespace caldera {
 namespace {
 
-// Volcano's probe: only taskStatusList runs here; HTTP and TCP probes are warned about.
+// Each item of the list under `key`, if there is one, read by fn(MapReader&).
+template <class Fn>
+void each_item(YamlContext& ctx, MapReader& m, const char* key, Fn&& fn) {
+  auto n = m.get(key);
+  if (!n) return;
+  const auto list_path = m.path(key);
+  if (auto items = read_sequence(ctx, *n, list_path))
+    for (size_t i = 0; i < items->size(); ++i) {
+      MapReader item(ctx, (*items)[i], index_path(list_path, i));
+      fn(item);
+      item.warn_unknown();
+    }
+}
+
+// Volcano's probe: its three lists, each a way for a target to count as reached.
 void read_probe(YamlContext& ctx, const YamlNode& node, const std::string& path,
-                std::vector<TaskProbe>& out) {
+                FlowDependsOn& out) {
   MapReader m(ctx, node, path);
-  if (auto n = m.get("taskStatusList")) {
-    const auto list_path = m.path("taskStatusList");
-    if (auto items = read_sequence(ctx, *n, list_path))
-      for (size_t i = 0; i < items->size(); ++i) {
-        TaskProbe p;
-        MapReader t(ctx, (*items)[i], index_path(list_path, i));
-        t.str("taskName", p.task_name);
-        t.str("phase", p.phase);
-        t.warn_unknown();
-        out.push_back(std::move(p));
-      }
-  }
-  for (const char* kind : {"httpGetList", "tcpSocketList"})
-    if (m.get(kind))
-      ctx.warn(m.path(kind), std::string(kind) +
-                                 " probes are not supported by caldera, ignored: only "
-                                 "taskStatusList probes run");
+  each_item(ctx, m, "taskStatusList", [&](MapReader& t) {
+    auto& p = out.probe.emplace_back();
+    t.str("taskName", p.task_name);
+    t.str("phase", p.phase);
+  });
+  each_item(ctx, m, "httpGetList", [&](MapReader& g) {
+    auto& p = out.http_get.emplace_back();
+    g.str("taskName", p.task_name);
+    g.str("path", p.path);
+    g.i32("port", p.port);
+    if (auto h = g.get("httpHeader")) {
+      MapReader header(ctx, *h, g.path("httpHeader"));
+      header.str("name", p.header_name);
+      header.str("value", p.header_value);
+      header.warn_unknown();
+    }
+  });
+  each_item(ctx, m, "tcpSocketList", [&](MapReader& t) {
+    auto& p = out.tcp_socket.emplace_back();
+    t.str("taskName", p.task_name);
+    t.i32("port", p.port);
+  });
   m.warn_unknown();
 }
 
@@ -32,7 +51,7 @@ FlowDependsOn read_flow_depends_on(YamlContext& ctx, const YamlNode& node,
   FlowDependsOn d;
   MapReader m(ctx, node, path);
   m.strings("targets", d.targets);
-  if (auto n = m.get("probe")) read_probe(ctx, *n, m.path("probe"), d.probe);
+  if (auto n = m.get("probe")) read_probe(ctx, *n, m.path("probe"), d);
   m.warn_unknown();
   return d;
 }

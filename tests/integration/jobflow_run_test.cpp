@@ -3,6 +3,7 @@
 // middle of a flow.
 #include <future>
 #include <map>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -252,6 +253,78 @@ spec:
   ASSERT_TRUE(wait_flow("probed", "Succeed"));
   auto l = lines(flow("probed"));
   EXPECT_LT(l["probed-client"].start_ms, l["probed-server"].end_ms);
+}
+
+// The server's pod answers GET /ready on its node's network with 503, then, once the test makes
+// its ready file, with 200: the client is created only after that, from the pod's own answer.
+TEST_F(FlowRuns, AnHttpGetProbeStartsADependentOnceTheTargetsPodAnswers) {
+  const int port = free_port();
+  const auto ready = dir.path() + "/ready";
+  submit(job_template("web", std::string(CALDERA_READY_SERVER_PATH) + " " + std::to_string(port) +
+                                 " " + ready) +
+         job_template("caller", "true") + R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: gated}
+spec:
+  flows:
+    - name: web
+    - name: caller
+      dependsOn:
+        targets: [web]
+        probe:
+          httpGetList:
+            - {taskName: main, path: /ready, port: )" +
+         std::to_string(port) + R"(, httpHeader: {name: X-Flow, value: gated}}
+)");
+  // Probed, and refused: the server's log shows the flow's requests, and no caller exists.
+  ASSERT_TRUE(eventually([&] {
+    return count(node.cli({"logs", "gated-web-main-0"}).out, "GET /ready HTTP/1.1") >= 2;
+  })) << node.cli({"get", "jobs"}).out
+      << node.log();
+  EXPECT_NE(node.cli({"get", "job", "gated-caller"}).exit_code, 0) << "503 is not ready";
+  EXPECT_NE(node.cli({"logs", "gated-web-main-0"}).out.find("X-Flow: gated\r\n"),
+            std::string::npos);
+  write_file(dir.path(), "ready", "");
+  ASSERT_TRUE(eventually([&] {
+    return node.cli({"get", "job", "gated-caller"}).exit_code == 0;
+  })) << node.log();
+  auto r = node.cli({"wait", "job", "gated-caller", "--for=phase=Completed", "--timeout=30s"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(node.log().find("jobflow=default/gated flow=caller target=web answered its probe"),
+            std::string::npos);
+}
+
+// The same with a TCP probe: the caller waits until something accepts connections on the port.
+TEST_F(FlowRuns, ATcpSocketProbeWaitsUntilThePortAcceptsConnections) {
+  const int port = free_port();
+  const auto gate = dir.path() + "/listen";
+  const auto done = dir.path() + "/done";
+  // db listens once the test opens the gate, and ends once the app has run.
+  submit(job_template("db", "while [ ! -e " + gate + " ]; do sleep 0.05; done; " +
+                                std::string(CALDERA_READY_SERVER_PATH) + " " +
+                                std::to_string(port) + " " + gate + " & while [ ! -e " + done +
+                                " ]; do sleep 0.05; done; kill $!") +
+         job_template("app", "touch " + done) + R"(apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: tcp}
+spec:
+  flows:
+    - name: db
+    - name: app
+      dependsOn:
+        targets: [db]
+        probe: {tcpSocketList: [{taskName: main, port: )" +
+         std::to_string(port) + R"(}]}
+)");
+  auto running = node.cli({"wait", "job", "tcp-db", "--for=phase=Running", "--timeout=30s"});
+  ASSERT_EQ(running.exit_code, 0) << running.err;
+  // Running, but nothing listens: a few probe rounds pass without the app.
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_NE(node.cli({"get", "job", "tcp-app"}).exit_code, 0) << "nothing listens yet";
+  write_file(dir.path(), "listen", "");
+  ASSERT_TRUE(wait_flow("tcp", "Succeed"));
+  auto l = lines(flow("tcp"));
+  EXPECT_EQ(l["tcp-app"].state, "Completed");
 }
 
 TEST_F(FlowRuns, KillNineInTheMiddleOfAFlowCreatesNothingTwice) {

@@ -135,6 +135,23 @@ TEST(FlowAdmission, EveryViolationIsReportedAtOnce) {
   EXPECT_EQ(e.size(), 6u) << dump(e);
 }
 
+TEST(FlowAdmission, EndpointProbesNeedATaskAPortAndAPathThatIsOne) {
+  auto client = flow("client", {"server"});
+  client.depends_on->http_get = {{"", "ready", 0, "", ""},
+                                 {"web", "/a b", 8080, "Bad: name", "v"},
+                                 {"web", "/ok", 8080, "X-Ok", "v"}};
+  client.depends_on->tcp_socket = {{"db", 70000}};
+  auto d = check(spec({flow("server"), client}));
+  const std::string g = "spec.flows[1].dependsOn.probe.httpGetList[";
+  EXPECT_TRUE(has(d.errors, g + "0].taskName", "required"));
+  EXPECT_TRUE(has(d.errors, g + "0].port", "not a port"));
+  EXPECT_TRUE(has(d.errors, g + "0].path", "must start with /"));
+  EXPECT_TRUE(has(d.errors, g + "1].path", "no space"));
+  EXPECT_TRUE(has(d.errors, g + "1].httpHeader", "without spaces or colons"));
+  EXPECT_TRUE(has(d.errors, "spec.flows[1].dependsOn.probe.tcpSocketList[0].port", "1..65535"));
+  EXPECT_EQ(d.errors.size(), 6u) << dump(d.errors);
+}
+
 TEST(FlowAdmission, RetryIsBoundedAndProbesNameATaskAndAPhase) {
   auto a = flow("a");
   a.retry = -1;

@@ -41,6 +41,8 @@ JobFlow sample_flow() {
   // What the flow actor adds: retry, probes, why it failed, histories and conditions.
   f.spec.flows[1].retry = 3;
   f.spec.flows[2].depends_on->probe = {{"worker", "Running"}, {"ps", "Succeeded"}};
+  f.spec.flows[2].depends_on->http_get = {{"worker", "/ready", 8080, "X-Probe", "1"}};
+  f.spec.flows[2].depends_on->tcp_socket = {{"ps", 2222}};
   f.status.reason = "JobFailed";
   f.status.message = "job pipeline-x Failed";
   f.status.last_transition_ms = 1700000000500;

@@ -220,5 +220,49 @@ TEST(FlowDag, WithoutAProbeTaskCountsDoNotMatter) {
       due_flows(s, {{"server", P::Running}}, {{"server", {{"main", {0, 1, 0, 0, 0}}}}}).empty());
 }
 
+JobFlowSpec endpoint_probed() {
+  JobFlowSpec s;
+  s.name = "p";
+  s.flows = {flow("server"), flow("client", {"server"}), flow("other", {"server"})};
+  s.flows[1].depends_on->http_get = {{"web", "/ready", 8080, "", ""}};
+  return s;
+}
+
+TEST(FlowDag, AnEndpointProbeIsWantedWhileItsTargetRunsAndUntilItPasses) {
+  auto s = endpoint_probed();
+  EXPECT_TRUE(endpoint_probes_wanted(s, {{"server", P::Pending}}, {}, {}).empty())
+      << "a target that does not run has no endpoint to probe yet";
+  const FlowJobs running{{"server", P::Running}};
+  EXPECT_EQ(endpoint_probes_wanted(s, running, {}, {}),
+            (std::vector<ProbeWanted>{{"client", "server"}}))
+      << "only the entry that probes: `other` waits for completion";
+  EXPECT_TRUE(due_flows(s, running, {}, {}).empty());
+  const FlowAnswers answered{{"client", {"server"}}};
+  EXPECT_EQ(due_flows(s, running, {}, answered), (std::vector<std::string>{"client"}));
+  EXPECT_TRUE(endpoint_probes_wanted(s, running, {}, answered).empty());
+  // An answer speaks for the entry whose probe it was, not for another entry on the same target.
+  EXPECT_EQ(due_flows(s, running, {}, {{"other", {"server"}}}), (std::vector<std::string>{}));
+  // Once the client's job exists, nothing more is probed for it.
+  EXPECT_TRUE(
+      endpoint_probes_wanted(s, {{"server", P::Running}, {"client", P::Pending}}, {}, {}).empty());
+}
+
+TEST(FlowDag, AnEndpointAnswerNeverReachesAFailedTarget) {
+  auto s = endpoint_probed();
+  const FlowAnswers answered{{"client", {"server"}}};
+  EXPECT_TRUE(due_flows(s, {{"server", P::Failed}}, {}, answered).empty());
+  EXPECT_TRUE(endpoint_probes_wanted(s, {{"server", P::Failed}}, {}, {}).empty());
+}
+
+TEST(FlowDag, AnyOneProbeWillDoATaskStatusBesideAnEndpoint) {
+  auto s = endpoint_probed();
+  s.flows[1].depends_on->probe = {{"web", "Succeeded"}};
+  const FlowJobs running{{"server", P::Running}};
+  const FlowTasks succeeded{{"server", {{"web", {0, 0, 1, 0, 0}}}}};
+  EXPECT_EQ(due_flows(s, running, succeeded, {}), (std::vector<std::string>{"client"}));
+  EXPECT_TRUE(endpoint_probes_wanted(s, running, succeeded, {}).empty())
+      << "reached already: no endpoint is probed";
+}
+
 }  // namespace
 }  // namespace caldera

@@ -114,7 +114,7 @@ spec:
       extra: 1
       dependsOn:
         targets: [a]
-        probe: {httpGetList: [{path: /ready, port: 8080}]}
+        probe: {httpGetList: [{taskName: server, path: /ready, port: 8080, stray: 1}]}
         strict: yes
 status: {state: {phase: Running}}
 )",
@@ -125,8 +125,7 @@ status: {state: {phase: Running}}
   EXPECT_TRUE(has(w, "metadata.colour", "unknown field"));
   EXPECT_TRUE(has(w, "spec.paused", "unknown field"));
   EXPECT_TRUE(has(w, "spec.flows[1].extra", "unknown field"));
-  EXPECT_TRUE(
-      has(w, "spec.flows[1].dependsOn.probe.httpGetList", "httpGetList probes are not supported"));
+  EXPECT_TRUE(has(w, "spec.flows[1].dependsOn.probe.httpGetList[0].stray", "unknown field"));
   EXPECT_TRUE(has(w, "spec.flows[1].dependsOn.strict", "unknown field"));
   EXPECT_TRUE(has(w, "status", "ignored"));
   EXPECT_EQ(w.size(), 7u) << dump(w);
@@ -170,6 +169,36 @@ spec:
   EXPECT_EQ(a.patch->tasks[0].template_.containers.at(0).env.at(0).value, "1");
   const auto& b = parsed.flows[0].value.flows.at(1);
   EXPECT_EQ(b.depends_on->probe, (std::vector<TaskProbe>{{"worker", "Running"}}));
+}
+
+TEST(FlowYaml, HttpGetAndTcpSocketProbesAreReadAsVolcanoSpellsThem) {
+  Diagnostics diags;
+  auto parsed = parse_yaml(R"(
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  flows:
+    - name: server
+    - name: client
+      dependsOn:
+        targets: [server]
+        probe:
+          httpGetList:
+            - {taskName: web, path: /healthz, port: 8080, httpHeader: {name: X-Probe, value: flow}}
+            - {taskName: web, port: 8081}
+          tcpSocketList:
+            - {taskName: db, port: 5432}
+)",
+                           diags);
+  EXPECT_TRUE(diags.errors.empty()) << dump(diags.errors);
+  EXPECT_TRUE(diags.warnings.empty()) << dump(diags.warnings);
+  ASSERT_EQ(parsed.flows.size(), 1u);
+  const auto& dep = *parsed.flows[0].value.flows.at(1).depends_on;
+  EXPECT_EQ(dep.http_get, (std::vector<HttpGetProbe>{{"web", "/healthz", 8080, "X-Probe", "flow"},
+                                                     {"web", "/", 8081, "", ""}}));
+  EXPECT_EQ(dep.tcp_socket, (std::vector<TcpSocketProbe>{{"db", 5432}}));
+  EXPECT_TRUE(dep.probes_endpoints());
 }
 
 TEST(FlowYaml, APatchIsReadAsVolcanoSpellsItAndAsCalderaDidBefore) {

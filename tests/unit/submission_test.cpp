@@ -160,7 +160,7 @@ spec:
       dependsOn: {targets: [prep], probe: {taskStatusList: [{taskName: nosuch, phase: Running}]}}
 )";
   auto d = admit_text(docs({kTemplate, probed}));
-  EXPECT_TRUE(has(d.errors, "documents[1].spec.flows[1].dependsOn.probe.taskStatusList",
+  EXPECT_TRUE(has(d.errors, "documents[1].spec.flows[1].dependsOn.probe",
                   "JobTemplate prep has none of the probed tasks"))
       << dump(d.errors);
   // The template's own task is fine; an unknown template is only the usual warning.

@@ -21,22 +21,28 @@ bool all_completed(const JobFlowSpec& spec, const FlowJobs& jobs) {
 }
 
 // Whether a target lets its dependents start: its job Completed, or a probe's task reached the
-// probe's phase.
-bool target_reached(const std::string& target, const std::vector<TaskProbe>& probes,
-                    const FlowJobs& jobs, const FlowTasks& tasks) {
+// probe's phase, or one of the entry's endpoint probes passed on it (`answered`).
+bool target_reached(const std::string& target, const FlowDependsOn& dep, const FlowJobs& jobs,
+                    const FlowTasks& tasks, const std::set<std::string>* answered) {
   auto job = jobs.find(target);
   if (job == jobs.end()) return false;
   if (job->second == JobPhase::Completed) return true;
-  if (probes.empty() || job->second != JobPhase::Running) return false;
+  if (!dep.has_probes() || job->second != JobPhase::Running) return false;
+  if (answered && answered->count(target)) return true;
   auto counts = tasks.find(target);
   if (counts == tasks.end()) return false;
-  return std::any_of(probes.begin(), probes.end(), [&](const TaskProbe& p) {
+  return std::any_of(dep.probe.begin(), dep.probe.end(), [&](const TaskProbe& p) {
     auto c = counts->second.find(p.task_name);
     if (c == counts->second.end()) return false;
     if (p.phase == "Running") return c->second.running + c->second.succeeded > 0;
     if (p.phase == "Succeeded") return c->second.succeeded > 0;
     return false;
   });
+}
+
+const std::set<std::string>* answers_of(const FlowAnswers& answered, const std::string& entry) {
+  auto it = answered.find(entry);
+  return it == answered.end() ? nullptr : &it->second;
 }
 
 // One arrow of the diagram, or `current` when none leaves it.
@@ -62,17 +68,34 @@ FlowPhase step(FlowPhase current, const JobFlowSpec& spec, const FlowJobs& jobs)
 }  // namespace
 
 std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs,
-                                   const FlowTasks& tasks) {
+                                   const FlowTasks& tasks, const FlowAnswers& answered) {
   std::vector<std::string> due;
   for (const auto& f : spec.flows) {
     if (jobs.count(f.name)) continue;
     bool ready = true;
     if (f.depends_on)
       for (const auto& target : f.depends_on->targets)
-        ready = ready && target_reached(target, f.depends_on->probe, jobs, tasks);
+        ready = ready &&
+                target_reached(target, *f.depends_on, jobs, tasks, answers_of(answered, f.name));
     if (ready) due.push_back(f.name);
   }
   return due;
+}
+
+std::vector<ProbeWanted> endpoint_probes_wanted(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                                const FlowTasks& tasks,
+                                                const FlowAnswers& answered) {
+  std::vector<ProbeWanted> wanted;
+  for (const auto& f : spec.flows) {
+    if (jobs.count(f.name) || !f.depends_on || !f.depends_on->probes_endpoints()) continue;
+    for (const auto& target : f.depends_on->targets) {
+      auto job = jobs.find(target);
+      if (job != jobs.end() && job->second == JobPhase::Running &&
+          !target_reached(target, *f.depends_on, jobs, tasks, answers_of(answered, f.name)))
+        wanted.push_back({f.name, target});
+    }
+  }
+  return wanted;
 }
 
 std::vector<std::string> retry_due(const JobFlowSpec& spec, const FlowJobs& jobs,

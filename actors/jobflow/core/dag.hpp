@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,14 +25,30 @@ using FlowJobs = std::unordered_map<std::string, JobPhase>;
 using FlowTasks = std::map<std::string, std::map<std::string, TaskStatusCount>>;
 // How many times `retry` has created each entry's job again, by entry name.
 using FlowRestarts = std::map<std::string, int32_t>;
+// The targets whose endpoint probes (httpGet, tcpSocket) passed, by the entry waiting on them.
+using FlowAnswers = std::map<std::string, std::set<std::string>>;
+
+// An endpoint probe to make: `entry` waits on `target`, whose job runs and has not reached what
+// the entry waits for otherwise.
+struct ProbeWanted {
+  std::string entry;
+  std::string target;
+  bool operator==(const ProbeWanted&) const = default;
+};
 
 // The flow entries whose job does not exist and whose dependsOn targets' jobs have all
 // Completed (seed 002's judge), in the spec's order. An entry downstream of a job that failed or
 // was terminated is never due: its target never completes. With a probe, a target also counts
 // once a pod of a probed task is in the probe's phase (`tasks`; Running counts pods that ran and
-// succeeded since).
+// succeeded since), or an endpoint probe of the entry's passed on it (`answered`).
 std::vector<std::string> due_flows(const JobFlowSpec& spec, const FlowJobs& jobs,
-                                   const FlowTasks& tasks = {});
+                                   const FlowTasks& tasks = {}, const FlowAnswers& answered = {});
+
+// The endpoint probes the flow waits on now: for each entry not created yet whose dependsOn has
+// httpGet or tcpSocket probes, each target whose job is Running and not yet reached.
+std::vector<ProbeWanted> endpoint_probes_wanted(const JobFlowSpec& spec, const FlowJobs& jobs,
+                                                const FlowTasks& tasks,
+                                                const FlowAnswers& answered);
 
 // The entries whose job Failed and that `retry` still allows to create again.
 std::vector<std::string> retry_due(const JobFlowSpec& spec, const FlowJobs& jobs,

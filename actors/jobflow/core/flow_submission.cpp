@@ -14,15 +14,19 @@ template <class TemplateOf>
 void check_probe_tasks(const JobFlowSpec& s, TemplateOf&& template_of, Diagnostics& d) {
   for (size_t i = 0; i < s.flows.size(); ++i) {
     const auto& dep = s.flows[i].depends_on;
-    if (!dep || dep->probe.empty()) continue;
+    if (!dep || !dep->has_probes()) continue;
+    std::vector<std::string> probed;
+    for (const auto& p : dep->probe) probed.push_back(p.task_name);
+    for (const auto& p : dep->http_get) probed.push_back(p.task_name);
+    for (const auto& p : dep->tcp_socket) probed.push_back(p.task_name);
     for (const auto& target : dep->targets) {
       auto tmpl = template_of(s.namespace_, target);
       if (!tmpl) continue;
       bool has = false;
-      for (const auto& p : dep->probe)
-        for (const auto& t : tmpl->tasks) has |= t.name == p.task_name;
+      for (const auto& name : probed)
+        for (const auto& t : tmpl->tasks) has |= t.name == name;
       if (!has)
-        d.error("spec.flows[" + std::to_string(i) + "].dependsOn.probe.taskStatusList",
+        d.error("spec.flows[" + std::to_string(i) + "].dependsOn.probe",
                 "JobTemplate " + target + " has none of the probed tasks");
     }
   }
