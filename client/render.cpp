@@ -94,6 +94,8 @@ json task_to_json(const TaskSpec& t) {
     spec["nodeSelector"] = string_map(t.template_.node_selector);
   if (t.template_.termination_grace_seconds)
     spec["terminationGracePeriodSeconds"] = *t.template_.termination_grace_seconds;
+  if (!t.template_.priority_class_name.empty())
+    spec["priorityClassName"] = t.template_.priority_class_name;
   spec["containers"] = json::array();
   for (const auto& c : t.template_.containers) spec["containers"].push_back(container_to_json(c));
   j["template"] = {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}};

@@ -37,6 +37,7 @@ struct PodTemplate {
   restartPolicy @3 :Text;
   nodeSelector @4 :List(KeyValue);  # labels the pod's node must have (the cluster config's)
   terminationGracePeriodSeconds @5 :Int64 = -1;  # -1: not set
+  priorityClassName @6 :Text;    # a Volcano task's pods' class: its pods' order within the gang
 }
 
 struct LifecyclePolicy {

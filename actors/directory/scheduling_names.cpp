@@ -86,6 +86,13 @@ void admit_scheduling(const ParsedDocuments& docs, const SchedulingNames& names,
         !classes.count(s.priority_class_name))
       diags.error(prefixed(j.prefix, "spec.priorityClassName"),
                   "no PriorityClass named \"" + s.priority_class_name + "\"");
+    for (size_t i = 0; i < s.tasks.size(); ++i) {
+      const auto& pc = s.tasks[i].template_.priority_class_name;
+      if (!pc.empty() && !names.class_exists(pc) && !classes.count(pc))
+        diags.error(prefixed(j.prefix, "spec.tasks[" + std::to_string(i) +
+                                           "].template.spec.priorityClassName"),
+                    "no PriorityClass named \"" + pc + "\"");
+    }
   };
   for (const auto& j : docs.jobs) {
     check_refs(j);

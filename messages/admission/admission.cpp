@@ -126,6 +126,14 @@ void check_partition(const TaskSpec& task, const std::string& tpath, Diagnostics
             "minPartitions * partitionSize (" +
                 std::to_string(int64_t{p.min_partitions} * p.partition_size) +
                 ") exceeds replicas (" + std::to_string(task.replicas) + ")");
+  } else if (p.partition_size >= 1 && p.min_partitions > 0 && task.min_available &&
+             int64_t{*task.min_available} != int64_t{p.min_partitions} * p.partition_size) {
+    // Volcano's rule: the task's gang is its minimum partitions, whole.
+    d.error(tpath + ".minAvailable",
+            "minAvailable (" + std::to_string(*task.min_available) +
+                ") must be minPartitions * partitionSize (" +
+                std::to_string(int64_t{p.min_partitions} * p.partition_size) +
+                ") when the task names minPartitions");
   }
 }
 
@@ -408,6 +416,11 @@ void apply_defaults(JobSpec& spec) {
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     TaskSpec& task = spec.tasks[i];
     if (task.name.empty()) task.name = "default" + std::to_string(i);
+    // Volcano's webhook: a task's minimum is its minimum partitions, whole.
+    if (const auto& p = task.partition_policy;
+        !task.min_available && p && p->min_partitions > 0 && p->partition_size > 0 &&
+        int64_t{p->min_partitions} * p->partition_size <= int64_t{task.replicas})
+      task.min_available = p->min_partitions * p->partition_size;
     if (task.template_.restart_policy.empty()) task.template_.restart_policy = "Never";
     auto& containers = task.template_.containers;
     if (containers.size() == 1 && containers[0].name.empty()) containers[0].name = "main";

@@ -148,6 +148,7 @@ void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
   t.setRestartPolicy(text(in.template_.restart_policy));
   encode_map(in.template_.node_selector, t.initNodeSelector(in.template_.node_selector.size()));
   t.setTerminationGracePeriodSeconds(in.template_.termination_grace_seconds.value_or(-1));
+  t.setPriorityClassName(text(in.template_.priority_class_name));
 }
 
 TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -180,6 +181,7 @@ TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::st
   t.template_.node_selector = decode_map(tpl.getNodeSelector());
   if (tpl.getTerminationGracePeriodSeconds() != -1)
     t.template_.termination_grace_seconds = tpl.getTerminationGracePeriodSeconds();
+  t.template_.priority_class_name = str(tpl.getPriorityClassName());
   return t;
 }
 

@@ -17,6 +17,8 @@ struct PodAsk {
   ResourceList requests;
   std::string task;
   std::map<std::string, std::string> node_selector = {};  // labels its node must have
+  std::string priority_class = {};  // its task's (Volcano's task priority): order in the gang
+  int32_t partition = -1;           // its task's partition (partitionPolicy); -1: none
 };
 
 // What the scheduler knows of a job's pod group beyond its pods: for queue shares and
@@ -36,6 +38,10 @@ struct GangRequest {
   std::vector<PodAsk> pods;
   int32_t min_count = 0;
   std::map<std::string, int32_t> task_min;
+  // Per task with partitionPolicy.minPartitions: the pods that whole partitions must still bring
+  // (minPartitions x partitionSize, less what is bound). A partition's waiting pods are placed
+  // all together or not at all, these or stragglers.
+  std::map<std::string, int32_t> partition_min = {};
   int32_t placed = 0;  // the job's pods bound already (for the message when the rest do not fit)
   // The job's place in the queue: a job that asks again keeps it (0: the order of its requests).
   int64_t created_ms = 0;

@@ -57,6 +57,9 @@ struct PodTemplate {
   // Between SIGTERM and SIGKILL when the pod is stopped; unset: kPodGraceMs, and kLeaseStopGraceMs
   // when its node's lease runs out (messages/model/pod.hpp).
   std::optional<int64_t> termination_grace_seconds;
+  // A Volcano task's pods' PriorityClass (Volcano's task priority): which pods of its gang go
+  // first when not all fit. "": the job's order only.
+  std::string priority_class_name;
   bool operator==(const PodTemplate&) const = default;
 };
 

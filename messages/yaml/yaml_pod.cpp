@@ -98,7 +98,8 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
     spec.str("restartPolicy", t.restart_policy);
     spec.string_map("nodeSelector", t.node_selector);
     spec.i64("terminationGracePeriodSeconds", t.termination_grace_seconds);
-    if (priority_class) spec.str("priorityClassName", *priority_class);
+    // A Kubernetes Job's template names the job's class; a Volcano task's, its pods' order.
+    spec.str("priorityClassName", priority_class ? *priority_class : t.priority_class_name);
     if (!t.restart_policy.empty() && t.restart_policy != "Never")
       ctx.warn(spec.path("restartPolicy"),
                "only restartPolicy Never is implemented: a failed pod is handled by the job's "

@@ -9,7 +9,7 @@
 namespace caldera {
 
 // `priority_class`: where a Kubernetes Job's pod names its PriorityClass (the job's); without
-// it, spec.priorityClassName is warned about and ignored, as a Volcano task's.
+// it, spec.priorityClassName is the template's own (a Volcano task's priority).
 PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path,
                               std::string* priority_class = nullptr);
 

@@ -377,6 +377,32 @@ TEST(Admission, TheSshPluginsBadArgumentsAreRefusedAtThePlugin) {
   EXPECT_TRUE(has(d.errors, "spec.plugins.ssh", "not a PEM private key")) << dump(d.errors);
 }
 
+TEST(Admission, MinPartitionsMakeTheTasksMinimumAndAnotherMinimumIsRefused) {
+  Diagnostics parse;
+  auto parsed =
+      parse_yaml(job("  tasks:\n" +
+                     task("w", 6, "      partitionPolicy: {partitionSize: 2, minPartitions: 2}\n")),
+                 parse);
+  apply_defaults(parsed.jobs.at(0).value);
+  EXPECT_EQ(parsed.jobs[0].value.tasks[0].min_available, 4) << "Volcano's webhook: 2 x 2";
+  auto d = admit_yaml(job("  tasks:\n" + task("w", 6,
+                                              "      minAvailable: 3\n"
+                                              "      partitionPolicy: {partitionSize: 2, "
+                                              "minPartitions: 2}\n")));
+  EXPECT_TRUE(
+      has(d.errors, "spec.tasks[0].minAvailable", "must be minPartitions * partitionSize (4)"));
+}
+
+TEST(Admission, ATasksPriorityClassIsReadWithoutAWarning) {
+  Diagnostics parse;
+  auto parsed = parse_yaml(job("  tasks:\n    - name: t\n      replicas: 1\n      template: "
+                               "{spec: {priorityClassName: high, containers: [{name: c, command: "
+                               "[\"true\"]}]}}\n"),
+                           parse);
+  EXPECT_TRUE(parse.warnings.empty()) << dump(parse.warnings);
+  EXPECT_EQ(parsed.jobs.at(0).value.tasks.at(0).template_.priority_class_name, "high");
+}
+
 TEST(Admission, MpiBringsSvcAndSshAndTheFrameworksBringSvcAsVolcanosWebhookDoes) {
   auto plugins_of = [](const std::string& plugins) {
     Diagnostics parse;

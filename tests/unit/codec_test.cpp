@@ -70,6 +70,7 @@ JobSpec rich_spec() {
                      {{Event::PodEvicted}, std::nullopt, Action::RestartPartition, std::nullopt}};
   worker.depends_on = DependsOn{{"master", "ps"}, "any"};
   worker.partition_policy = PartitionPolicy{2, 1};
+  worker.template_.priority_class_name = "task-high";
   worker.template_.containers = {make_container("w")};
   worker.template_.restart_policy = "OnFailure";
 

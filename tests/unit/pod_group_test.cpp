@@ -77,5 +77,30 @@ TEST(PodGroup, EachTaskMinimumIsAskedForEvenPastTheCap) {
   EXPECT_EQ(r.task_min, (std::map<std::string, int32_t>{{"a", 1}, {"b", 5}}));
 }
 
+TEST(PodGroup, AsksCarryTheirTasksClassAndPartitionAndMinPartitionsAreWholePods) {
+  auto c = test_clock();
+  auto spec = spec_with({{"w", 6}, {"ps", 1}});
+  spec.tasks[0].partition_policy = PartitionPolicy{2, 2};
+  spec.tasks[0].min_available = 4;
+  spec.tasks[1].template_.priority_class_name = "high";
+  auto m = pending_job(spec, c);
+  m.pods.at("job-w-0").node = "n1";  // one pod of partition 0 is bound
+  auto r = pod_group_request(m);
+  EXPECT_EQ(r.partition_min, (std::map<std::string, int32_t>{{"w", 3}}))
+      << "4 pods of whole partitions, less the one bound";
+  std::map<std::string, int32_t> index_of;
+  for (const auto& [name, pod] : m.pods) index_of[pod.uid] = pod.index;
+  ASSERT_EQ(r.pods.size(), 6u);
+  for (const auto& a : r.pods) {
+    if (a.task == "ps") {
+      EXPECT_EQ(a.priority_class, "high");
+      EXPECT_EQ(a.partition, -1);
+    } else {
+      EXPECT_EQ(a.priority_class, "");
+      EXPECT_EQ(a.partition, index_of.at(a.uid) / 2) << a.uid;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace caldera

@@ -87,5 +87,21 @@ TEST(Statement, AFutureIdleCountsWhatEvictionsFreeLessWhatIsPromised) {
   EXPECT_EQ(s.nodes["n1"].future_idle().get("cpu"), 3000);
 }
 
+TEST(Statement, DiscardFromAMarkUndoesOnlyWhatCameAfterIt) {
+  auto s = two_nodes_two_jobs();
+  Statement stmt(s);
+  stmt.allocate(0, 0, "n2");
+  const auto kept = s;
+  const size_t mark = stmt.size();
+  stmt.allocate(0, 1, "n1");
+  stmt.evict(1, 0, "Preempted");
+  stmt.discard_from(mark);
+  EXPECT_EQ(s, kept) << "a partition taken back leaves what came before it";
+  ASSERT_EQ(stmt.size(), 1u);
+  auto ops = stmt.commit();
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].task_uid, "a0");
+}
+
 }  // namespace
 }  // namespace caldera::sched

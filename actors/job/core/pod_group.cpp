@@ -49,6 +49,15 @@ GangRequest pod_group_request(const JobModel& m) {
       if (need > 0) r.task_min[t.name] = need;
     }
   }
+  // A task's minPartitions are whole partitions, whatever the job's minAvailable says.
+  bool partitioned = false;
+  for (const auto& t : spec.tasks) {
+    if (!t.partition_policy || t.partition_policy->partition_size < 1) continue;
+    partitioned = true;
+    const int32_t pods = t.partition_policy->min_partitions * t.partition_policy->partition_size;
+    const int32_t need = std::clamp(pods - bound_of[t.name], 0, waiting_of[t.name]);
+    if (need > 0) r.partition_min[t.name] = need;
+  }
 
   // The asks: every pod the gang needs at once, then more up to the cap; the rest are asked for
   // once these are bound.
@@ -58,7 +67,8 @@ GangRequest pod_group_request(const JobModel& m) {
   int32_t extras = std::max(0, cap - quota_total);
   // Without task minimums (or with one task), the first `cap` waiting pods are the asks: the
   // rest of a long queue is not looked at.
-  const bool any_first = r.task_min.empty() || spec.tasks.size() == 1;
+  // A partition is asked whole: a job with partitions asks every waiting pod of their tasks.
+  const bool any_first = (r.task_min.empty() || spec.tasks.size() == 1) && !partitioned;
   const size_t look_at = any_first ? static_cast<size_t>(cap) : SIZE_MAX;
   // A job's pods come task by task: the task looked up last is most often the next one's too
   // (a big job asks a thousand pods at a time, in one message handler).
@@ -85,14 +95,18 @@ GangRequest pod_group_request(const JobModel& m) {
       last_task = &p.task_name;
     }
     if (!asks) continue;
-    if (asks->taken < asks->quota) {
+    if (p.partition >= 0) {
+      // whole partitions: asked beyond the cap
+    } else if (asks->taken < asks->quota) {
       ++asks->taken;
     } else if (extras > 0) {
       --extras;
     } else {
       continue;
     }
-    r.pods.push_back({p.uid, *asks->requests, p.task_name, asks->task->template_.node_selector});
+    const auto& tpl = asks->task->template_;
+    r.pods.push_back({p.uid, *asks->requests, p.task_name, tpl.node_selector,
+                      tpl.priority_class_name, p.partition});
   }
   return r;
 }

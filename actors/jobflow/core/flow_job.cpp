@@ -52,6 +52,8 @@ std::optional<std::string> patch_task(TaskSpec& t, const TaskSpec& p, const std:
   merge(t.template_.labels, p.template_.labels);
   merge(t.template_.annotations, p.template_.annotations);
   if (!p.template_.restart_policy.empty()) t.template_.restart_policy = p.template_.restart_policy;
+  if (!p.template_.priority_class_name.empty())
+    t.template_.priority_class_name = p.template_.priority_class_name;
   for (size_t i = 0; i < p.template_.containers.size(); ++i) {
     const auto& pc = p.template_.containers[i];
     auto it = std::find_if(t.template_.containers.begin(), t.template_.containers.end(),

@@ -28,6 +28,8 @@ struct JobInfo {
   PodGroupPhase phase = PodGroupPhase::Pending;
   int32_t min_available = 0;                          // the pod group's minMember
   std::map<std::string, int32_t> task_min_available;  // minTaskMember, per task
+  // Per task: the pods that whole partitions must bring in this session (GangRequest's).
+  std::map<std::string, int32_t> partition_min;
   ResourceList min_resources;  // what its first minAvailable pods ask in all (enqueue's check)
   std::vector<TaskInfo> tasks;
 

@@ -443,15 +443,28 @@ Session Placer::session() {
       for (auto& t : job.tasks) t.status = sched::TaskStatus::Running;
     }
     job.task_min_available = r.task_min;
+    job.partition_min = r.partition_min;
     // Stragglers past the free pod slots cannot bind this session: a job of many replicas costs
-    // a session what can start, not its whole ask. Pods keep the order asked in (no names here).
+    // a session what can start, not its whole ask. Pods keep the order asked in (no names here),
+    // a task's own class first (Volcano's task priority).
     const bool slot_free = queued.slot_free;
     MilliValue slots_left = slots;
+    std::set<std::pair<std::string, int32_t>> cut;  // partitions not all asked this session
     for (const auto& a : r.pods) {
-      if (r.min_count == 0 && !slot_free && (slots_left -= a.requests.get("pods")) < 0) break;
-      job.tasks.push_back(
-          {a.uid, "", a.task, 0, a.requests, sched::TaskStatus::Pending, "", a.node_selector});
+      if (r.min_count == 0 && !slot_free && (slots_left -= a.requests.get("pods")) < 0) {
+        if (a.partition < 0) break;
+        cut.insert({a.task, a.partition});  // the rest of this one goes in no part
+        continue;
+      }
+      const int32_t priority =
+          a.priority_class.empty() ? job.priority : priority_of({"", a.priority_class, 0});
+      job.tasks.push_back({a.uid, "", a.task, priority, a.requests, sched::TaskStatus::Pending, "",
+                           a.node_selector, a.partition});
     }
+    if (!cut.empty())
+      std::erase_if(job.tasks, [&](const sched::TaskInfo& t) {
+        return t.partition >= 0 && cut.count({t.task, t.partition}) > 0;
+      });
     snap.jobs.push_back(std::move(job));
     if (no_slot) {
       if (!refused) {
@@ -546,6 +559,7 @@ Session Placer::session() {
     dequeue(it);
     r.min_count = 0;
     r.task_min.clear();
+    r.partition_min.clear();
     enqueue(std::move(r));
   }
   return session;

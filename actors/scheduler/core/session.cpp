@@ -116,6 +116,30 @@ std::map<std::string, int32_t> missing_task_pods(const JobInfo& job) {
   return out;
 }
 
+// A partition's pods one after another, where its first one stands: it is allocated whole or not
+// at all.
+std::vector<size_t> partitions_together(const JobInfo& job, std::vector<size_t> order) {
+  using Key = std::pair<std::string, int32_t>;
+  std::map<Key, std::vector<size_t>> members;
+  for (size_t t : order)
+    if (job.tasks[t].partition >= 0)
+      members[{job.tasks[t].task, job.tasks[t].partition}].push_back(t);
+  if (members.empty()) return order;
+  std::vector<size_t> out;
+  out.reserve(order.size());
+  std::set<Key> placed;
+  for (size_t t : order) {
+    const auto& task = job.tasks[t];
+    if (task.partition < 0) {
+      out.push_back(t);
+    } else if (placed.insert({task.task, task.partition}).second) {
+      const auto& m = members[{task.task, task.partition}];
+      out.insert(out.end(), m.begin(), m.end());
+    }
+  }
+  return out;
+}
+
 std::vector<size_t> pending_in_order(const JobInfo& job) {
   std::vector<size_t> pending;
   for (size_t t = 0; t < job.tasks.size(); ++t)
@@ -123,7 +147,7 @@ std::vector<size_t> pending_in_order(const JobInfo& job) {
   std::stable_sort(pending.begin(), pending.end(),
                    [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
   const auto need = missing_task_pods(job);
-  if (need.empty()) return pending;
+  if (need.empty()) return partitions_together(job, std::move(pending));
   std::map<std::string, int32_t> taken;
   std::vector<size_t> required, rest;
   for (size_t t : pending) {
@@ -131,7 +155,7 @@ std::vector<size_t> pending_in_order(const JobInfo& job) {
     (it != need.end() && taken[it->first]++ < it->second ? required : rest).push_back(t);
   }
   required.insert(required.end(), rest.begin(), rest.end());
-  return required;
+  return partitions_together(job, std::move(required));
 }
 
 std::vector<size_t> job_order(const Snapshot& s) {
@@ -215,12 +239,43 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
   bool failed = false;
   // The pods of one task ask alike: once one fits nowhere, its siblings are not tried.
   std::set<std::string> unfit_tasks;
+  // The partition being allocated (pods one after another): where it began, so that a pod of it
+  // that fits nowhere takes back the others; and the pods of whole partitions, by task.
+  struct {
+    std::string task;
+    int32_t id = -1;
+    size_t mark = 0;
+    ResourceList queue_held;
+    int32_t pods = 0;
+    bool failed = false;
+  } part;
+  std::map<std::string, int32_t> whole;
+  auto close_partition = [&] {
+    if (part.id >= 0 && !part.failed) whole[part.task] += part.pods;
+    part.id = -1;
+  };
+  auto fail_partition = [&] {
+    if (part.id < 0 || part.failed) return;
+    stmt.discard_from(part.mark);
+    queue_held = part.queue_held;
+    part.failed = true;
+  };
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
-    if (unfit_tasks.count(task.task)) continue;
+    if (task.partition != part.id || (task.partition >= 0 && task.task != part.task)) {
+      close_partition();
+      if (task.partition >= 0)
+        part = {task.task, task.partition, stmt.size(), queue_held, 0, false};
+    }
+    if (part.failed) continue;  // the rest of a partition that cannot be whole
+    if (unfit_tasks.count(task.task)) {
+      fail_partition();
+      continue;
+    }
     // Over the queue's capability the pod fits no node: said as the queue's reason.
     if (q && !within_capability(*q, queue_held, task.requests)) {
       unfit_tasks.insert(task.task);
+      fail_partition();
       if (!failed)
         queue_full =
             "queue " + q->name + " is at its capability (" + resource_text(*q->capability) + ")";
@@ -243,14 +298,26 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
     }
     if (!node) {
       unfit_tasks.insert(task.task);
+      fail_partition();
       if (!failed) first_failure = std::move(errors);
       failed = true;
       continue;
     }
     stmt.allocate(j, t, node->name);
     queue_held.add(task.requests);
+    ++part.pods;
   }
-  if (job_ready(job)) {
+  close_partition();
+  std::string partitions_short;  // a task whose whole partitions fall short of its minPartitions
+  int32_t partition_pods_short = 0;
+  for (const auto& [name, need] : job.partition_min) {
+    if (whole[name] >= need) continue;
+    partition_pods_short += need - whole[name];
+    if (partitions_short.empty())
+      partitions_short = fmt::format("task {} needs {} more pods in whole partitions, {} fit", name,
+                                     need, whole[name]);
+  }
+  if (job_ready(job) && partitions_short.empty()) {
     if (!commit) {
       stmt.discard();
       out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};
@@ -268,12 +335,15 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
   // only a task's minimum is short, the pods that minimum lacked with the statement's in.
   int32_t task_short = 0;
   for (const auto& [task, n] : missing_task_pods(job)) task_short += n;
+  task_short = std::max(task_short, partition_pods_short);
   stmt.discard();
   const int32_t unready =
       std::max(job.min_available - (allocated + job.ready_task_num()), task_short);
   std::string why;
   if (!queue_full.empty())
     why = queue_full;
+  else if (!partitions_short.empty() && !failed)
+    why = partitions_short;
   else if (failed && !first_failure.empty())
     why = first_failure.message();
   else if (failed)

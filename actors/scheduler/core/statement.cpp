@@ -49,7 +49,12 @@ std::vector<Operation> Statement::commit() {
 }
 
 void Statement::discard() {
-  for (auto op = ops_.rbegin(); op != ops_.rend(); ++op) {
+  discard_from(0);
+}
+
+void Statement::discard_from(size_t mark) {
+  if (mark >= ops_.size()) return;
+  for (auto op = ops_.rbegin(); op != ops_.rend() - static_cast<std::ptrdiff_t>(mark); ++op) {
     TaskInfo& t = s_.jobs[op->job].tasks[op->task];
     NodeState& n = s_.nodes[op->node];
     t.status = op->status_before;
@@ -58,7 +63,7 @@ void Statement::discard() {
     n.releasing = std::move(op->releasing_before);
     n.pipelined = std::move(op->pipelined_before);
   }
-  ops_.clear();
+  ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(mark), ops_.end());
 }
 
 }  // namespace caldera::sched

@@ -50,6 +50,8 @@ class Statement {
   std::vector<Operation> commit();
   // Undoes every operation, last first.
   void discard();
+  // Undoes the operations recorded since size() was `mark`, last first.
+  void discard_from(size_t mark);
   size_t size() const { return ops_.size(); }
 
  private:

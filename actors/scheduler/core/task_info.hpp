@@ -40,6 +40,7 @@ struct TaskInfo {
   TaskStatus status = TaskStatus::Pending;
   std::string node;  // where it is allocated, pipelined or bound; "" while pending
   std::map<std::string, std::string> node_selector;  // labels its node must have
+  int32_t partition = -1;  // its task's partition: allocated with the rest of it, or not at all
 
   // A pod that asks for nothing, not even a pod slot, fits anywhere: Volcano's best effort.
   bool best_effort() const;
