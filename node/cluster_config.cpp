@@ -604,8 +604,14 @@ ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t clie
   if (pages > 0 && page > 0)
     node.resources.values["memory"] = static_cast<MilliValue>(pages) * page * 1000;
   node.resources.values["pods"] = 110 * 1000;
-  // Kubernetes' ephemeral-storage: the size of the file system pods write to, the data dir's
-  // (the nearest directory that exists, for a data dir not made yet).
+  offer_ephemeral_storage(node.resources, data_dir);
+  cfg.nodes.push_back(std::move(node));
+  return cfg;
+}
+
+void offer_ephemeral_storage(ResourceList& resources, const std::string& data_dir) {
+  if (resources.values.count(kEphemeralStorage)) return;
+  // The nearest directory that exists, for a data dir not made yet.
   std::error_code ec;
   auto dir = std::filesystem::absolute(data_dir, ec);
   while (!dir.empty() && !std::filesystem::exists(dir, ec) && dir.has_parent_path() &&
@@ -613,10 +619,8 @@ ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t clie
     dir = dir.parent_path();
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) == 0 && fs.f_blocks > 0)
-    node.resources.values["ephemeral-storage"] =
+    resources.values[kEphemeralStorage] =
         static_cast<MilliValue>(fs.f_blocks) * static_cast<MilliValue>(fs.f_frsize) * 1000;
-  cfg.nodes.push_back(std::move(node));
-  return cfg;
 }
 
 }  // namespace caldera

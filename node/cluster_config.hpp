@@ -85,8 +85,13 @@ std::optional<std::string> check_container_log_max_files(int64_t files);
 // negative; nullopt when it is not one.
 std::optional<std::chrono::milliseconds> parse_timeout(const std::string& text);
 
-// The embedded single-node default: one node on 127.0.0.1:7070 using this machine's cores and
-// memory, with its data in `data_dir`.
+// Kubernetes' ephemeral-storage, where `resources` does not name it: the size of the file system
+// pods write to, the data dir's.
+inline constexpr const char* kEphemeralStorage = "ephemeral-storage";
+void offer_ephemeral_storage(ResourceList& resources, const std::string& data_dir);
+
+// The embedded single-node default: one node on 127.0.0.1:7070 using this machine's cores,
+// memory and data dir's file system, with its data in `data_dir`.
 ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t client_port,
                                       uint16_t cluster_port);
 

@@ -494,6 +494,8 @@ int main(int argc, char** argv) {
   node_env.name = node->name;
   node_env.address = node->host + ":" + std::to_string(node->cluster_port);
   node_env.capacity = node->resources;
+  // A node the config gives no ephemeral-storage offers its own data dir's file system.
+  offer_ephemeral_storage(node_env.capacity, node->data_dir);
   // Absolute: pods start in their own directory, and paths given to them must stay valid there.
   node_env.data_dir = std::filesystem::absolute(node->data_dir).lexically_normal().string();
   node_env.shim_path = shim_path;

@@ -263,14 +263,20 @@ RegisterResult on_register(MemberSelf* self, const std::string& bytes, const caf
     return {admission.refusal, caf::actor{}, caf::actor{}, std::string(), uint64_t{0}};
   }
   // The config is the truth: a node restarted with other figures (a config of its own) is told
-  // apart, not believed.
+  // apart, not believed. Only the ephemeral-storage a config leaves out is the node's to say: the
+  // size of its own data dir's file system, measured where it runs.
   if (auto it = st.env.resources.find(r.name); it != st.env.resources.end()) {
-    if (!(info.capacity == it->second)) {
+    ResourceList configured = it->second;
+    constexpr const char* kMeasured = "ephemeral-storage";
+    if (auto measured = info.capacity.values.find(kMeasured);
+        !configured.values.count(kMeasured) && measured != info.capacity.values.end())
+      configured.values.insert(*measured);
+    if (!(info.capacity == configured)) {
       spdlog::warn("node={} presents {} but the cluster config says {}: the config's are used",
-                   r.name, describe(info.capacity), describe(it->second));
+                   r.name, describe(info.capacity), describe(configured));
       info.presented = std::move(info.capacity);
     }
-    info.capacity = it->second;
+    info.capacity = std::move(configured);
   }
   auto& h = st.nodes[r.name];
   if (!same_proxy(h.actor, node.address())) {

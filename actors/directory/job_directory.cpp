@@ -55,6 +55,7 @@ struct JobEntry {
   std::string owner_uid;            // that flow's uid (its marks on the job say both)
   std::string queue = {};           // spec.queue: a queue in use cannot be deleted
   std::string priority_class = {};  // spec.priorityClassName, likewise
+  std::vector<std::string> task_classes = {};  // its tasks' priorityClassNames, likewise
   // Callers of a delete under way: they hear its outcome, not a premature "done".
   std::vector<std::function<void(const std::string&)>> delete_waiters = {};
   // Asked to stop (passivation): what would go to its actor meanwhile waits here, and runs
@@ -198,12 +199,14 @@ std::string create_job(DirSelf* self, JobSpec spec, std::function<void(const std
   auto model = new_job(std::move(spec), uid, Clock{created, random_uid});
   auto queue = model.job.spec.queue;
   auto priority_class = model.job.spec.priority_class_name;
+  auto task_classes = task_priority_classes(model.job.spec);
   auto env = job_env(self, model.job.spec);
   auto actor = spawn_job_actor(self->system(), std::move(model), std::move(env));
   count_actor(st, true, false);
   st.jobs[key] = JobEntry{actor, false, false, uid, created, owner_key, owner_uid};
   st.jobs[key].queue = std::move(queue);
   st.jobs[key].priority_class = std::move(priority_class);
+  st.jobs[key].task_classes = std::move(task_classes);
   name_to_watches(self, key, actor);
   // No timeout: the store always answers, and a late "durable" must not meet a forgotten job.
   self->request(actor, caf::infinite, create_atom::value)
@@ -232,6 +235,7 @@ JobEntry& start_stored_job(DirSelf* self, JobModel model, bool woken) {
   JobEntry entry{{}, true, false, model.job.uid, model.job.created_ms, owner_key, owner_uid};
   entry.queue = model.job.spec.queue;
   entry.priority_class = model.job.spec.priority_class_name;
+  entry.task_classes = task_priority_classes(model.job.spec);
   auto env = job_env(self, model.job.spec);
   entry.actor = spawn_job_actor(self->system(), std::move(model), std::move(env));
   count_actor(st, true, woken);
@@ -596,7 +600,10 @@ std::string users_of(DirSelf* self, const std::string& name, bool queue, int32_t
   std::vector<std::string> users;
   size_t count = 0;
   for (const auto& [key, entry] : self->state.jobs)
-    if ((queue ? entry.queue : entry.priority_class) == name && ++count <= 3)
+    if ((queue ? entry.queue == name
+               : entry.priority_class == name ||
+                     std::count(entry.task_classes.begin(), entry.task_classes.end(), name)) &&
+        ++count <= 3)
       users.push_back("job " + key);
   for (const auto& t : template_keys)
     if (users.size() < 3) users.push_back(t);

@@ -71,6 +71,7 @@ void forget_job(FlowState& st, const std::string& entry) {
   st.jobs.erase(entry);
   st.tasks.erase(entry);
   st.uids.erase(entry);
+  for (auto& [waiting, targets] : st.answered) targets.erase(entry);  // a new job answers anew
 }
 
 FlowRestarts restarts_of(const FlowState& st) {

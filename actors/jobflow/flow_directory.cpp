@@ -453,7 +453,7 @@ caf::result<int32_t, std::vector<std::string>> users_of(DirSelf* self, const std
   int32_t count = 0;
   std::vector<std::string> keys;
   for (const auto& t : load_all_stored<JobTemplate>(*self->state.env.store, "")) {
-    if ((queue ? t.spec.queue : t.spec.priority_class_name) != name) continue;
+    if (queue ? t.spec.queue != name : !names_priority_class(t.spec, name)) continue;
     if (++count <= 3) keys.push_back("jobtemplate " + t.spec.key());
   }
   return caf::result<int32_t, std::vector<std::string>>(count, std::move(keys));

@@ -32,10 +32,13 @@ int connect_within(const std::string& host, int32_t port,
     hints.ai_flags = AI_NUMERICSERV;
     addrinfo* found = nullptr;
     why = EHOSTUNREACH;
-    if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) == 0 && found) {
-      fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0)
+      found = nullptr;
+    // Each address in turn (a name may have an IPv6 and an IPv4 one), within the one deadline.
+    for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+      fd = ::socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
       why = fd < 0 ? errno : 0;
-      if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) != 0) {
+      if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
         why = errno;
         if (why == EINPROGRESS) {
           why = ETIMEDOUT;
@@ -45,12 +48,12 @@ int connect_within(const std::string& host, int32_t port,
             why = errno;
         }
       }
-      ::freeaddrinfo(found);
+      if (why != 0 && fd >= 0) {
+        ::close(fd);
+        fd = -1;
+      }
     }
-  }
-  if (why != 0 && fd >= 0) {
-    ::close(fd);
-    fd = -1;
+    if (found) ::freeaddrinfo(found);
   }
   if (error) *error = why;
   return fd;

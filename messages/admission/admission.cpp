@@ -271,11 +271,17 @@ void check_ssh(const Plugin& p, Diagnostics& d) {
   const std::string path = plugin_arg(p, "ssh-key-file-path", kSshKeyFilePath);
   const auto last = path.rfind('/');
   if (path.empty() || path[0] != '/' || path.find("..") != std::string::npos ||
-      path.find_first_of(",=") != std::string::npos || last == 0 || last + 1 == path.size() ||
-      path.size() > 512)
+      path.find("//") != std::string::npos || path.find("/./") != std::string::npos ||
+      path.ends_with("/.") || path.find_first_of(",=") != std::string::npos || last == 0 ||
+      last + 1 == path.size() || path.size() > 512)
     d.error("spec.plugins.ssh", "--ssh-key-file-path=" + path +
                                     " must be an absolute directory below another than / "
-                                    "(no \"..\", \",\" or \"=\", at most 512 characters)");
+                                    "(no \"..\", \".\", \"//\", \",\" or \"=\", at most 512 "
+                                    "characters)");
+  else if (path == "/etc/volcano" || path.starts_with("/etc/volcano/"))
+    d.error("spec.plugins.ssh", "--ssh-key-file-path=" + path +
+                                    " is where the svc plugin's "
+                                    "files are shown: choose another directory");
   const auto private_key = plugin_arg(p, "ssh-private-key", "");
   const auto public_key = plugin_arg(p, "ssh-public-key", "");
   if (private_key.empty() != public_key.empty())
@@ -391,23 +397,24 @@ std::vector<std::vector<size_t>> find_cycles(const std::vector<std::vector<size_
   return cycles;
 }
 
-namespace {
-
-// As Volcano's webhook: the distributed-framework plugins need the svc plugin's hosts, and mpi
-// the ssh plugin's keys.
 void add_plugin_dependencies(JobSpec& spec) {
   if (spec.batch) return;
   auto has = [&](const char* name) {
     return std::any_of(spec.plugins.begin(), spec.plugins.end(),
                        [&](const Plugin& p) { return p.name == name; });
   };
-  const bool mpi = has("mpi");
-  if ((mpi || has("tensorflow") || has("pytorch") || has("ray")) && !has("svc"))
+  const auto mpi = std::find_if(spec.plugins.begin(), spec.plugins.end(),
+                                [](const Plugin& p) { return p.name == "mpi"; });
+  const bool has_mpi = mpi != spec.plugins.end();
+  // mpirun reaches the workers' sshd on mpi's --port: the ssh config says the same port.
+  const std::string mpi_port = has_mpi ? plugin_arg(*mpi, "port", "") : "";
+  if ((has_mpi || has("tensorflow") || has("pytorch") || has("ray")) && !has("svc"))
     spec.plugins.push_back({"svc", {}});
-  if (mpi && !has("ssh")) spec.plugins.push_back({"ssh", {}});
+  if (has_mpi && !has("ssh"))
+    spec.plugins.push_back({"ssh", mpi_port.empty()
+                                       ? std::vector<std::string>{}
+                                       : std::vector<std::string>{"--ssh-port=" + mpi_port}});
 }
-
-}  // namespace
 
 void apply_defaults(JobSpec& spec) {
   add_plugin_dependencies(spec);

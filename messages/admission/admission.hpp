@@ -24,6 +24,10 @@ struct AdmissionContext {
 // need (svc for mpi, pytorch, tensorflow and ray; ssh for mpi).
 void apply_defaults(JobSpec& spec);
 
+// The plugins others need, as Volcano's webhook adds them (apply_defaults' part): svc for mpi,
+// pytorch, tensorflow and ray; ssh for mpi (at mpi's --port).
+void add_plugin_dependencies(JobSpec& spec);
+
 // Checks the (defaulted) spec; appends every violation found to diags.errors with its field path.
 void admit(const JobSpec& spec, const AdmissionContext& ctx, Diagnostics& diags);
 

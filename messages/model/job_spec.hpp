@@ -137,6 +137,11 @@ struct JobSpec {
   std::string key() const;
 };
 
+// Whether the job or one of its tasks names PriorityClass `name` (which then may not be deleted).
+bool names_priority_class(const JobSpec& spec, const std::string& name);
+// The classes its tasks name (Volcano's task priority), each once.
+std::vector<std::string> task_priority_classes(const JobSpec& spec);
+
 // A job's key: namespace/name, and namespace/jobs.batch/name for a batch/v1 Job (a Volcano Job's
 // name is a DNS label, without dots). The namespace runs up to the first '/', the name from the
 // last.

@@ -1,4 +1,5 @@
 // Volcano's and Kubernetes' words for phases, events and actions, and the small rules on them.
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -198,6 +199,22 @@ std::string plugin_arg(const Plugin& p, const std::string& key, const std::strin
   for (const auto& a : p.args)
     if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
   return fallback;
+}
+
+bool names_priority_class(const JobSpec& spec, const std::string& name) {
+  if (spec.priority_class_name == name) return true;
+  for (const auto& t : spec.tasks)
+    if (t.template_.priority_class_name == name) return true;
+  return false;
+}
+
+std::vector<std::string> task_priority_classes(const JobSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& t : spec.tasks) {
+    const auto& c = t.template_.priority_class_name;
+    if (!c.empty() && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
 }
 
 bool plugin_sets_command(const JobSpec& spec, const std::string& task,

@@ -31,7 +31,13 @@ std::vector<EnvVar> read_env(YamlContext& ctx, const YamlNode& node, const std::
       }
       MapReader f(ctx, *field, v.path("fieldRef"));
       f.str("fieldPath", var.field_path);
-      f.ignore({"apiVersion"});
+      // Kubernetes' only version of the pod's fields: read as it says, so nothing to warn about.
+      std::string version = "v1";
+      f.str("apiVersion", version);
+      if (!version.empty() && version != "v1")  // Kubernetes reads "" as v1
+        ctx.error(f.path("apiVersion"), "fieldRef apiVersion \"" + version +
+                                            "\" is not v1, the "
+                                            "only version of a pod's fields");
       f.warn_unknown();
       if (!field_path_known(var.field_path)) {
         ctx.error(f.path("fieldPath"),

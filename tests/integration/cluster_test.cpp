@@ -1127,6 +1127,10 @@ TEST_F(Cluster, AWorkerClaimingMoreThanTheConfigIsNotBelieved) {
       << coordinator.cli({"get", "nodes", "-o", "json"}).out;
   EXPECT_EQ(node3["status"]["capacity"]["cpu"], "2") << node3.dump();
   EXPECT_EQ(node3["status"]["presented"]["cpu"], "16") << node3.dump();
+  // The config names no ephemeral-storage: the node's own data dir's file system is offered.
+  EXPECT_EQ(node3["status"]["capacity"].value("ephemeral-storage", ""),
+            node3["status"]["presented"].value("ephemeral-storage", "?"))
+      << node3.dump();
   auto wide = coordinator.cli({"get", "nodes", "-o", "wide"}).out;
   EXPECT_NE(wide.find("cpu=16"), std::string::npos) << wide;
   EXPECT_NE(coordinator.log().find("node=node-3 presents"), std::string::npos);

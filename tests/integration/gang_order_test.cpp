@@ -87,11 +87,11 @@ metadata: {name: ranked}
 spec:
   minAvailable: 2
   tasks:
-    - name: low
+    - name: alpha
       replicas: 2
       template: {spec: {priorityClassName: task-low, containers: [{name: main, command: [sleep, "600"], resources: {requests: {cpu: )" +
                                               tenths(4) + R"(}}}]}}
-    - name: high
+    - name: omega
       replicas: 2
       template: {spec: {priorityClassName: task-high, containers: [{name: main, command: [sleep, "600"], resources: {requests: {cpu: )" +
                                               tenths(4) + R"(}}}]}}
@@ -102,7 +102,12 @@ spec:
       << node.cli({"get", "pods", "-o", "wide"}).out;
   auto pods = placed("ranked");
   EXPECT_EQ(pods.size(), 2u);
-  for (const auto& [name, labels] : pods) EXPECT_TRUE(name.starts_with("ranked-high-")) << name;
+  // omega's pods, though alpha's come first by name and in the file.
+  for (const auto& [name, labels] : pods) EXPECT_TRUE(name.starts_with("ranked-omega-")) << name;
+  // A class a task names is in use: it is not deleted under the job.
+  auto del = node.cli({"delete", "priorityclass", "task-high"});
+  EXPECT_NE(del.exit_code, 0);
+  EXPECT_NE(del.err.find("job default/ranked"), std::string::npos) << del.err;
   // A class that does not exist is refused at the task's field.
   auto bad = node.cli({"apply", "-f", "-"}, R"(apiVersion: batch.volcano.sh/v1alpha1
 kind: Job

@@ -363,6 +363,7 @@ TEST(Admission, TheSshPluginIsAcceptedWithVolcanosArguments) {
 TEST(Admission, TheSshPluginsBadArgumentsAreRefusedAtThePlugin) {
   for (const char* arg :
        {"--ssh-key-file-path=.ssh", "--ssh-key-file-path=/ssh", "--ssh-key-file-path=/a/../b",
+        "--ssh-key-file-path=//x", "--ssh-key-file-path=/./x", "--ssh-key-file-path=/etc/volcano",
         "--ssh-key-file-path=/a/b,c", "--ssh-port=0", "--ssh-port=ssh",
         "--ssh-private-key=-----BEGIN RSA PRIVATE KEY-----", "--ssh-user=ann"}) {
     auto d = admit_yaml(
@@ -419,6 +420,12 @@ TEST(Admission, MpiBringsSvcAndSshAndTheFrameworksBringSvcAsVolcanosWebhookDoes)
   EXPECT_EQ(plugins_of("{ray: []}"), (names{"ray", "svc"}));
   EXPECT_EQ(plugins_of("{env: []}"), (names{"env"}));
   EXPECT_EQ(plugins_of("{mpi: [], ssh: [\"--ssh-port=2222\"]}"), (names{"mpi", "ssh", "svc"}));
+  // The ssh config names the port mpirun's ssh uses: mpi's --port.
+  Diagnostics parse;
+  auto parsed =
+      parse_yaml(job("  plugins: {mpi: [\"--port=2222\"]}\n  tasks:\n" + task("t", 1)), parse);
+  apply_defaults(parsed.jobs.at(0).value);
+  EXPECT_EQ(parsed.jobs[0].value.plugins.back(), (Plugin{"ssh", {"--ssh-port=2222"}}));
 }
 
 TEST(Admission, SimulationAnnotationsMustBeWellFormed) {
@@ -558,6 +565,19 @@ TEST(JobYamlEnv, FieldRefIsReadAndAnUnknownPathIsRefusedAtIt) {
                   "spec.tasks[0].template.spec.containers[0].env[3].valueFrom.fieldRef.fieldPath",
                   "\"spec.hostname\" is not one caldera gives"));
   EXPECT_EQ(d.errors.size(), 1u) << dump(d.errors);
+  // apiVersion v1 is what caldera gives: nothing ignored, nothing to warn about.
+  for (const auto& w : d.warnings)
+    EXPECT_EQ(w.path.find("apiVersion"), std::string::npos) << w.path;
+  Diagnostics other;
+  parse_yaml(
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+      "  tasks: [{name: w, replicas: 1, template: {spec: {containers: [{name: c, command: "
+      "[\"true\"], env: [{name: B, valueFrom: {fieldRef: {apiVersion: v2, fieldPath: "
+      "status.hostIP}}}]}]}}}]\n",
+      other);
+  EXPECT_TRUE(has(other.errors,
+                  "spec.tasks[0].template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion",
+                  "not v1"));
 }
 
 }  // namespace

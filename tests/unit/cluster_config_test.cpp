@@ -136,6 +136,18 @@ TEST(ClusterConfig, EmbeddedDefaultUsesThisMachine) {
             static_cast<MilliValue>(fs.f_blocks) * static_cast<MilliValue>(fs.f_frsize) * 1000);
 }
 
+TEST(ClusterConfig, ANodeOffersItsDataDirsFileSystemUnlessTheConfigSaysHowMuch) {
+  ResourceList measured{{{"cpu", 2000}}};
+  offer_ephemeral_storage(measured, "/tmp/not-made-yet/data");
+  struct statvfs fs {};
+  ASSERT_EQ(::statvfs("/tmp", &fs), 0);
+  EXPECT_EQ(measured.get("ephemeral-storage"),
+            static_cast<MilliValue>(fs.f_blocks) * static_cast<MilliValue>(fs.f_frsize) * 1000);
+  ResourceList configured{{{"cpu", 2000}, {"ephemeral-storage", 10'000}}};
+  offer_ephemeral_storage(configured, "/tmp");
+  EXPECT_EQ(configured.get("ephemeral-storage"), 10'000) << "the config's figure stands";
+}
+
 TEST(ClusterConfig, GatewayLimitsPerNode) {
   Diagnostics diags;
   auto cfg = parse_cluster_config(R"(

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/job/core/job_update.hpp"
+#include "messages/admission/admission.hpp"
 #include "messages/model/batch_job.hpp"
 #include "tests/unit/diagnostic_matchers.hpp"
 #include "tests/unit/job_test_support.hpp"
@@ -51,6 +52,25 @@ TEST(JobUpdate, TheSameSpecIsUnchanged) {
   Diagnostics d;
   EXPECT_FALSE(update_job_spec(stored, JobPhase::Running, applied, d));
   EXPECT_TRUE(d.ok()) << dump(d.errors);
+}
+
+TEST(JobUpdate, AJobStoredBeforeItsPluginsBroughtOthersIsScaledByTheSameFile) {
+  auto stored = two_tasks();
+  stored.plugins = {{"mpi", {"--port=2222"}}};  // as stored before mpi brought svc and ssh
+  auto applied = stored;
+  applied.tasks[1].replicas = 4;
+  add_plugin_dependencies(applied);  // the same file, defaulted today
+  ASSERT_EQ(applied.plugins.size(), 3u);
+  Diagnostics d;
+  auto next = update_job_spec(stored, JobPhase::Running, applied, d);
+  ASSERT_TRUE(next) << dump(d.errors);
+  EXPECT_EQ(next->tasks[1].replicas, 4);
+  EXPECT_EQ(next->plugins, stored.plugins) << "the running job's plugins stay as they started";
+  // A plugin the file really adds is still a change that is refused.
+  applied.plugins.push_back({"env", {}});
+  Diagnostics refused;
+  EXPECT_FALSE(update_job_spec(stored, JobPhase::Running, applied, refused));
+  EXPECT_TRUE(has(refused.errors, "spec.plugins", "")) << dump(refused.errors);
 }
 
 TEST(JobUpdate, AnyOtherFieldIsRefusedByNameAsVolcanosWebhookRefusesIt) {

@@ -84,6 +84,33 @@ TEST(PlacerPartitions, PartitionsAcrossNodesAreStillWhole) {
   EXPECT_EQ(nodes.size(), 2u);
 }
 
+TEST(PlacerPartitions, APartitionThatCannotBeWholeLeavesTheRoomToPodsWithout) {
+  Placer p;
+  // Room for 3: learner's first partition, then its second cannot be whole, so a ps pod takes
+  // the third place and the gang of 3 starts.
+  p.upsert_node("n1", cpu(3000), true);
+  GangRequest r = partitioned(2, 2, 1000, 1, 3);
+  for (const char* uid : {"job-ps-0", "job-ps-1"}) r.pods.push_back({uid, pod_cpu(1000), "ps"});
+  p.request(std::move(r));
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 3u);
+  std::set<std::string> uids;
+  for (const auto& x : b) uids.insert(x.uid);
+  EXPECT_EQ(uids, (std::set<std::string>{"job-w-0", "job-w-1", "job-ps-0"}));
+}
+
+TEST(PlacerPartitions, PartitionsAreTakenInTheirOrderNotTheirPodsNames) {
+  Placer p;
+  // Twelve pods asked in name order (w-10 and w-11 before w-2): the first whole partition is 0.
+  p.upsert_node("n1", cpu(4000), true);
+  p.request(partitioned(3, 4, 1000, 1));
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 4u);
+  std::set<std::string> uids;
+  for (const auto& x : b) uids.insert(x.uid);
+  EXPECT_EQ(uids, (std::set<std::string>{"job-w-0", "job-w-1", "job-w-2", "job-w-3"}));
+}
+
 TEST(PlacerTaskPriority, AHigherTaskClassGoesFirstWhenNotAllFit) {
   Placer p;
   p.set_queues({}, {klass("high", 1000), klass("low", 10)});
@@ -99,6 +126,23 @@ TEST(PlacerTaskPriority, AHigherTaskClassGoesFirstWhenNotAllFit) {
   auto b = (p.request(std::move(r)), p.schedule());
   ASSERT_EQ(b.size(), 2u);
   for (const auto& x : b) EXPECT_TRUE(x.uid.starts_with("job-high-")) << x.uid;
+}
+
+TEST(PlacerTaskPriority, AGangWaitsForAClassTheSchedulerHasNotHeardOfYet) {
+  Placer p;
+  p.upsert_node("n1", cpu(2000), true);
+  GangRequest r;
+  r.job_key = "job";
+  r.pods.push_back({"job-low-0", pod_cpu(1000), "low", {}, "low"});
+  r.pods.push_back({"job-high-0", pod_cpu(1000), "high", {}, "high"});
+  r.min_count = 1;
+  p.request(std::move(r));
+  // The job and its classes were submitted together; the classes reach the scheduler later.
+  EXPECT_TRUE(p.schedule().empty());
+  EXPECT_EQ(p.session().unplaced["job"], "priority class low is not known to the scheduler (yet)");
+  p.set_queues({}, {klass("high", 1000), klass("low", 10)});
+  auto b = p.schedule();
+  ASSERT_EQ(b.size(), 2u);
 }
 
 }  // namespace

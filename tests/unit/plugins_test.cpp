@@ -88,6 +88,11 @@ TEST(Plugins, MpiWritesTheWorkersHostfile) {
   EXPECT_EQ(out.files.at("volcano/mpiworker.host"), "10.0.0.2\n10.0.0.1\n");
   EXPECT_EQ(env_of(out, "MPI_HOST"), "10.0.0.2,10.0.0.1");
   EXPECT_EQ(env_of(out, "OMPI_MCA_orte_default_hostfile"), "$(VC_POD_DIR)/volcano/mpiworker.host");
+  // As Volcano's: MPI_HOST for the master task (--master) only; the hostfile for every pod.
+  auto worker = plugin_output(m.job.spec, m.pods.at("job-mpiworker-0"), m.pods);
+  EXPECT_EQ(env_of(worker, "MPI_HOST"), "<unset>");
+  EXPECT_EQ(worker.files.at("volcano/mpiworker.host"), "10.0.0.2\n10.0.0.1\n");
+  EXPECT_EQ(env_of(worker, "OMPI_MCA_plm_rsh_args"), "-p 2222");
 }
 
 TEST(Plugins, PodRuntimeAddsPluginEnvButTheUsersOwnValueWins) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "messages/admission/admission.hpp"
 #include "messages/admission/batch_job_patch.hpp"
 
 namespace caldera {
@@ -82,6 +83,11 @@ std::optional<JobSpec> update_volcano_job(const JobSpec& stored, JobPhase phase,
   }
   take_metadata(next, applied);
   JobSpec wanted = applied;
+  // A job stored before the plugins others need were added for it is the same job when the
+  // file, defaulted now, has them.
+  JobSpec stored_now = stored;
+  add_plugin_dependencies(stored_now);
+  if (applied.plugins == stored_now.plugins) wanted.plugins = stored.plugins;
   wanted.generation = stored.generation;
   wanted.labels = next.labels;
   wanted.annotations = next.annotations;

@@ -72,8 +72,11 @@ void pytorch(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTabl
   out.env.push_back({"RANK", std::to_string(rank)});
 }
 
+// Volcano's mpi plugin: the master task's pods get MPI_HOST, the workers' hosts; every pod gets
+// the workers' hostfile and Open MPI's variables for it and for --port (ssh's).
 void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& pods,
          PluginOutput& out) {
+  auto master = plugin_arg(p, "master", "master");
   auto worker = plugin_arg(p, "worker", "worker");
   auto port = plugin_arg(p, "port", "22");
   const TaskSpec* w = find(spec, worker);
@@ -82,7 +85,7 @@ void mpi(const JobSpec& spec, const Plugin& p, const Pod& pod, const PodTable& p
   const std::string hostfile = "volcano/" + worker + ".host";
   out.files[hostfile] = join(hosts, "\n") + "\n";
   out.views["/etc/volcano"] = "volcano";
-  out.env.push_back({"MPI_HOST", join(hosts, ",")});
+  if (pod.task_name == master) out.env.push_back({"MPI_HOST", join(hosts, ",")});
   out.env.push_back({"MPI_PORT", port});
   // $(VC_POD_DIR) is expanded by the node, as Kubernetes expands $(VAR) in env values.
   out.env.push_back({"OMPI_MCA_orte_default_hostfile", "$(VC_POD_DIR)/" + hostfile});

@@ -56,6 +56,14 @@ int32_t Placer::priority_of(const PodGroupInfo& info) const {
   return 0;
 }
 
+std::string Placer::unknown_class(const GangRequest& r) const {
+  if (!r.group.priority_class.empty() && !classes_.count(r.group.priority_class))
+    return r.group.priority_class;
+  for (const auto& a : r.pods)
+    if (!a.priority_class.empty() && !classes_.count(a.priority_class)) return a.priority_class;
+  return "";
+}
+
 bool Placer::may_preempt(const PodGroupInfo& info) const {
   const PriorityClass* klass = nullptr;
   if (!info.priority_class.empty()) {
@@ -417,6 +425,18 @@ Session Placer::session() {
       }
       continue;
     }
+    // Likewise a class not known yet: its order in the queue, or among its job's pods, would be
+    // wrong (admission checked that it exists; the scheduler hears of it on its own way).
+    if (auto missing = unknown_class(r); !missing.empty()) {
+      if (r.min_count > 0) {
+        session.unplaced[key] =
+            "priority class " + missing + " is not known to the scheduler (yet)";
+        session.not_enqueued.insert(key);
+        if (queued.standing.admitted) enqueueing.budget.add(queued.minimum);
+        admit(queued, false);
+      }
+      continue;
+    }
     // Enqueue: a gang whose minimum is not in goes on only once admitted.
     std::optional<Refusal> refused;
     if (r.min_count > 0) refused = enqueue_gang(queued, snap, enqueueing);
@@ -451,6 +471,7 @@ Session Placer::session() {
     MilliValue slots_left = slots;
     std::set<std::pair<std::string, int32_t>> cut;  // partitions not all asked this session
     for (const auto& a : r.pods) {
+      if (a.partition >= 0 && cut.count({a.task, a.partition})) continue;
       if (r.min_count == 0 && !slot_free && (slots_left -= a.requests.get("pods")) < 0) {
         if (a.partition < 0) break;
         cut.insert({a.task, a.partition});  // the rest of this one goes in no part

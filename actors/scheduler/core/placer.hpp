@@ -122,6 +122,8 @@ class Placer {
   static constexpr int kSlotlessVisits = 256;
   std::map<std::string, sched::QueueInfo> queues_;  // by name; `default` always there
   std::map<std::string, PriorityClass> classes_;
+  // The PriorityClass the gang (or one of its pods) names that classes_ lacks; "" when none.
+  std::string unknown_class(const GangRequest& r) const;
   bool queues_bind_ = false;  // some queue has a weight or capability that matters
 
   Group& group_of(const std::string& job_key, const PodGroupInfo& info);
