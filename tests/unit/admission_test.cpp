@@ -394,6 +394,23 @@ TEST(Admission, MinPartitionsMakeTheTasksMinimumAndAnotherMinimumIsRefused) {
       has(d.errors, "spec.tasks[0].minAvailable", "must be minPartitions * partitionSize (4)"));
 }
 
+TEST(Admission, AJobWithoutMinAvailableNeedsWhatItsTasksMinimumsAddUpTo) {
+  auto defaulted = [](const std::string& tasks) {
+    Diagnostics parse;
+    auto parsed = parse_yaml(job("  tasks:\n" + tasks), parse);
+    apply_defaults(parsed.jobs.at(0).value);
+    return parsed.jobs[0].value.min_available;
+  };
+  // Volcano's webhook: ps's replicas (1) and worker's minAvailable (2).
+  EXPECT_EQ(defaulted(task("ps", 1) + task("worker", 4, "      minAvailable: 2\n")), 3);
+  // No task names one: every replica, left unset so that it follows the job as it scales.
+  EXPECT_EQ(defaulted(task("ps", 1) + task("worker", 4)), std::nullopt);
+  // Partitions alone: their minimum is the task's, not the job's (as Volcano computes it).
+  EXPECT_EQ(
+      defaulted(task("w", 6, "      partitionPolicy: {partitionSize: 2, minPartitions: 1}\n")),
+      std::nullopt);
+}
+
 TEST(Admission, ATasksPriorityClassIsReadWithoutAWarning) {
   Diagnostics parse;
   auto parsed = parse_yaml(job("  tasks:\n    - name: t\n      replicas: 1\n      template: "
