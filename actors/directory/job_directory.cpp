@@ -1175,7 +1175,7 @@ CreateReply flow_create(DirSelf* self, const std::string& flow_key, const std::s
                model->job.uid, model->job.created_ms, model->job.status);
     return CreateReply(model->job.uid, model->job.created_ms, std::string(), false);
   }
-  apply_defaults(spec);
+  apply_job_defaults(spec);
   Diagnostics diags;
   admit(spec, AdmissionContext{largest_node(st)}, diags);
   // As a client's job: its queue and priority class must exist (deleted since the template).

@@ -18,7 +18,7 @@ void admit_jobs(std::vector<Parsed<JobSpec>>& jobs, const AdmissionContext& ctx,
                 const std::function<bool(const std::string&)>& job_taken, Diagnostics& diags) {
   std::set<std::string> seen;  // keys earlier in this submission
   for (auto& j : jobs) {
-    apply_defaults(j.value);
+    apply_job_defaults(j.value);
     const auto key = j.value.key();
     const bool taken = job_taken(key) || !seen.insert(key).second;
     admit_one(

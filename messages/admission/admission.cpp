@@ -416,11 +416,10 @@ void add_plugin_dependencies(JobSpec& spec) {
                                        : std::vector<std::string>{"--ssh-port=" + mpi_port}});
 }
 
-void apply_defaults(JobSpec& spec) {
-  add_plugin_dependencies(spec);
+void apply_job_defaults(JobSpec& spec) {
   // Volcano's webhook: a job without minAvailable needs what its tasks' minAvailable (or
-  // replicas) add up to, as the file gives them (before the partitions' defaults below). Left
-  // unset when no task names one: it is every replica then, and stays so as the job scales.
+  // replicas) add up to, as the file gives them (before the partitions' defaults). Left unset
+  // when no task names one: it is every replica then, and stays so as the job scales.
   if (!spec.batch && !spec.min_available &&
       std::any_of(spec.tasks.begin(), spec.tasks.end(),
                   [](const TaskSpec& t) { return t.min_available.has_value(); })) {
@@ -428,6 +427,11 @@ void apply_defaults(JobSpec& spec) {
     for (const auto& t : spec.tasks) sum += std::max(t.min_available.value_or(t.replicas), 0);
     spec.min_available = static_cast<int32_t>(std::min<int64_t>(sum, INT32_MAX));
   }
+  apply_defaults(spec);
+}
+
+void apply_defaults(JobSpec& spec) {
+  add_plugin_dependencies(spec);
   if (spec.namespace_.empty()) spec.namespace_ = "default";
   if (spec.queue.empty()) spec.queue = "default";
   for (size_t i = 0; i < spec.tasks.size(); ++i) {

@@ -24,6 +24,11 @@ struct AdmissionContext {
 // need (svc for mpi, pytorch, tensorflow and ray; ssh for mpi).
 void apply_defaults(JobSpec& spec);
 
+// The same for a job (not a JobTemplate, whose job is defaulted when it is made): first, as
+// Volcano's webhook, a minAvailable that is the sum of the tasks' minAvailable (or replicas)
+// when some task names one and the job does not.
+void apply_job_defaults(JobSpec& spec);
+
 // The plugins others need, as Volcano's webhook adds them (apply_defaults' part): svc for mpi,
 // pytorch, tensorflow and ray; ssh for mpi (at mpi's --port).
 void add_plugin_dependencies(JobSpec& spec);

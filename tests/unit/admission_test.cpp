@@ -398,7 +398,7 @@ TEST(Admission, AJobWithoutMinAvailableNeedsWhatItsTasksMinimumsAddUpTo) {
   auto defaulted = [](const std::string& tasks) {
     Diagnostics parse;
     auto parsed = parse_yaml(job("  tasks:\n" + tasks), parse);
-    apply_defaults(parsed.jobs.at(0).value);
+    apply_job_defaults(parsed.jobs.at(0).value);
     return parsed.jobs[0].value.min_available;
   };
   // Volcano's webhook: ps's replicas (1) and worker's minAvailable (2).
@@ -409,6 +409,11 @@ TEST(Admission, AJobWithoutMinAvailableNeedsWhatItsTasksMinimumsAddUpTo) {
   EXPECT_EQ(
       defaulted(task("w", 6, "      partitionPolicy: {partitionSize: 2, minPartitions: 1}\n")),
       std::nullopt);
+  // A JobTemplate keeps none: its job is defaulted when a flow makes it, from the patched tasks.
+  Diagnostics parse;
+  auto tmpl = parse_yaml(job("  tasks:\n" + task("w", 4, "      minAvailable: 2\n")), parse);
+  apply_defaults(tmpl.jobs.at(0).value);
+  EXPECT_EQ(tmpl.jobs[0].value.min_available, std::nullopt);
 }
 
 TEST(Admission, ATasksPriorityClassIsReadWithoutAWarning) {
