@@ -7,6 +7,7 @@
 
 #include "actors/job/core/pod_template.hpp"
 #include "actors/scheduler/core/gang_fit.hpp"
+#include "messages/model/partition_order.hpp"
 
 namespace caldera {
 
@@ -110,18 +111,10 @@ GangRequest pod_group_request(const JobModel& m) {
   }
   // Pods come in name order (w-10 before w-2): a task's partitions are asked one after another,
   // in the places its pods hold, so that a cut of the asks takes at most one partition apart.
-  if (partitioned) {
-    std::map<std::string, std::vector<size_t>> places;
-    for (size_t at = 0; at < r.pods.size(); ++at)
-      if (r.pods[at].partition >= 0) places[r.pods[at].task].push_back(at);
-    for (const auto& [task, at] : places) {
-      std::vector<PodAsk> asks;
-      for (size_t i : at) asks.push_back(std::move(r.pods[i]));
-      std::stable_sort(asks.begin(), asks.end(),
-                       [](const PodAsk& a, const PodAsk& b) { return a.partition < b.partition; });
-      for (size_t i = 0; i < at.size(); ++i) r.pods[at[i]] = std::move(asks[i]);
-    }
-  }
+  if (partitioned)
+    order_partitions(
+        r.pods, [](const PodAsk& a) -> const std::string& { return a.task; },
+        [](const PodAsk& a) { return a.partition; });
   return r;
 }
 

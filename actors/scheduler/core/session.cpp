@@ -10,6 +10,7 @@
 #include "actors/scheduler/core/predicates.hpp"
 #include "actors/scheduler/core/preempt.hpp"
 #include "actors/scheduler/core/reclaim.hpp"
+#include "messages/model/partition_order.hpp"
 
 namespace caldera::sched {
 
@@ -116,24 +117,6 @@ std::map<std::string, int32_t> missing_task_pods(const JobInfo& job) {
   return out;
 }
 
-// Each task's partitioned pods in partition order, in the places its pods hold in `order` (asks
-// come in name order, where w-10 is before w-2): the first pods of a task are its first
-// partitions, whole.
-std::vector<size_t> partitions_in_order(const JobInfo& job, std::vector<size_t> order) {
-  std::map<std::string, std::vector<size_t>> places;  // task -> positions in `order`
-  for (size_t at = 0; at < order.size(); ++at)
-    if (job.tasks[order[at]].partition >= 0) places[job.tasks[order[at]].task].push_back(at);
-  for (const auto& [task, at] : places) {
-    std::vector<size_t> pods;
-    for (size_t i : at) pods.push_back(order[i]);
-    std::stable_sort(pods.begin(), pods.end(), [&](size_t a, size_t b) {
-      return job.tasks[a].partition < job.tasks[b].partition;
-    });
-    for (size_t i = 0; i < at.size(); ++i) order[at[i]] = pods[i];
-  }
-  return order;
-}
-
 // A partition's pods one after another, where its first one stands: it is allocated whole or not
 // at all.
 std::vector<size_t> partitions_together(const JobInfo& job, std::vector<size_t> order) {
@@ -164,7 +147,9 @@ std::vector<size_t> pending_in_order(const JobInfo& job) {
     if (job.tasks[t].status == TaskStatus::Pending) pending.push_back(t);
   std::stable_sort(pending.begin(), pending.end(),
                    [&](size_t a, size_t b) { return task_before(job.tasks[a], job.tasks[b]); });
-  pending = partitions_in_order(job, std::move(pending));
+  order_partitions(
+      pending, [&](size_t t) -> const std::string& { return job.tasks[t].task; },
+      [&](size_t t) { return job.tasks[t].partition; });
   const auto need = missing_task_pods(job);
   if (need.empty()) return partitions_together(job, std::move(pending));
   std::map<std::string, int32_t> taken;
