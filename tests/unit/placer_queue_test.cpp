@@ -110,7 +110,7 @@ TEST(PlacerQueues, ChangedQueuesKeepTheOrderGangsAskedIn) {
 
 // A node of two cpus full with the four half-cpu pods of job low (minAvailable 2); then high, a
 // gang of two such pods of class high, asks: the session that follows.
-Session high_asks_on_a_full_node(Placer& p) {
+Decisions high_asks_on_a_full_node(Placer& p) {
   p.upsert_node("n1", cpu(2000), true);
   p.set_queues({}, {klass("high", 100)});
   p.request(gang("low", 4, 500, 2));

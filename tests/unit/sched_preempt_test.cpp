@@ -2,7 +2,7 @@
 // never taking a victim's job below its minAvailable; otherwise nothing changes.
 #include <gtest/gtest.h>
 
-#include "actors/scheduler/core/preempt.hpp"
+#include "actors/scheduler/actions/preempt/preempt.hpp"
 
 namespace caldera::sched {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/scheduler/core/queue_share.hpp"
-#include "actors/scheduler/core/reclaim.hpp"
+#include "actors/scheduler/actions/reclaim/reclaim.hpp"
 
 namespace caldera::sched {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/scheduler/core/placer.hpp"
 #include "messages/admission/gang_minimum.hpp"
+#include "messages/model/gang_request.hpp"
 #include "messages/model/resources.hpp"
 
 namespace caldera {

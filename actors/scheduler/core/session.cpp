@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "actors/scheduler/actions/preempt/preempt.hpp"
+#include "actors/scheduler/actions/reclaim/reclaim.hpp"
 #include "actors/scheduler/core/enqueue.hpp"
 #include "actors/scheduler/core/predicates.hpp"
-#include "actors/scheduler/core/preempt.hpp"
-#include "actors/scheduler/core/reclaim.hpp"
 #include "messages/model/partition_order.hpp"
 
 namespace caldera::sched {
@@ -266,6 +266,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
   };
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
+    if (task.best_effort()) continue;  // backfill's: it counts as ready, and needs no room
     if (task.partition != part.id || (task.partition >= 0 && task.task != part.task)) {
       close_partition();
       if (task.partition >= 0)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/framework/session.hpp"
 
 namespace caldera::sched {
 
@@ -15,5 +16,9 @@ namespace caldera::sched {
 // preemptable). The statement commits (Evict with reason "Preempted", then
 // Pipeline) if the gang is then pipelined, and is discarded, victims untouched, otherwise.
 SessionResult preempt(Snapshot& snapshot, const SessionOptions& options);
+
+// The action in a session: the running pods it may take are brought into the snapshot, and
+// its evictions handed to the actor.
+void preempt_action(Session& s);
 
 }  // namespace caldera::sched

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/framework/session.hpp"
 
 namespace caldera::sched {
 
@@ -13,5 +14,9 @@ namespace caldera::sched {
 // The statement commits (Evict with reason "Reclaimed", then Pipeline) if the gang is then
 // pipelined and is discarded otherwise. Queue shares must be set (queue_shares, deal_shares).
 SessionResult reclaim(Snapshot& snapshot, const SessionOptions& options);
+
+// The action in a session: the running pods it may take are brought into the snapshot, and
+// its evictions handed to the actor.
+void reclaim_action(Session& s);
 
 }  // namespace caldera::sched

@@ -1,8 +1,9 @@
-#include "actors/scheduler/core/preempt.hpp"
+#include "actors/scheduler/actions/preempt/preempt.hpp"
 
 #include <algorithm>
 
 #include "actors/scheduler/core/eviction.hpp"
+#include "actors/scheduler/framework/victims.hpp"
 
 namespace caldera::sched {
 
@@ -43,6 +44,11 @@ SessionResult preempt(Snapshot& s, const SessionOptions&) {
       },
       out.operations);
   return out;
+}
+
+void preempt_action(Session& s) {
+  if (s.cache.classes.empty() || !add_victims(s)) return;
+  record_evictions(s, preempt(s.snap, s.policy.options));
 }
 
 }  // namespace caldera::sched

@@ -1,9 +1,10 @@
-#include "actors/scheduler/core/reclaim.hpp"
+#include "actors/scheduler/actions/reclaim/reclaim.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include "actors/scheduler/core/eviction.hpp"
+#include "actors/scheduler/framework/victims.hpp"
 
 namespace caldera::sched {
 
@@ -91,6 +92,11 @@ SessionResult reclaim(Snapshot& s, const SessionOptions&) {
         }
       });
   return out;
+}
+
+void reclaim_action(Session& s) {
+  if (!s.cache.queues_bind || s.snap.queues.size() <= 1 || !add_victims(s)) return;
+  record_evictions(s, reclaim(s.snap, s.policy.options));
 }
 
 }  // namespace caldera::sched
