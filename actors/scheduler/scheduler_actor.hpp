@@ -1,5 +1,5 @@
 // The scheduler actor: owns the Placer and binds waiting pods to nodes whenever room appears:
-// each session is the gang scheduler's (actors/scheduler/core/session.hpp).
+// each session is the gang scheduler's (actors/scheduler/actions/allocate/allocator.hpp).
 #pragma once
 
 #include <string>

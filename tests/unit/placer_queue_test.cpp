@@ -294,5 +294,35 @@ TEST(PlacerQueues, RoomKeptForAPreemptorThatCannotBeBoundLapses) {
   EXPECT_EQ(sessions, 4);  // three sessions kept for high, then given back
 }
 
+TEST(PlacerQueues, EnqueueAdmitsNoMoreThanTheCapability) {
+  Placer p;
+  p.upsert_node("n1", cpu(8000), true);
+  p.set_queues({queue("capped", 1, ResourceList{{{"cpu", 2000}}})}, {});
+  for (int i = 0; i < 4; ++i) p.request(gang("c" + std::to_string(i), 1, 1000, 1, "capped", "", i));
+  auto session = p.session();
+  EXPECT_EQ(session.bindings.size(), 2u);
+  EXPECT_EQ(session.not_enqueued.size(), 2u);
+  EXPECT_EQ(session.unplaced.at("c2"),
+            "1/1 tasks in gang unschedulable: queue capped is at its capability (cpu 2)");
+}
+
+TEST(PlacerQueues, TheStragglersOfARunningGangInAnOverusedQueueWaitQuietly) {
+  Placer p;
+  p.upsert_node("n1", cpu(8000), true);
+  p.set_queues({queue("a", 1), queue("b", 3)}, {});
+  // a0 runs two pods (its minimum 1): a holds 2 of its 2; its third pod waits.
+  p.request(gang("a0", 3, 1000, 1, "a", "", 0));
+  for (int i = 1; i < 10; ++i) {
+    p.request(gang("a" + std::to_string(i), 1, 1000, 1, "a", "", i));
+    p.request(gang("b" + std::to_string(i), 1, 1000, 1, "b", "", i));
+  }
+  auto first = p.session();
+  int a0 = 0;
+  for (const auto& b : first.bindings) a0 += b.job_key == "a0";
+  ASSERT_GE(a0, 1);
+  auto next = p.session();
+  EXPECT_EQ(next.unplaced.count("a0"), 0u);  // its gang is in: no condition to write
+}
+
 }  // namespace
 }  // namespace caldera

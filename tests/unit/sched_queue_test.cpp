@@ -2,7 +2,7 @@
 // queue asks and by its capability; an overused queue waits; capability is a hard cap.
 #include <gtest/gtest.h>
 
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 
 namespace caldera::sched {
 namespace {
@@ -49,15 +49,6 @@ Snapshot two_queues(QueueInfo a, QueueInfo b, int jobs_a = 10, int jobs_b = 10) 
   return s;
 }
 
-MilliValue held(const Snapshot& s, const std::string& q) {
-  MilliValue sum = 0;
-  for (const auto& j : s.jobs)
-    if (j.queue == q)
-      for (const auto& t : j.tasks)
-        if (allocated_status(t.status)) sum += t.requests.get("cpu");
-  return sum;
-}
-
 TEST(Queues, DeservedSharesFollowTheWeights) {
   auto s = two_queues(queue("a", 1), queue("b", 3));
   queue_shares(s);
@@ -78,39 +69,6 @@ TEST(Queues, CapabilityCapsTheShareAndTheRestGoesToTheOthers) {
   queue_shares(s);
   EXPECT_EQ(s.queues["b"].deserved.get("cpu"), 3000);
   EXPECT_EQ(s.queues["a"].deserved.get("cpu"), 5000);
-}
-
-TEST(Queues, WeightsOneToThreeSplitASaturatedCluster) {
-  auto s = two_queues(queue("a", 1), queue("b", 3));
-  for (auto& j : s.jobs) j.phase = PodGroupPhase::Inqueue;  // admitted, all of them
-  auto r = run_session(s);
-  EXPECT_EQ(held(s, "a"), 2000);
-  EXPECT_EQ(held(s, "b"), 6000);
-  EXPECT_EQ(r.conditions.at("a/j5").reason, "Overused");
-  EXPECT_EQ(r.conditions.at("a/j5").message,
-            "1/1 tasks in gang unschedulable: queue a holds its share (cpu 2)");
-}
-
-TEST(Queues, CapabilityIsAHardCapEvenWithRoomLeft) {
-  auto s = cluster(8000);
-  s.queues = {{"capped", queue("capped", 1, cpu(2000))}};
-  add_jobs(s, "capped", 4, 1000, 0);
-  // Admitted past the cap only as far as the cap allows; the rest wait Pending.
-  for (auto& j : s.jobs) j.phase = PodGroupPhase::Inqueue;
-  auto r = run_session(s);
-  EXPECT_EQ(held(s, "capped"), 2000);
-  EXPECT_EQ(r.conditions.at("capped/j2").message,
-            "1/1 tasks in gang unschedulable: queue capped is at its capability (cpu 2)");
-}
-
-TEST(Queues, EnqueueAdmitsNoMoreThanTheCapability) {
-  auto s = cluster(8000);
-  s.queues = {{"capped", queue("capped", 1, cpu(2000))}};
-  add_jobs(s, "capped", 4, 1000, 0);
-  auto r = run_session(s);
-  int inqueue_or_running = 0;
-  for (const auto& [uid, phase] : r.phases) inqueue_or_running += phase != PodGroupPhase::Pending;
-  EXPECT_EQ(inqueue_or_running, 2);
 }
 
 TEST(Queues, QueuesAskingForDifferentResourcesEachGetAllOfTheirs) {
@@ -138,24 +96,6 @@ TEST(Queues, AWeightBelowOneCountsAsOne) {
   queue_shares(s);
   EXPECT_EQ(s.queues["a"].deserved.get("cpu"), 4000);
   EXPECT_EQ(s.queues["b"].deserved.get("cpu"), 4000);
-}
-
-TEST(Queues, ARunningGangInAnOverusedQueueStaysRunningAndIsNotMarked) {
-  auto s = two_queues(queue("a", 1), queue("b", 3));
-  // a/j0 runs two pods already (its minimum 1): a holds 2 of its 2; its third pod waits.
-  auto& j = s.jobs[0];
-  j.phase = PodGroupPhase::Running;
-  j.tasks[0].status = TaskStatus::Running;
-  j.tasks[0].node = "n1";
-  j.tasks.push_back({"a/j0-1", "a/j0-1", "w", 0, cpu(1000), TaskStatus::Running, "n1", {}});
-  j.tasks.push_back({"a/j0-2", "a/j0-2", "w", 0, cpu(1000), TaskStatus::Pending, "", {}});
-  s.nodes["n1"].idle.subtract(cpu(2000));
-  for (auto& other : s.jobs)
-    if (other.phase == PodGroupPhase::Pending) other.phase = PodGroupPhase::Inqueue;
-  auto r = run_session(s);
-  EXPECT_EQ(r.phases.at("a/j0"), PodGroupPhase::Running);
-  EXPECT_EQ(r.conditions.count("a/j0"), 0u);
-  EXPECT_EQ(s.jobs[0].tasks[2].status, TaskStatus::Pending);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "actors/scheduler/core/predicates.hpp"
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 
 namespace caldera::sched {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 
 namespace caldera::sched {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "actors/scheduler/cache/cache.hpp"
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 #include "actors/scheduler/framework/policy.hpp"
 #include "messages/model/gang_request.hpp"
 

@@ -2,7 +2,7 @@
 // jobs to make room, through a statement committed only if the gang is then pipelined.
 #pragma once
 
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 #include "actors/scheduler/framework/session.hpp"
 
 namespace caldera::sched {

@@ -2,7 +2,7 @@
 // a queue below its share takes room back from queues that hold more than theirs.
 #pragma once
 
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 #include "actors/scheduler/framework/session.hpp"
 
 namespace caldera::sched {

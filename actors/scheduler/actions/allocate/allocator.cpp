@@ -1,13 +1,10 @@
-#include "actors/scheduler/core/session.hpp"
+#include "actors/scheduler/actions/allocate/allocator.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "actors/scheduler/actions/preempt/preempt.hpp"
-#include "actors/scheduler/actions/reclaim/reclaim.hpp"
 #include "actors/scheduler/core/enqueue.hpp"
 #include "actors/scheduler/core/predicates.hpp"
 #include "messages/model/partition_order.hpp"
@@ -73,35 +70,6 @@ class NodeSearch {
 };
 
 }  // namespace
-
-void enqueue(Snapshot& s, const SessionOptions& options) {
-  ResourceList budget = overcommit_budget(s, options.overcommit_factor);
-  // Admitted before and not running yet: what their minimum still lacks is spoken for, in the
-  // cluster and in their queue (what they hold is used already, and in their queue's allocated).
-  std::map<std::string, ResourceList> inqueue;  // per queue
-  for (const auto& job : s.jobs) {
-    if (job.phase != PodGroupPhase::Inqueue || job.ready_task_num() >= job.min_available) continue;
-    ResourceList held;
-    for (const auto& t : job.tasks)
-      if (allocated_status(t.status)) held.add(t.requests);
-    ResourceList lacks;
-    for (const auto& [name, amount] : job.min_resources.values)
-      lacks.values[name] = std::max<MilliValue>(0, amount - held.get(name));
-    budget.subtract(lacks);
-    inqueue[job.queue].add(lacks);
-  }
-  for (size_t j : job_order(s)) {
-    auto& job = s.jobs[j];
-    if (job.phase != PodGroupPhase::Pending) continue;
-    auto q = s.queues.find(job.queue);
-    if (q != s.queues.end() && queue_refusal(q->second, inqueue[job.queue], job.min_resources))
-      continue;
-    if (budget_refusal(budget, job.min_resources)) continue;
-    budget.subtract(job.min_resources);
-    inqueue[job.queue].add(job.min_resources);
-    job.phase = PodGroupPhase::Inqueue;
-  }
-}
 
 // Per task, the pods its minimum still lacks beyond those holding a node (none when the task
 // check does not apply: minAvailable below the sum of the task minimums).
@@ -358,52 +326,6 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
   out.conditions[job.uid] = {
       false, "NotEnoughResources",
       fmt::format("{}/{} tasks in gang unschedulable: {}", unready, job.tasks.size(), why)};
-}
-
-SessionResult allocate(Snapshot& s, const SessionOptions& options) {
-  SessionResult out;
-  Allocator allocator(s, options);
-  for (size_t j : job_order(s)) allocator.allocate_job(j, out);
-  return out;
-}
-
-SessionResult run_session(Snapshot& s, const SessionOptions& options) {
-  queue_shares(s);
-  enqueue(s, options);
-  SessionResult out = allocate(s, options);
-  for (auto* action : {&preempt, &reclaim}) {
-    auto evicted = action(s, options);
-    out.operations.insert(out.operations.end(), evicted.operations.begin(),
-                          evicted.operations.end());
-  }
-  for (auto& job : s.jobs) {
-    auto cond = out.conditions.find(job.uid);
-    const bool unschedulable = cond != out.conditions.end() && !cond->second.scheduled;
-    const bool running = std::any_of(job.tasks.begin(), job.tasks.end(), [](const TaskInfo& t) {
-      return t.status == TaskStatus::Running;
-    });
-    if (running && unschedulable) {
-      job.phase = PodGroupPhase::Unknown;
-    } else {
-      int32_t held = job.ready_task_num();
-      for (const auto& t : job.tasks) held += t.status == TaskStatus::Succeeded;
-      if (held >= job.min_available)
-        job.phase = PodGroupPhase::Running;
-      else if (job.phase != PodGroupPhase::Inqueue)
-        job.phase = PodGroupPhase::Pending;
-    }
-    // A pod group the enqueue action left out says so, in the same words as one allocate could
-    // not place: none of its pods could go anywhere yet.
-    if (job.phase == PodGroupPhase::Pending && has_pending(job) && cond == out.conditions.end())
-      out.conditions[job.uid] = {
-          false, "NotEnqueued",
-          fmt::format("{}/{} tasks in gang unschedulable: its minResources ({}) exceed what the "
-                      "cluster has left",
-                      job.min_available - job.ready_task_num(), job.tasks.size(),
-                      resource_text(job.min_resources))};
-    out.phases[job.uid] = job.phase;
-  }
-  return out;
 }
 
 }  // namespace caldera::sched

@@ -1,7 +1,6 @@
-// One scheduling session over a snapshot (seed 004): enqueue admits pod groups whose minimum
-// resources the cluster can hold, allocate gives each admitted gang its nodes through a statement
-// committed only when the gang is ready, and at close each pod group gets its phase and its
-// Scheduled or Unschedulable condition.
+// The allocate action's work on a snapshot (seed 004): a gang's pending pods, in task order,
+// each on its best-scored fitting node through a statement committed only when the gang is then
+// ready; otherwise discarded, and the gang's Unschedulable condition says why per node.
 #pragma once
 
 #include <map>
@@ -52,15 +51,9 @@ struct GangCondition {
 
 struct SessionResult {
   std::vector<Operation> operations;  // committed, in order
-  // Every pod group that has pods waiting or that changed phase: its condition and phase.
+  // Every pod group allocate looked at: its condition.
   std::map<std::string, GangCondition> conditions;
-  std::map<std::string, PodGroupPhase> phases;
 };
-
-// Enqueue: each Pending pod group, in job order, becomes Inqueue when its minimum resources fit
-// into the cluster's allocatable times the overcommit factor, less what is in use and what the
-// pod groups admitted before it (and not yet running) reserve.
-void enqueue(Snapshot& snapshot, const SessionOptions& options);
 
 // How Allocator::allocate_job treats one gang.
 struct AllocateMode {
@@ -72,8 +65,8 @@ struct AllocateMode {
   bool cached = true;
 };
 
-// The allocate action one gang at a time, for a caller that keeps its queue in job order and
-// stops when nothing more can fit (the scheduler's Placer); allocate() below is its loop.
+// The allocate action's work on one gang (actions/allocate walks the queue in job order and
+// hands each gang here).
 class Allocator {
  public:
   Allocator(Snapshot& snapshot, const SessionOptions& options);
@@ -92,15 +85,5 @@ class Allocator {
   SessionOptions options_;
   std::unique_ptr<Search> search_;
 };
-
-// Allocate: each admitted pod group with pods waiting, in job order, gets nodes for as many of
-// them as fit, best-scored node first; the statement commits if the gang is then ready and is
-// discarded otherwise.
-SessionResult allocate(Snapshot& snapshot, const SessionOptions& options);
-
-// Enqueue, allocate, then preempt (preempt.hpp) and reclaim (reclaim.hpp), then each pod
-// group's phase (seed 004 section 9). There is no backfill: Volcano's places the best-effort pods
-// its allocate skips, and here every pod asks a pod slot, so allocate places them with their gang.
-SessionResult run_session(Snapshot& snapshot, const SessionOptions& options = {});
 
 }  // namespace caldera::sched
