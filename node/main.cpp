@@ -462,8 +462,9 @@ int main(int argc, char** argv) {
     caf::anon_send(flows, coordinator_atom::value, caf::actor_cast<caf::actor>(directory));
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history,
                                                   std::chrono::milliseconds(1000), WallClock{}});
-    router = spawn_api_router(sys, ApiRouterEnv{store, directory, flows, membership, scheduler,
-                                                watches, scheduling, node->name});
+    router = spawn_api_router(
+        sys, ApiRouterEnv{store, directory, flows, membership, scheduler, watches, scheduling,
+                          node->name, sched::scheduler_conf_yaml(cluster.scheduler)});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     reports = spawn_report_port(sys, directory);
