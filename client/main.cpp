@@ -138,8 +138,8 @@ int main(int argc, char** argv) {
 
   auto* get = app.add_subcommand(
       "get",
-      "list or show jobs, pods, podgroups, jobtemplates, jobflows, nodes, queues or "
-      "priorityclasses");
+      "list or show jobs, pods, podgroups, jobtemplates, jobflows, nodes, queues, "
+      "priorityclasses or the schedulerconfig");
   get->require_subcommand(1);
   get->add_flag("-A,--all-namespaces", all_ns, "every namespace");
   bool watching = false;
@@ -196,6 +196,14 @@ int main(int argc, char** argv) {
          kGetFormats, [&] {
            return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
                            : get_priority_classes(g, name);
+         });
+
+  // Its one form is Volcano's YAML, which -o yaml names too.
+  choose(add_get("schedulerconfig", "schedulerconf",
+                 "the scheduler conf in force (Volcano's volcano-scheduler.conf)", false),
+         "get", {"yaml"}, [&] {
+           return watching ? fail("get -w watches jobs, jobs.batch, pods and jobflows")
+                           : get_scheduler_conf(g);
          });
 
   auto* desc =

@@ -505,6 +505,7 @@ struct Request {
     applyYaml @29 :Text;         # as submitYaml, but what exists is updated (kubectl apply):
                                  # answered `applied`
     operateQueue @30 :QueueOperation;  # caldera queue open|close: ok, or why not
+    getSchedulerConf @31 :Void;  # the scheduler conf the coordinator runs: schedulerConf
   }
   namespace @20 :Text;           # submitYaml: the namespace of documents that name none (kubectl -n);
                                  # a document that names another one is refused. Empty: "default"
@@ -590,6 +591,7 @@ struct Response {
     queues @17 :List(Queue);
     priorityClasses @18 :List(PriorityClass);
     applied @19 :ApplyResult;
+    schedulerConf @20 :Text;     # as Volcano's volcano-scheduler.conf (YAML)
   }
   continue @15 :Text;            # a list was cut at its page limit: pass this to get the next page
 }

@@ -1,11 +1,14 @@
 #include "node/cluster_config.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -265,15 +268,48 @@ void read_history(const YamlNode& h, RetentionPolicy& policy, Diagnostics& diags
   }
 }
 
-void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
+// cluster.scheduler: the conf itself, or the name of its file. Given with cluster.scoring, which
+// it replaces, it is an error; scoring alone is reflected in the default conf.
+void read_scheduler(const YamlNode& c, const std::string& base_dir, ClusterConfig& cfg,
+                    Diagnostics& diags) {
+  auto s = get(c, "scheduler");
+  const bool given = s.defined() && !s.is_null();
+  if (given && get(c, "scoring").defined())
+    diags.error("cluster.scoring",
+                "give cluster.scoring or cluster.scheduler, not both: with a scheduler conf, its "
+                "nodeorder plugin (least-allocated) or binpack plugin ranks the nodes");
+  if (!given) {
+    if (cfg.scoring == sched::Scoring::Binpack)
+      for (auto& tier : cfg.scheduler.tiers)
+        for (auto& p : tier.plugins)
+          if (p.name == "nodeorder") p.name = "binpack";
+    return;
+  }
+  Result<sched::SchedulerConf> conf = Failure{""};
+  if (s.is_map()) {
+    conf = sched::read_scheduler_conf(s, "cluster.scheduler", diags);
+  } else if (s.is_scalar() && !s.scalar().empty()) {
+    std::filesystem::path file = s.scalar();
+    if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
+    conf = load_scheduler_conf(file.lexically_normal().string(), "cluster.scheduler", diags);
+  } else {
+    diags.error("cluster.scheduler",
+                "must be Volcano's scheduler conf (a mapping with actions and tiers) or the name "
+                "of its file, relative to this config's directory");
+  }
+  if (conf) cfg.scheduler = std::move(*conf);
+}
+
+void read_cluster(const YamlNode& c, const std::string& base_dir, ClusterConfig& cfg,
+                  Diagnostics& diags) {
   if (!c.defined() || c.is_null()) return;
   if (!c.is_map()) {
     diags.error("cluster", "must be a mapping such as {name: local-3, coordinator: node-1}");
     return;
   }
   static const std::set<std::string> known{
-      "name",         "coordinator", "token",  "heartbeatInterval", "heartbeatTimeout",
-      "leaseTimeout", "scoring",     "history"};
+      "name",         "coordinator", "token",   "heartbeatInterval", "heartbeatTimeout",
+      "leaseTimeout", "scoring",     "history", "scheduler"};
   for (const auto& kv : c.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key)) diags.warn("cluster." + key, "unknown field, ignored");
@@ -290,6 +326,7 @@ void read_cluster(const YamlNode& c, ClusterConfig& cfg, Diagnostics& diags) {
                   fmt::format("\"{}\" is not a scoring; use binpack or least-allocated", text));
   }
 
+  read_scheduler(c, base_dir, cfg, diags);
   read_history(get(c, "history"), cfg.history, diags);
 
   using std::chrono::milliseconds, std::chrono::seconds, std::chrono::minutes;
@@ -522,7 +559,8 @@ const NodeConfig* ClusterConfig::find(const std::string& node) const {
   return nullptr;
 }
 
-Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags) {
+Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags,
+                                           const std::string& base_dir) {
   ClusterConfig cfg;
   if (text.find('\0') != std::string::npos) {
     diags.error("", "the cluster config contains a NUL byte");
@@ -540,7 +578,7 @@ Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics&
     diags.error("", "the cluster config must be a mapping with `cluster` and `nodes`");
     return Failure{"invalid cluster config"};
   }
-  read_cluster(get(root, "cluster"), cfg, diags);
+  read_cluster(get(root, "cluster"), base_dir, cfg, diags);
   auto nodes = get(root, "nodes");
   std::vector<NodeSource> sources;  // one per cfg.nodes
   if (!nodes.is_sequence() || nodes.items().empty()) {
@@ -585,7 +623,48 @@ Result<ClusterConfig> load_cluster_config(const std::string& path, Diagnostics& 
   if (!in) return Failure{fmt::format("cannot read cluster config '{}'", path)};
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_cluster_config(ss.str(), diags);
+  return parse_cluster_config(ss.str(), diags, std::filesystem::path(path).parent_path().string());
+}
+
+Result<sched::SchedulerConf> load_scheduler_conf(const std::string& file, const std::string& path,
+                                                 Diagnostics& diags) {
+  const Failure invalid{"invalid scheduler conf"};
+  auto cannot = [&](int error) {
+    diags.error(path,
+                fmt::format("cannot read the scheduler conf {}: {}", file, std::strerror(error)));
+    return invalid;
+  };
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return cannot(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return cannot(EISDIR);
+  }
+  // One byte past the limit tells a file that is too long, without reading all of it (it may be
+  // a pipe that never ends).
+  std::string text(sched::kMaxSchedulerConfBytes + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      ::close(fd);
+      return cannot(error);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (got > sched::kMaxSchedulerConfBytes) {
+    diags.error(path, fmt::format("the scheduler conf {} is more than {} bytes (1 MiB): a real "
+                                  "one is a few hundred",
+                                  file, sched::kMaxSchedulerConfBytes));
+    return invalid;
+  }
+  text.resize(got);
+  return sched::parse_scheduler_conf(text, path, diags);
 }
 
 ClusterConfig embedded_cluster_config(const std::string& data_dir, uint16_t client_port,

@@ -10,6 +10,7 @@
 
 #include "actors/history/core/retention.hpp"
 #include "actors/scheduler/core/scoring.hpp"
+#include "actors/scheduler/framework/scheduler_conf.hpp"
 #include "messages/model/diagnostic.hpp"
 #include "messages/model/resources.hpp"
 #include "messages/model/result.hpp"
@@ -63,6 +64,9 @@ struct ClusterConfig {
   // How the scheduler ranks the nodes a pod fits: least-allocated spreads pods, binpack fills
   // nodes up and keeps others empty for large gangs.
   sched::Scoring scoring = sched::Scoring::LeastAllocated;
+  // cluster.scheduler: Volcano's scheduler conf, written in place or in a file of its own.
+  // Without one, the default; `scoring: binpack` puts binpack where the default has nodeorder.
+  sched::SchedulerConf scheduler = sched::default_scheduler_conf();
   // cluster.history: how many settled jobs the coordinator keeps, and for how long (their
   // records and logs); the oldest go first.
   RetentionPolicy history;
@@ -71,9 +75,18 @@ struct ClusterConfig {
   const NodeConfig* find(const std::string& node) const;
 };
 
-// Reads and checks a cluster config; errors carry field paths ("nodes[1].resources.cpu").
+// Reads and checks a cluster config; errors carry field paths ("nodes[1].resources.cpu"). A
+// scheduler conf file named by a relative path is looked for in `base_dir`: the config file's
+// directory for load_cluster_config; "" is the working directory.
 Result<ClusterConfig> load_cluster_config(const std::string& path, Diagnostics& diags);
-Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags);
+Result<ClusterConfig> parse_cluster_config(const std::string& text, Diagnostics& diags,
+                                           const std::string& base_dir = "");
+
+// Volcano's scheduler conf from a file of its own (the conf, or a ConfigMap holding it), at most
+// sched::kMaxSchedulerConfBytes; problems go to diags under `path`, and a file that cannot be
+// read is an error there that names it.
+Result<sched::SchedulerConf> load_scheduler_conf(const std::string& file, const std::string& path,
+                                                 Diagnostics& diags);
 
 // containerLogMaxSize: a quantity of whole bytes, at least 1Ki ("10Mi"); else why not.
 Result<int64_t> parse_container_log_max_size(const std::string& text);

@@ -187,6 +187,12 @@ int main(int argc, char** argv) {
       "--history-max-age", history_max_age,
       "embedded default node: finished jobs are deleted this long after they finished, e.g. "
       "30d or 720h (default 30d; 0: never)");
+  std::string scheduler_conf_file;
+  auto* scheduler_conf_opt = app.add_option(
+      "--scheduler-conf", scheduler_conf_file,
+      "embedded default node: Volcano's scheduler conf file (volcano-scheduler.conf, or the "
+      "ConfigMap holding it; default: enqueue, allocate, preempt, reclaim, backfill with "
+      "Volcano's default plugins)");
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
@@ -212,6 +218,11 @@ int main(int argc, char** argv) {
           "--history-max-finished-jobs/--history-max-age are for the embedded node; set "
           "cluster.history {maxFinishedJobs, maxAge} in " +
           config_path);
+    if (scheduler_conf_opt->count())
+      return fail(
+          "--scheduler-conf is for the embedded node; set cluster.scheduler (the conf, or the "
+          "name of its file) in " +
+          config_path);
     if (node_name.empty()) {
       if (cluster.nodes.size() != 1)
         return fail("--node NAME is required: the config lists several nodes");
@@ -233,6 +244,18 @@ int main(int argc, char** argv) {
       return fail("--history-max-age: '" + history_max_age +
                   "' is not a duration (examples: 30d, 720h, 90m; 0: never)");
     cluster.history = RetentionPolicy{history_max_jobs, *age};
+    if (scheduler_conf_opt->count()) {
+      Diagnostics diags;
+      auto conf = load_scheduler_conf(scheduler_conf_file, "", diags);
+      for (const auto& w : diags.warnings)
+        spdlog::warn("scheduler-conf={} {}", scheduler_conf_file, to_string(w));
+      if (!conf) {
+        for (const auto& e : diags.errors)
+          std::cerr << scheduler_conf_file << ": " << to_string(e) << "\n";
+        return fail("--scheduler-conf: " + conf.error() + " " + scheduler_conf_file);
+      }
+      cluster.scheduler = std::move(*conf);
+    }
     node_name = cluster.nodes.front().name;
   }
   const NodeConfig* node = cluster.find(node_name);
@@ -439,8 +462,9 @@ int main(int argc, char** argv) {
     caf::anon_send(flows, coordinator_atom::value, caf::actor_cast<caf::actor>(directory));
     retention = spawn_retention(sys, RetentionEnv{store, directory, metrics, cluster.history,
                                                   std::chrono::milliseconds(1000), WallClock{}});
-    router = spawn_api_router(sys, ApiRouterEnv{store, directory, flows, membership, scheduler,
-                                                watches, scheduling, node->name});
+    router = spawn_api_router(
+        sys, ApiRouterEnv{store, directory, flows, membership, scheduler, watches, scheduling,
+                          node->name, sched::scheduler_conf_yaml(cluster.scheduler)});
     // Sent by a local actor: the membership takes this only from its own process.
     caf::scoped_actor wiring{sys};
     reports = spawn_report_port(sys, directory);

@@ -62,6 +62,15 @@ std::string pong(const RouterState& st, uint64_t id) {
   return to_bytes(b);
 }
 
+// The conf the coordinator's scheduler was started with: fixed for the process's life.
+std::string scheduler_conf(const RouterState& st, uint64_t id) {
+  SmallMessageBuilder b;
+  auto r = b.initRoot<api::Response>();
+  r.setId(id);
+  r.setSchedulerConf(st.env.scheduler_conf);
+  return to_bytes(b);
+}
+
 // The membership says who is there and alive; the scheduler what their pods hold.
 caf::result<std::string> list_nodes(RouterSelf* self, uint64_t id) {
   auto rp = self->make_response_promise<std::string>();
@@ -180,8 +189,10 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
     return unreadable_response(id, e.getDescription().cStr());
   }
   auto& st = self->state;
-  // A halted coordinator (its store lost) answers nothing but who it is and what its nodes are.
-  if (!st.halted.empty() && kind != api::Request::PING && kind != api::Request::LIST_NODES)
+  // A halted coordinator (its store lost) answers nothing but who it is, what its nodes are and
+  // how it schedules (none of which its store holds).
+  if (!st.halted.empty() && kind != api::Request::PING && kind != api::Request::LIST_NODES &&
+      kind != api::Request::GET_SCHEDULER_CONF)
     return error_response(id, Code::FAILED_PRECONDITION, st.halted);
   if (refused_on_full_disk(kind) && !st.env.store->writable()) {
     // Refused before anything is decided, so that nothing half done waits for the disk.
@@ -195,6 +206,8 @@ caf::result<std::string> route(RouterSelf* self, const std::string& bytes) {
       return pong(st, id);
     case api::Request::LIST_NODES:
       return list_nodes(self, id);
+    case api::Request::GET_SCHEDULER_CONF:
+      return scheduler_conf(st, id);
     case api::Request::BACKUP:
       return backup(self, id, backup_dir);
     case api::Request::APPLY_YAML:

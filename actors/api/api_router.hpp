@@ -1,9 +1,9 @@
 // The API router: the entry point of every client request. It reads the request (within the
 // client limits), refuses changes while the store cannot write, answers what needs no owner
-// (ping) or asks the owners (nodes: the membership and the scheduler), and passes the rest to
-// their owner: templates and flows to the flow directory, everything else to the job directory;
-// an apply goes to each document's owner (actors/api/apply).
-// It keeps no state of its own.
+// (ping, the scheduler conf) or asks the owners (nodes: the membership and the scheduler), and
+// passes the rest to their owner: templates and flows to the flow directory, everything else to the
+// job directory; an apply goes to each document's owner (actors/api/apply). It keeps no state of
+// its own.
 #pragma once
 
 #include <memory>
@@ -29,14 +29,15 @@ struct ApiRouterEnv {
   protocol::watch_hub watches;      // the clients' watches (actors/watch)
   caf::actor scheduling;            // the Queues and PriorityClasses (actors/scheduler)
   std::string node_name;            // the node it runs on, for `ping`
+  std::string scheduler_conf;       // the scheduler's conf as Volcano's YAML, for getSchedulerConf
 };
 
 // Messages:
 //   (api_atom, Request bytes) -> Response bytes    the client API (messages/api.capnp)
 //   (halt_atom, why)                               from the membership: the coordinator's store
-//                                                  was lost; from now on every request but ping
-//                                                  and listNodes is answered failedPrecondition
-//                                                  with `why`
+//                                                  was lost; from now on every request but ping,
+//                                                  listNodes and getSchedulerConf is answered
+//                                                  failedPrecondition with `why`
 //   (watch_atom, Request bytes, stream, bridge)    a watch (Request.watch), passed to the watch
 //       -> Response bytes                          hub with the client bridge that holds
 //   (unwatch_atom, bridge, stream)                 its connection; and its end

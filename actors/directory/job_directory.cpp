@@ -1416,6 +1416,7 @@ caf::result<std::string> handle_api(DirSelf* self, const std::string& bytes) {
       case api::Request::BACKUP:
       case api::Request::APPLY_YAML:
       case api::Request::OPERATE_QUEUE:
+      case api::Request::GET_SCHEDULER_CONF:
         break;  // the router's own
     }
     return error_response(id, Code::UNIMPLEMENTED,

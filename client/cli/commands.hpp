@@ -21,6 +21,8 @@ int get_nodes(const Globals& g);
 // Cluster-scoped: every queue (with the scheduler's view of it) or class, or the named one.
 int get_queues(const Globals& g, const std::string& name);
 int get_priority_classes(const Globals& g, const std::string& name);
+// The scheduler conf the coordinator runs, as Volcano's volcano-scheduler.conf.
+int get_scheduler_conf(const Globals& g);
 int describe_job(const Globals& g, const std::string& name, JobKind kind);
 int describe_flow(const Globals& g, const std::string& name);
 int describe_pod(const Globals& g, const std::string& name);

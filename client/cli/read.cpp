@@ -319,6 +319,17 @@ int get_nodes(const Globals& g) {
   return 0;
 }
 
+int get_scheduler_conf(const Globals& g) {
+  int rc = 0;
+  auto r = call(
+      g, [](api::Request::Builder b) { b.setGetSchedulerConf(); }, &rc);
+  if (!r) return rc;
+  auto resp = r->root<api::Response>();
+  if (!resp.isSchedulerConf()) return fail("the server did not answer with a scheduler conf");
+  std::cout << resp.getSchedulerConf().cStr();
+  return 0;
+}
+
 int describe_job(const Globals& g, const std::string& name, JobKind kind) {
   int rc = 0;
   auto job = fetch_job(g, name, kind, &rc);

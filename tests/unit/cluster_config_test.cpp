@@ -1,7 +1,10 @@
 // The cluster config file: what it reads, and the paths of what is wrong in it.
 #include <gtest/gtest.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -443,6 +446,146 @@ TEST(ClusterConfig, ScoringIsLeastAllocatedUnlessBinpackIsChosen) {
   ASSERT_EQ(bad.errors.size(), 1u) << all_errors(bad);
   EXPECT_EQ(bad.errors[0].path, "cluster.scoring");
   EXPECT_EQ(bad.errors[0].message, "\"spread\" is not a scoring; use binpack or least-allocated");
+}
+
+// A directory of its own under /tmp, removed with what it holds.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = "/tmp/caldera-config-XXXXXX";
+    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    auto file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    return file.string();
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::vector<std::string> plugin_names(const sched::SchedulerConf& conf, size_t tier) {
+  std::vector<std::string> out;
+  for (const auto& p : conf.tiers.at(tier).plugins) out.push_back(p.name);
+  return out;
+}
+
+TEST(ClusterConfig, SchedulerIsVolcanosDefaultConfUnlessGiven) {
+  Diagnostics diags;
+  auto cfg = parse("{name: c}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->scheduler, sched::default_scheduler_conf());
+  EXPECT_EQ(embedded_cluster_config("/tmp/x", 0, 0).scheduler, sched::default_scheduler_conf());
+}
+
+TEST(ClusterConfig, SchedulerTakesTheConfInPlace) {
+  Diagnostics diags;
+  auto cfg = parse_cluster_config(R"(
+cluster:
+  name: c
+  scheduler:
+    actions: "enqueue, allocate"
+    tiers:
+    - plugins:
+      - name: gang
+        enablePreemptable: false
+      - name: binpack
+        arguments: {binpack.weight: 5}
+nodes: [{name: a}]
+)",
+                                  diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_TRUE(diags.warnings.empty());
+  EXPECT_EQ(cfg->scheduler.actions, (std::vector<std::string>{"enqueue", "allocate"}));
+  EXPECT_EQ(plugin_names(cfg->scheduler, 0), (std::vector<std::string>{"gang", "binpack"}));
+  EXPECT_FALSE(cfg->scheduler.plugin("gang")->enabled("enablePreemptable"));
+  EXPECT_EQ(cfg->scheduler.plugin("binpack")->number("binpack.weight", 1), 5);
+  EXPECT_EQ(cfg->scoring, sched::Scoring::LeastAllocated);  // as before: scoring was not given
+
+  Diagnostics bad;
+  EXPECT_FALSE(parse("{name: c, scheduler: {actions: allocate, tiers: [{plugins: [{name: tdm}]}]}}",
+                     {"{name: a}"}, bad));
+  EXPECT_NE(error_at(bad, "cluster.scheduler.tiers[0].plugins[0].name")
+                .find("\"tdm\" is not a plugin caldera's scheduler has; known: priority"),
+            std::string::npos)
+      << all_errors(bad);
+  Diagnostics list;
+  EXPECT_FALSE(parse("{name: c, scheduler: [allocate]}", {"{name: a}"}, list));
+  EXPECT_TRUE(has_error(list, "cluster.scheduler")) << all_errors(list);
+}
+
+TEST(ClusterConfig, SchedulerNamesAFileRelativeToTheConfigsDirectory) {
+  TempDir dir;
+  dir.write("conf/volcano-scheduler.conf",
+            "actions: \"enqueue, allocate, backfill\"\ntiers:\n- plugins:\n  - name: gang\n");
+  auto config = dir.write("conf/cluster.yaml",
+                          "cluster: {name: c, scheduler: volcano-scheduler.conf}\n"
+                          "nodes: [{name: a}]\n");
+  Diagnostics diags;
+  auto cfg = load_cluster_config(config, diags);  // from the test's working directory
+  ASSERT_TRUE(cfg) << cfg.error() << all_errors(diags);
+  EXPECT_EQ(cfg->scheduler.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(plugin_names(cfg->scheduler, 0), std::vector<std::string>{"gang"});
+
+  // An absolute path is taken as it is; problems in the file are at cluster.scheduler.
+  auto bad = dir.write("elsewhere/bad.conf", "actions: shuffle\ntiers: []\n");
+  Diagnostics bad_diags;
+  EXPECT_FALSE(parse("{name: c, scheduler: " + bad + "}", {"{name: a}"}, bad_diags));
+  EXPECT_NE(error_at(bad_diags, "cluster.scheduler.actions").find("\"shuffle\" is not an action"),
+            std::string::npos)
+      << all_errors(bad_diags);
+}
+
+TEST(ClusterConfig, AMissingSchedulerFileIsAnErrorNamingIt) {
+  TempDir dir;
+  auto config = dir.write("cluster.yaml",
+                          "cluster: {name: c, scheduler: missing.conf}\nnodes: [{name: a}]\n");
+  Diagnostics diags;
+  EXPECT_FALSE(load_cluster_config(config, diags));
+  EXPECT_EQ(error_at(diags, "cluster.scheduler"), "cannot read the scheduler conf " +
+                                                      (dir.path() / "missing.conf").string() +
+                                                      ": No such file or directory")
+      << all_errors(diags);
+  Diagnostics directory;
+  EXPECT_FALSE(
+      parse("{name: c, scheduler: " + dir.path().string() + "}", {"{name: a}"}, directory));
+  EXPECT_NE(error_at(directory, "cluster.scheduler").find("Is a directory"), std::string::npos)
+      << all_errors(directory);
+  Diagnostics huge;
+  auto big = dir.write("big.conf", std::string(sched::kMaxSchedulerConfBytes + 1, '#'));
+  EXPECT_FALSE(parse("{name: c, scheduler: " + big + "}", {"{name: a}"}, huge));
+  EXPECT_NE(error_at(huge, "cluster.scheduler").find("more than 1048576 bytes (1 MiB)"),
+            std::string::npos)
+      << all_errors(huge);
+}
+
+TEST(ClusterConfig, ScoringAndSchedulerTogetherAreRefused) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("{name: c, scoring: binpack, scheduler: {actions: allocate, tiers: []}}",
+                     {"{name: a}"}, diags));
+  EXPECT_NE(
+      error_at(diags, "cluster.scoring").find("nodeorder plugin (least-allocated) or binpack"),
+      std::string::npos)
+      << all_errors(diags);
+}
+
+TEST(ClusterConfig, ScoringBinpackPutsBinpackInPlaceOfNodeorder) {
+  Diagnostics diags;
+  auto cfg = parse("{name: c, scoring: binpack}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->scoring, sched::Scoring::Binpack);  // still read by the scheduler
+  auto expected = sched::default_scheduler_conf();
+  EXPECT_EQ(cfg->scheduler.actions, expected.actions);
+  EXPECT_EQ(plugin_names(cfg->scheduler, 0), plugin_names(expected, 0));
+  EXPECT_EQ(plugin_names(cfg->scheduler, 1),
+            (std::vector<std::string>{"overcommit", "drf", "predicates", "proportion", "binpack"}));
+  cfg = parse("{name: c, scoring: least-allocated}", {"{name: a}"}, diags);
+  ASSERT_TRUE(cfg) << all_errors(diags);
+  EXPECT_EQ(cfg->scheduler, expected);
 }
 
 TEST(ClusterConfig, ClusterMustBeAMapping) {
