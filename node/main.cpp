@@ -422,8 +422,15 @@ int main(int argc, char** argv) {
   protocol::membership_port
       member_port;  // all that other processes reach: registrations, heartbeats
   if (is_coordinator) {
-    scheduler = spawn_scheduler(sys, metrics, cluster.scoring);
-    spdlog::info("scheduler scoring={}", sched::to_string(cluster.scoring));
+    Diagnostics plugin_diags;
+    auto policy = sched::policy_from(cluster.scheduler, "cluster.scheduler", plugin_diags);
+    for (const auto& w : plugin_diags.warnings) spdlog::warn("scheduler {}", to_string(w));
+    std::string actions, plugins;
+    for (const auto& a : policy.actions) actions += (actions.empty() ? "" : ",") + a;
+    for (const auto& tier : cluster.scheduler.tiers)
+      for (const auto& p : tier.plugins) plugins += (plugins.empty() ? "" : ",") + p.name;
+    spdlog::info("scheduler actions={} plugins={}", actions, plugins);
+    scheduler = spawn_scheduler(sys, metrics, std::move(policy));
     timer = spawn_timer(sys);
     MembershipEnv members;
     members.scheduler = scheduler;

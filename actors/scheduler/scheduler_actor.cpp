@@ -350,9 +350,9 @@ double percentile(std::vector<double> v, double q) {
 }
 
 caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_ptr<Metrics> metrics,
-                        sched::Scoring scoring) {
+                        sched::Policy policy) {
   self->state.metrics = std::move(metrics);
-  self->state.placer = Placer(scoring);
+  self->state.placer = Placer(std::move(policy));
   self->set_exit_handler([=](caf::exit_msg& msg) {
     const auto& st = self->state;
     if (st.committed + st.cancelled > 0)
@@ -439,10 +439,11 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
 }  // namespace
 
 protocol::scheduler spawn_scheduler(caf::actor_system& sys, std::shared_ptr<Metrics> metrics,
-                                    sched::Scoring scoring) {
+                                    sched::Policy policy) {
   // Dynamically typed inside (it sends to job actors and the membership as itself); its handle
   // is typed, so what its senders send is checked.
-  return caf::actor_cast<protocol::scheduler>(sys.spawn(scheduler, std::move(metrics), scoring));
+  return caf::actor_cast<protocol::scheduler>(
+      sys.spawn(scheduler, std::move(metrics), std::move(policy)));
 }
 
 }  // namespace caldera

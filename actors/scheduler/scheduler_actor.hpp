@@ -17,9 +17,10 @@ namespace caldera {
 // coordinator process. With a membership, every placed gang is reserved on its nodes (prepare)
 // and bound only when all confirm; on a refusal or silence it is released and queued again, and
 // its job told why (unsched_atom).
-// `metrics`: session times; may be null. `scoring`: how nodes are ranked (the cluster config's).
+// `metrics`: session times; may be null. `policy`: the actions and plugins each session runs
+// (the cluster config's scheduler conf).
 protocol::scheduler spawn_scheduler(caf::actor_system& sys,
                                     std::shared_ptr<Metrics> metrics = nullptr,
-                                    sched::Scoring scoring = sched::Scoring::LeastAllocated);
+                                    sched::Policy policy = {});
 
 }  // namespace caldera

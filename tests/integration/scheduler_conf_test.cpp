@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "actors/scheduler/framework/scheduler_conf.hpp"
@@ -143,6 +144,94 @@ TEST(SchedulerConfig, CalderadRefusesToStartWithAConfItCannotRun) {
   auto both = run({CALDERAD_PATH, "--config", good, "--scheduler-conf", bad});
   EXPECT_NE(both.exit_code, 0);
   EXPECT_TRUE(contains(both.err, "set cluster.scheduler")) << both.err;
+}
+
+// A one-node cluster of two cpus whose scheduler runs `actions` (with the default plugins): low's
+// two pods of one cpu fill it, then a job of a higher PriorityClass asks for one.
+class Preemption {
+ public:
+  Preemption(const TempDir& dir, const std::string& name, const std::string& actions) {
+    write_file(dir.path(), name + ".conf",
+               "actions: \"" + actions +
+                   "\"\ntiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+                   "- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, "
+                   "{name: proportion}, {name: nodeorder}]\n");
+    auto config = write_file(
+        dir.path(), name + ".yaml",
+        "cluster: {name: " + name + ", coordinator: n1, scheduler: " + name +
+            ".conf}\nnodes:\n  - {name: n1, host: 127.0.0.1, clientPort: " +
+            std::to_string(free_port()) + ", clusterPort: " + std::to_string(free_port()) +
+            ", dataDir: " + dir.path() + "/" + name + ", resources: {cpu: 2, pods: 10}}\n");
+    node_ = std::make_unique<Calderad>(
+        dir.path() + "/" + name, std::vector<std::string>{"--config", config, "--node", "n1"});
+    node_->start();
+    auto low = job("low", 2, 1, "low", "exec sleep 600");
+    EXPECT_EQ(node_->cli({"submit", "-f", "-"}, classes() + low).exit_code, 0);
+    EXPECT_TRUE(eventually([&] { return running("low") == 2; }))
+        << node_->cli({"get", "pods", "--job", "low", "-o", "json"}).out << describe("low");
+    EXPECT_EQ(node_->cli({"submit", "-f", "-"}, job("high", 1, 1, "high", "exec true")).exit_code,
+              0);
+  }
+  static std::string classes() {
+    return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: "
+           "1\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: "
+           "high}\nvalue: 100\n---\n";
+  }
+  static std::string job(const std::string& name, int replicas, int min, const std::string& klass,
+                         const std::string& script) {
+    return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+           "}\nspec:\n  minAvailable: " + std::to_string(min) + "\n  priorityClassName: " + klass +
+           "\n  tasks:\n    - name: w\n      replicas: " + std::to_string(replicas) +
+           "\n      template:\n        spec:\n          containers:\n            - name: main\n"
+           "              command: [sh, -c, \"" +
+           script + "\"]\n              resources: {requests: {cpu: 1}}\n";
+  }
+  int running(const std::string& job) const {
+    auto r = node_->cli({"get", "pods", "--job", job, "-o", "json"});
+    if (r.exit_code != 0) return -1;
+    const auto pods = nlohmann::json::parse(r.out);  // kept: the loop reads into it
+    int n = 0;
+    for (const auto& p : pods["items"]) n += p["status"]["phase"] == "Running";
+    return n;
+  }
+  std::string phase(const std::string& job) const {
+    auto r = node_->cli({"get", "job", job, "-o", "json"});
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["status"]["state"].value("phase", "")
+                            : "";
+  }
+  std::string describe(const std::string& job) const {
+    return node_->cli({"describe", "job", job}).out;
+  }
+  Calderad& node() { return *node_; }
+
+ private:
+  std::unique_ptr<Calderad> node_;
+};
+
+TEST(SchedulerConfig, WithoutThePreemptActionAHigherClassWaitsForRoomAndEvictsNothing) {
+  TempDir dir;
+  Preemption c(dir, "nopreempt", "enqueue, allocate, backfill");
+  // A session has looked at high and left it waiting for room: it says so, and low runs on.
+  ASSERT_TRUE(eventually([&] {
+    return c.describe("high").find("tasks in gang unschedulable") != std::string::npos;
+  })) << c.describe("high");
+  EXPECT_EQ(c.running("low"), 2);
+  EXPECT_EQ(c.node().log().find("preempted by"), std::string::npos) << c.node().log();
+  // Its room comes when low goes, not before.
+  ASSERT_EQ(c.node().cli({"delete", "job", "low"}).exit_code, 0);
+  EXPECT_TRUE(eventually([&] { return c.phase("high") == "Completed"; })) << c.describe("high");
+  EXPECT_EQ(c.node().log().find("preempted by"), std::string::npos) << c.node().log();
+}
+
+TEST(SchedulerConfig, WithThePreemptActionAndThePriorityPluginAHigherClassEvicts) {
+  TempDir dir;
+  Preemption c(dir, "preempt", "enqueue, allocate, preempt, backfill");
+  EXPECT_TRUE(eventually([&] { return c.phase("high") == "Completed"; })) << c.describe("high");
+  const auto log = c.node().log();
+  EXPECT_NE(log.find("preempted by job=default/high"), std::string::npos) << log;
+  EXPECT_NE(c.describe("low").find("preempted by job default/high of higher priority"),
+            std::string::npos)
+      << c.describe("low");
 }
 
 }  // namespace

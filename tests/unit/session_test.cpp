@@ -128,7 +128,7 @@ TEST(Session, ASearchStopsAtTheNodesToFindAndTheNextStartsWhereItStopped) {
   EXPECT_EQ(sched::nodes_to_find(1000, 7), 7u);
   // With one node to find, binpack cannot pile pods up: each search takes the next node.
   sched::Policy one;
-  one.options.scoring = sched::Scoring::Binpack;
+  one.options.scoring = sched::node_scoring(sched::Scoring::Binpack);
   one.options.nodes_to_find = 1;
   Placer p(one);
   for (const char* n : {"n1", "n2", "n3"}) p.upsert_node(n, cpu(4000), true);

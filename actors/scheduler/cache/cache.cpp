@@ -40,6 +40,7 @@ void Cache::set_queues(const std::vector<Queue>& list,
 }
 
 int32_t Cache::priority_of(const PodGroupInfo& info) const {
+  if (!use_priority) return 0;
   if (!info.priority_class.empty()) {
     auto c = classes.find(info.priority_class);
     return c == classes.end() ? 0 : c->second.value;
@@ -50,6 +51,7 @@ int32_t Cache::priority_of(const PodGroupInfo& info) const {
 }
 
 std::string Cache::unknown_class(const GangRequest& r) const {
+  if (!use_priority) return "";
   if (!r.group.priority_class.empty() && !classes.count(r.group.priority_class))
     return r.group.priority_class;
   for (const auto& a : r.pods)
@@ -118,6 +120,7 @@ void Cache::reserve(const std::string& job_key, const std::string& uid, const st
   auto g = groups.find(job_key);
   auto& grp = g != groups.end() ? g->second : group_of(job_key, group);
   ++grp.held;
+  grp.allocated.add(requests);
   held[uid].queue = grp.info.queue;
   queue_allocated[grp.info.queue].add(requests);
 }
@@ -140,9 +143,11 @@ void Cache::release(const std::string& uid) {
     queue_allocated[it->second.queue].subtract(it->second.requests);
   }
   const auto key = it->second.job_key;
+  const auto requests = it->second.requests;
   held.erase(it);
   if (auto g = groups.find(key); g != groups.end()) {
     --g->second.held;
+    g->second.allocated.subtract(requests);
     drop_group_if_idle(key);
   }
 }

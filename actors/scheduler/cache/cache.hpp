@@ -37,8 +37,9 @@ struct Cache {
   // A job known by its queued request or its held pods.
   struct Group {
     PodGroupInfo info;
-    int32_t priority = 0;  // resolved from info.priority_class
-    int32_t held = 0;      // pods that hold a node
+    int32_t priority = 0;    // resolved from info.priority_class
+    int32_t held = 0;        // pods that hold a node
+    ResourceList allocated;  // what they hold
     bool queued = false;
   };
   struct Releasing {
@@ -125,8 +126,9 @@ struct Cache {
   std::map<std::string, Promise> promised;                // by preemptor job key
   std::map<std::string, QueueInfo> queues;                // by name; `default` always there
   std::map<std::string, PriorityClass> classes;
-  bool queues_bind = false;             // some queue has a weight or capability that matters
-  ResourceList admitted_lacks;          // all admitted gangs' minimums
+  bool queues_bind = false;     // some queue has a weight or capability that matters
+  bool use_priority = true;     // the priority plugin: classes order jobs and tasks (else all 0)
+  ResourceList admitted_lacks;  // all admitted gangs' minimums
   std::map<std::string, Queued> queue;  // by job key
   std::map<Place, std::string> order;   // job keys in job order
   uint64_t next_seq = 0;

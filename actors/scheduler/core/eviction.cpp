@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "actors/scheduler/core/predicates.hpp"
 #include "actors/scheduler/actions/allocate/allocator.hpp"
+#include "actors/scheduler/core/predicates.hpp"
 
 namespace caldera::sched {
 
@@ -25,7 +25,9 @@ bool pipeline_with_evictions(Snapshot& s, Statement& stmt, size_t j, size_t t,
       if (room.fits(task.requests)) break;
       const auto& victim_job = s.jobs[v.job];
       // Gang's preemptable: the victim's job keeps at least minAvailable ready pods.
-      if (victim_job.ready_task_num() - taken[v.job] <= victim_job.min_available) continue;
+      if (rule.keep_minimum &&
+          victim_job.ready_task_num() - taken[v.job] <= victim_job.min_available)
+        continue;
       if (rule.allow && !rule.allow(s, v, chosen)) continue;
       ++taken[v.job];
       chosen.push_back(v);

@@ -25,7 +25,8 @@ struct EvictionRule {
   // its share); unset: any candidate may.
   std::function<bool(const Snapshot&, const Victim& v, const std::vector<Victim>& chosen)> allow =
       {};
-  std::string reason;  // the evictions' reason: "Preempted", "Reclaimed"
+  std::string reason;        // the evictions' reason: "Preempted", "Reclaimed"
+  bool keep_minimum = true;  // gang's preemptable: a victim's job keeps minAvailable ready pods
 };
 
 // Pipelines task `t` of job `j` by the rule, recording the evictions and the pipeline in `stmt`.

@@ -2,10 +2,12 @@
 
 namespace caldera {
 
-Placer::Placer(sched::Policy policy) : policy_(std::move(policy)) {}
+Placer::Placer(sched::Policy policy) : policy_(std::move(policy)) {
+  cache_.use_priority = policy_.priority;
+}
 
 Placer::Placer(sched::Scoring scoring) {
-  policy_.options.scoring = scoring;
+  policy_.options.scoring = sched::node_scoring(scoring);
 }
 
 void Placer::request(GangRequest r, bool admitted) {

@@ -12,23 +12,27 @@ std::string_view to_string(Scoring s) {
   return s == Scoring::Binpack ? "binpack" : "least-allocated";
 }
 
-double score(Scoring policy, const NodeState& node, const TaskInfo& task) {
-  double sum = 0;
-  int counted = 0;
-  auto add = [&](const std::string& name, MilliValue asked) {
-    const MilliValue total = node.allocatable.get(name);
-    if (total <= 0) return;
-    const double free_after = static_cast<double>(node.idle.get(name) - asked) / total;
-    sum += policy == Scoring::Binpack ? 1.0 - free_after : free_after;
-    ++counted;
-  };
-  for (const auto& [name, amount] : task.requests.values)
-    if (name != "pods" && amount > 0) add(name, amount);
-  if (counted == 0) {
-    add("cpu", 0);
-    add("memory", 0);
+NodeScoring node_scoring(Scoring s) {
+  NodeScoring out;
+  if (s == Scoring::Binpack) {
+    out.nodeorder.reset();
+    out.binpack = BinpackWeights{};
+  } else {
+    out.nodeorder = NodeOrderWeights{1, 0, 0};
   }
-  return counted == 0 ? 0 : sum / counted;
+  return out;
+}
+
+double score(const NodeScoring& scoring, const NodeState& node, const TaskInfo& task) {
+  double sum = 0;
+  if (const auto& w = scoring.nodeorder) {
+    if (w->least_requested != 0) sum += w->least_requested * least_requested(node, task);
+    if (w->most_requested != 0) sum += w->most_requested * most_requested(node, task);
+    if (w->balanced != 0) sum += w->balanced * balanced_allocation(node, task);
+  }
+  if (const auto& b = scoring.binpack; b && b->weight != 0)
+    sum += b->weight * binpack_score(*b, node, task);
+  return sum;
 }
 
 }  // namespace caldera::sched

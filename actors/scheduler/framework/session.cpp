@@ -10,10 +10,6 @@
 
 namespace caldera::sched {
 
-bool Policy::has(std::string_view action) const {
-  return std::find(actions.begin(), actions.end(), action) != actions.end();
-}
-
 Session::Session(Cache& c, const Policy& p) : cache(c), policy(p) {
   for (const auto& [name, n] : cache.nodes) {
     auto& node = snap.nodes[name];
@@ -42,7 +38,7 @@ Session::Session(Cache& c, const Policy& p) : cache(c), policy(p) {
     for (const auto& [name, amount] : promise.by_node)
       if (auto node = snap.nodes.find(name); node != snap.nodes.end())
         node->second.idle.subtract(amount);
-  if (cache.queues_bind) snap.queues = cache.queue_view();
+  if (cache.queues_bind && policy.proportion) snap.queues = cache.queue_view();
   SessionOptions options = policy.options;
   options.search_start = cache.search_start;
   allocator = std::make_unique<Allocator>(snap, options);
@@ -63,9 +59,10 @@ void Session::close() {
     cache.promised.erase(key);
     if (auto it = cache.queue.find(key); it != cache.queue.end()) cache.dequeue(it);
   }
+  std::set<std::string> requeued;  // a job that took several turns is in `in` once per turn
   for (const auto& key : in) {
     auto it = cache.queue.find(key);
-    if (it == cache.queue.end()) continue;
+    if (it == cache.queue.end() || !requeued.insert(key).second) continue;
     GangRequest r = std::move(it->second.request);
     cache.dequeue(it);
     if (r.pods.empty()) {
@@ -126,7 +123,9 @@ bool Session::may_reclaim(const Cache::Queued& queued) const {
 
 bool Session::may_preempt_in_queue(const Cache::Queued& queued) {
   const auto& group = queued.request.group;
-  if (!policy.has("preempt") || cache.classes.empty() || !cache.may_preempt(group)) return false;
+  if (!policy.has("preempt") || !policy.priority_preempts || cache.classes.empty() ||
+      !cache.may_preempt(group))
+    return false;
   // A queue above its share preempts nothing.
   if (auto q = snap.queues.find(group.queue); q != snap.queues.end() && above_share(q->second))
     return false;

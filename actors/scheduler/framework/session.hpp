@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/scheduler/cache/cache.hpp"
 #include "actors/scheduler/actions/allocate/allocator.hpp"
+#include "actors/scheduler/cache/cache.hpp"
 #include "actors/scheduler/framework/policy.hpp"
 #include "messages/model/gang_request.hpp"
 

@@ -11,7 +11,8 @@ bool add_victims(Session& s) {
   auto& snap = s.snap;
   // Without a class every job's priority is 0, and with one queue there are no shares to even
   // out: no one may take from anyone.
-  const bool preempting = s.policy.has("preempt") && !cache.classes.empty();
+  const bool preempting =
+      s.policy.has("preempt") && s.policy.priority_preempts && !cache.classes.empty();
   const bool reclaiming = s.policy.has("reclaim") && cache.queues_bind && snap.queues.size() > 1;
   if (!preempting && !reclaiming) return false;
   // Per queue, the highest priority of a gang that could preempt there; the queues below their
@@ -29,8 +30,9 @@ bool add_victims(Session& s) {
       short_queues.insert(job.queue);
   }
   // Jobs they could take from: a walk over the jobs, not their pods, in the common case of none.
-  auto victim_job = [&](const Cache::Group& g) {
+  auto victim_job = [&](const std::string& key, const Cache::Group& g) {
     if (g.held <= 0) return false;
+    if (s.policy.conformance && is_critical(key, g.info.priority_class)) return false;
     auto t = top.find(g.info.queue);
     if (t != top.end() && g.priority < t->second) return true;
     if (short_queues.empty() || short_queues.count(g.info.queue)) return false;
@@ -38,7 +40,7 @@ bool add_victims(Session& s) {
     return q != snap.queues.end() && q->second.reclaimable && overused(q->second);
   };
   bool any = false;
-  for (const auto& [key, g] : cache.groups) any = any || victim_job(g);
+  for (const auto& [key, g] : cache.groups) any = any || victim_job(key, g);
   if (!any) return false;
   s.victims_added = true;
 
@@ -64,7 +66,7 @@ bool add_victims(Session& s) {
     // not running yet, so no victim).
     if (in_snapshot.count(uid)) continue;
     auto g = cache.groups.find(h.job_key);
-    if (g == cache.groups.end() || !victim_job(g->second)) continue;
+    if (g == cache.groups.end() || !victim_job(g->first, g->second)) continue;
     auto at = index.find(h.job_key);
     if (at == index.end()) {
       JobInfo job;

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "actors/scheduler/plugins/drf/drf.hpp"
+
 namespace caldera::sched {
 
 namespace {
+
+using NodeSelector = std::map<std::string, std::string>;
 
 // Gangs refused for want of budget that a session dry-runs to say why they would not fit.
 constexpr int kDryRuns = 16;
@@ -50,13 +54,114 @@ JobInfo job_of(Session& s, const Cache::Queued& queued, const Cache::Place& plac
     const int32_t priority =
         a.priority_class.empty() ? job.priority : s.cache.priority_of({"", a.priority_class, 0});
     job.tasks.push_back({a.uid, "", a.task, priority, a.requests, TaskStatus::Pending, "",
-                         a.node_selector, a.partition});
+                         s.policy.predicates ? a.node_selector : NodeSelector{}, a.partition});
   }
   if (!cut.empty())
     std::erase_if(job.tasks, [&](const TaskInfo& t) {
       return t.partition >= 0 && cut.count({t.task, t.partition}) > 0;
     });
   return job;
+}
+
+// One pod of the job, or all of one partition of it: what a turn places together.
+std::vector<PodAsk> next_unit(const GangRequest& r, size_t& from) {
+  std::vector<PodAsk> unit{r.pods[from]};
+  const auto& first = r.pods[from++];
+  if (first.partition < 0) return unit;
+  for (size_t i = from; i < r.pods.size(); ++i)
+    if (r.pods[i].task == first.task && r.pods[i].partition == first.partition)
+      unit.push_back(r.pods[i]);
+  return unit;
+}
+
+// A session's job for the pods of `r` from `units` on: they go one by one, in the order asked.
+JobInfo straggler_job(Session& s, const GangRequest& r, const std::vector<PodAsk>& pods) {
+  JobInfo job;
+  job.uid = r.job_key;
+  job.queue = r.group.queue;
+  job.priority = s.cache.priority_of(r.group);
+  job.phase = PodGroupPhase::Inqueue;
+  for (const auto& a : pods) {
+    const int32_t priority =
+        a.priority_class.empty() ? job.priority : s.cache.priority_of({"", a.priority_class, 0});
+    job.tasks.push_back({a.uid, "", a.task, priority, a.requests, TaskStatus::Pending, "",
+                         s.policy.predicates ? a.node_selector : NodeSelector{}, a.partition});
+  }
+  return job;
+}
+
+// Volcano's allocate with the drf plugin's job order: of the running jobs with pods waiting (and
+// the gangs that came in this session), the one whose pods hold the least dominant share places
+// its next pod (or partition), then the order is looked at again. A job that finds no room for
+// its next pod has had its turns this session.
+void take_turns(Session& s, const std::vector<std::string>& keys) {
+  struct Turn {
+    std::string key;
+    size_t next = 0;  // its next pod, in its request
+    ResourceList allocated;
+    double share = 0;
+    std::set<std::pair<std::string, int32_t>> partitions;  // tried whole already
+  };
+  std::vector<Turn> turns;
+  for (const auto& key : keys) {
+    auto& queued = s.cache.queue.at(key);
+    if (!s.prune(queued)) {
+      s.done.push_back(key);
+      continue;
+    }
+    if (s.blocked(queued)) continue;
+    Turn t{key, 0, {}, 0, {}};
+    if (auto g = s.cache.groups.find(key); g != s.cache.groups.end())
+      t.allocated = g->second.allocated;
+    t.share = dominant_share(t.allocated, s.capacity);
+    turns.push_back(std::move(t));
+  }
+  const size_t first_op = s.result.operations.size();
+  std::vector<std::string> took;  // the jobs that placed something, to record once
+  if (turns.size() == 1) {
+    // Alone, it takes what fits, in one go (its pods past the free slots left out).
+    auto rest = s.cache.queue.at(turns[0].key);
+    rest.request.min_count = 0;
+    rest.request.task_min.clear();
+    rest.request.partition_min.clear();
+    s.snap.jobs.push_back(job_of(s, rest, rest.place));
+    s.allocator->allocate_job(s.snap.jobs.size() - 1, s.result);
+    took.push_back(turns[0].key);
+    turns.clear();
+  }
+  MilliValue slots = s.slots;
+  while (!turns.empty() && (slots > 0 || s.cache.slot_free_queued > 0)) {
+    auto turn = std::min_element(turns.begin(), turns.end(),
+                                 [](const Turn& a, const Turn& b) { return a.share < b.share; });
+    const auto& r = s.cache.queue.at(turn->key).request;
+    if (turn->next >= r.pods.size()) {
+      turns.erase(turn);
+      continue;
+    }
+    if (const auto& a = r.pods[turn->next];
+        a.partition >= 0 && !turn->partitions.insert({a.task, a.partition}).second) {
+      ++turn->next;  // a member of a partition tried whole before
+      continue;
+    }
+    const auto unit = next_unit(r, turn->next);
+    s.snap.jobs.push_back(straggler_job(s, r, unit));
+    const size_t before = s.result.operations.size();
+    s.allocator->allocate_job(s.snap.jobs.size() - 1, s.result);
+    if (s.result.operations.size() == before) {
+      turns.erase(turn);  // what it asks fits nowhere now: its turns are over this session
+      continue;
+    }
+    took.push_back(turn->key);
+    for (const auto& a : unit) {
+      turn->allocated.add(a.requests);
+      slots -= a.requests.get("pods");
+    }
+    turn->share = dominant_share(turn->allocated, s.capacity);
+  }
+  // Each job's bindings once: its request loses them all at once.
+  std::set<std::string> recorded;
+  for (const auto& key : took)
+    if (recorded.insert(key).second) record_bound(s, s.cache.queue.at(key), first_op);
 }
 
 }  // namespace
@@ -67,7 +172,7 @@ void record_bound(Session& s, Cache::Queued& queued, size_t first_op) {
   ResourceList beyond;  // what it bound past its admitted minimum: not in the budget yet
   for (size_t i = first_op; i < s.result.operations.size(); ++i) {
     const auto& op = s.result.operations[i];
-    if (op.kind != OpKind::Allocate) continue;
+    if (op.kind != OpKind::Allocate || op.job != r.job_key) continue;
     s.cache.reserve(op.job, op.task_uid, op.node, op.requests);
     s.decisions.bindings.push_back(
         {op.job, op.task_uid, op.node, s.cache.nodes[op.node].host_ip, op.requests});
@@ -91,11 +196,22 @@ void allocate_action(Session& s) {
   auto& cache = s.cache;
   // Evictions may make room even when no pod slot is left: then the first few gangs past that
   // point still go to the preempt and reclaim actions, unallocated.
-  const bool evictions = (s.policy.has("preempt") && !cache.classes.empty()) ||
-                         (s.policy.has("reclaim") && cache.queues_bind && cache.queues.size() > 1);
+  const bool evictions =
+      (s.policy.has("preempt") && s.policy.priority_preempts && !cache.classes.empty()) ||
+      (s.policy.has("reclaim") && s.policy.proportion && cache.queues_bind &&
+       cache.queues.size() > 1);
   const bool enqueue = s.policy.has("enqueue");
   int slotless_candidates = 0, slotless_visits = 0, dry_runs = 0;
-  for (const auto& [place, key] : cache.order) {
+  // With drf, a gang placed to its minimum this session waits for its turn with the running jobs
+  // of its priority for the rest of its pods.
+  std::vector<std::string> pool;
+  int32_t pool_priority = 0;
+  auto take_pool_turns = [&] {
+    if (!pool.empty()) take_turns(s, pool);
+    pool.clear();
+  };
+  for (auto at = cache.order.begin(); at != cache.order.end(); ++at) {
+    const auto& [place, key] = *at;
     // Every waiting pod needs a slot and none is left: the rest of the queue waits as it is (a
     // long queue, long exactly when the cluster is full, costs nothing per release).
     const bool no_slot = s.slots <= 0 && cache.slot_free_queued == 0;
@@ -105,6 +221,22 @@ void allocate_action(Session& s) {
     auto& queued = cache.queue.at(key);
     auto& r = queued.request;
     if (no_slot && r.min_count == 0) continue;  // stragglers take no room by eviction
+    if (!pool.empty() && place.neg_priority != pool_priority) take_pool_turns();
+    if (place.in && s.policy.drf) {
+      // The stragglers of the running jobs of this priority take turns by dominant share.
+      std::vector<std::string> run = std::move(pool);
+      pool.clear();
+      auto last = at;
+      for (auto it = at;
+           it != cache.order.end() && it->first.in && it->first.neg_priority == place.neg_priority;
+           ++it) {
+        run.push_back(it->second);
+        last = it;
+      }
+      take_turns(s, run);
+      at = last;
+      continue;
+    }
     if (!s.prune(queued)) {
       s.done.push_back(key);
       continue;
@@ -164,13 +296,19 @@ void allocate_action(Session& s) {
       }
     };
     with_promise(true);
-    s.allocator->allocate_job(j, s.result, {.cached = promise == cache.promised.end()});
+    s.allocator->allocate_job(j, s.result,
+                              {.cached = promise == cache.promised.end(),
+                               .until_ready = s.policy.drf && r.min_count > 0});
     if (s.result.operations.size() > first_op && promise != cache.promised.end())
       cache.promised.erase(promise);  // bound: what it was promised is its pods' now
     else
       with_promise(false);
     if (s.result.operations.size() > first_op) {
       record_bound(s, queued, first_op);
+      if (s.policy.drf && !r.pods.empty()) {
+        pool.push_back(key);
+        pool_priority = place.neg_priority;
+      }
       continue;
     }
     // Only a gang whose minimum is not in yet is reported: stragglers of a running gang wait
@@ -181,6 +319,7 @@ void allocate_action(Session& s) {
     if (auto hint = s.hint(r); !hint.empty()) why += "; " + hint;
     s.decisions.unplaced[key] = std::move(why);
   }
+  take_pool_turns();
 }
 
 }  // namespace caldera::sched

@@ -42,7 +42,7 @@ class NodeSearch {
 
   // The best-scored fitting node among those looked at, or null with every node's reasons in
   // `errors` (none fit: all were looked at).
-  const NodeState* best(const TaskInfo& task, Scoring policy, FitErrors& errors) {
+  const NodeState* best(const TaskInfo& task, const NodeScoring& policy, FitErrors& errors) {
     const NodeState* best = nullptr;
     double best_score = 0;
     size_t found = 0, seen = 0;
@@ -232,8 +232,10 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
     queue_held = part.queue_held;
     part.failed = true;
   };
+  const bool until_ready = mode.until_ready && job.partition_min.empty();
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
+    if (until_ready && !failed && job_ready(job)) break;
     if (task.best_effort()) continue;  // backfill's: it counts as ready, and needs no room
     if (task.partition != part.id || (task.partition >= 0 && task.task != part.task)) {
       close_partition();
@@ -290,7 +292,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
       partitions_short = fmt::format("task {} needs {} more pods in whole partitions, {} fit", name,
                                      need, whole[name]);
   }
-  if (job_ready(job) && partitions_short.empty()) {
+  if ((job_ready(job) && partitions_short.empty()) || (!options.gang && stmt.size() > 0)) {
     if (!commit) {
       stmt.discard();
       out.conditions[job.uid] = {true, "Scheduled", "tasks in gang are ready to be scheduled"};

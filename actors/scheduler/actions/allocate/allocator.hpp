@@ -14,10 +14,14 @@
 namespace caldera::sched {
 
 struct SessionOptions {
-  Scoring scoring = Scoring::LeastAllocated;
+  NodeScoring scoring;  // Volcano's default: nodeorder's leastrequested and balancedresource
   // Enqueue admits pod groups up to this multiple of the ready nodes' allocatable (Volcano's
   // overcommit plugin): a little more than fits, so that pods are waiting when room appears.
   double overcommit_factor = 1.2;
+  // Volcano's gang plugin: a gang's statement commits only when its minimum is placed (else
+  // whatever fits is bound); with its preemptable, no eviction takes a job below its minimum.
+  bool gang = true;
+  bool gang_protects_victims = true;
   // Nodes a pod's search stops at once this many fit it (0: Kubernetes' adaptive share, 50% of
   // the nodes less 1% per 125, at least 5% and at least 100 nodes). Each search starts where
   // the previous one stopped, so that every node gets its turn.
@@ -25,6 +29,7 @@ struct SessionOptions {
   // Where, in the nodes' name order, the first search begins: a caller that runs session after
   // session passes on Allocator::next_search(), so that no node is always looked at first.
   size_t search_start = 0;
+  bool operator==(const SessionOptions&) const = default;
 };
 
 // Per task, the pods its minimum still lacks beyond those holding a node (none when the task
@@ -63,6 +68,9 @@ struct AllocateMode {
   // Unset: every ask is searched for, even one that fit nowhere earlier in the session (for a gang
   // given room that no other gang sees, e.g. what its victims freed).
   bool cached = true;
+  // Set: once the gang is ready, its other pods wait for their turn (Volcano's allocate pushes
+  // the job back so that others, by the drf plugin's order, go between). Not for partitions.
+  bool until_ready = false;
 };
 
 // The allocate action's work on one gang (actions/allocate walks the queue in job order and

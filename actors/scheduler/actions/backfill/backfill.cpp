@@ -16,7 +16,9 @@ void backfill_action(Session& s) {
     Statement stmt(s.snap);
     for (size_t t = 0; t < job.tasks.size(); ++t) {
       const auto& task = job.tasks[t];
-      if (task.status != TaskStatus::Pending || !task.best_effort()) continue;
+      // (A job may be in the snapshot more than once: its gang, then its turns.)
+      if (task.status != TaskStatus::Pending || !task.best_effort() || s.cache.held.count(task.uid))
+        continue;
       for (size_t seen = 0; seen < s.snap.nodes.size(); ++seen) {
         const auto& node = next->second;
         if (++next == s.snap.nodes.end()) next = s.snap.nodes.begin();

@@ -30,7 +30,7 @@ std::optional<Refusal> enqueue_gang(Session& s, Cache::Queued& queued) {
   };
   // A gang the ready nodes could not hold even empty is not admitted (nor kept so when nodes
   // leave): it would keep its minimum from the budget for as long as it waits.
-  if (!s.capacity.fits(queued.minimum)) {
+  if (s.policy.overcommit && !s.capacity.fits(queued.minimum)) {
     revoke();
     return Refusal{"not enqueued: its minimum (" + resource_text(queued.minimum) +
                        ") is more than the ready nodes have in all",
@@ -70,7 +70,7 @@ std::optional<Refusal> enqueue_gang(Session& s, Cache::Queued& queued) {
   }
   if (!queued.standing.admitted) {
     bool exempt = false;
-    if (auto why = budget_refusal(s.budget, queued.minimum)) {
+    if (auto why = s.policy.overcommit ? budget_refusal(s.budget, queued.minimum) : std::nullopt) {
       // One gang a session past the budget: one that evictions could make room for. The
       // preempt and reclaim actions serve one starving gang after another anyway.
       if (s.exempted || queued.standing.exempt_lapsed || !may_evict())

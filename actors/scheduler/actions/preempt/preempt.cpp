@@ -34,10 +34,10 @@ std::vector<Victim> candidates(const Snapshot& s, const std::string& node,
 
 }  // namespace
 
-SessionResult preempt(Snapshot& s, const SessionOptions&) {
+SessionResult preempt(Snapshot& s, const SessionOptions& options) {
   SessionResult out;
   evict_for_starving(
-      s, EvictionRule{candidates, {}, "Preempted"},
+      s, EvictionRule{candidates, {}, "Preempted", options.gang_protects_victims},
       [](const Snapshot& snap, const JobInfo& job) {
         auto q = snap.queues.find(job.queue);
         return job.may_preempt && (q == snap.queues.end() || !above_share(q->second));
@@ -47,7 +47,7 @@ SessionResult preempt(Snapshot& s, const SessionOptions&) {
 }
 
 void preempt_action(Session& s) {
-  if (s.cache.classes.empty() || !add_victims(s)) return;
+  if (!s.policy.priority_preempts || s.cache.classes.empty() || !add_victims(s)) return;
   record_evictions(s, preempt(s.snap, s.policy.options));
 }
 

@@ -69,11 +69,11 @@ bool allow(const Snapshot& s, const Victim& v, const std::vector<Victim>& chosen
 
 }  // namespace
 
-SessionResult reclaim(Snapshot& s, const SessionOptions&) {
+SessionResult reclaim(Snapshot& s, const SessionOptions& options) {
   SessionResult out;
   if (s.queues.size() < 2) return out;
   evict_for_starving(
-      s, EvictionRule{candidates, allow, "Reclaimed"},
+      s, EvictionRule{candidates, allow, "Reclaimed", options.gang_protects_victims},
       [](const Snapshot& snap, const JobInfo& job) {
         const QueueInfo* q = queue_of(snap, job);
         return q && !overused(*q);
