@@ -234,5 +234,16 @@ TEST(SchedulerPolicy, DrfLevelsTheDominantSharesOfTwoJobsOfAQueue) {
   EXPECT_GT(cpu_alone - mem_alone, 0.25);
 }
 
+TEST(SchedulerPolicy, PodsThatAskForNothingDoNotEndAJobsDrfTurns) {
+  Placer p(policy_of(kNoPreempt));
+  p.upsert_node("n1", cpu(8000), true);
+  for (const char* name : {"a", "b"}) {
+    GangRequest r = gang(name, 4, 1000, 1);
+    r.pods.insert(r.pods.begin() + 2, PodAsk{std::string(name) + "-free", ResourceList{}, "side"});
+    p.request(r);
+  }
+  EXPECT_EQ(p.session().bindings.size(), 10u);  // all: the free ones by backfill
+}
+
 }  // namespace
 }  // namespace caldera

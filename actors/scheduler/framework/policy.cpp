@@ -68,7 +68,7 @@ Policy policy_from(const SchedulerConf& conf, const std::string& path, Diagnosti
   p.predicates = conf.plugin("predicates") != nullptr;
   const auto* drf = conf.plugin("drf");
   p.drf = drf && drf->enabled("enableJobOrder");
-  p.options.scoring = {};
+  p.options.scoring = NodeScoring{std::nullopt, std::nullopt};  // only the plugins named
   if (nodeorder)
     p.options.scoring.nodeorder = NodeOrderWeights{nodeorder->number("leastrequested.weight", 1),
                                                    nodeorder->number("mostrequested.weight", 0),

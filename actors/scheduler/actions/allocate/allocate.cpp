@@ -148,7 +148,13 @@ void take_turns(Session& s, const std::vector<std::string>& keys) {
     const size_t before = s.result.operations.size();
     s.allocator->allocate_job(s.snap.jobs.size() - 1, s.result);
     if (s.result.operations.size() == before) {
-      turns.erase(turn);  // what it asks fits nowhere now: its turns are over this session
+      // A pod that asks for nothing is backfill's (its job in the snapshot shows it there);
+      // anything else that fits nowhere now ends the job's turns this session.
+      const bool best_effort = std::all_of(unit.begin(), unit.end(), [](const PodAsk& a) {
+        return std::all_of(a.requests.values.begin(), a.requests.values.end(),
+                           [](const auto& kv) { return kv.second <= 0; });
+      });
+      if (!best_effort) turns.erase(turn);
       continue;
     }
     took.push_back(turn->key);

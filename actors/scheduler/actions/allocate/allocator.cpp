@@ -235,7 +235,6 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
   const bool until_ready = mode.until_ready && job.partition_min.empty();
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
-    if (until_ready && !failed && job_ready(job)) break;
     if (task.best_effort()) continue;  // backfill's: it counts as ready, and needs no room
     if (task.partition != part.id || (task.partition >= 0 && task.task != part.task)) {
       close_partition();
@@ -281,6 +280,7 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
     stmt.allocate(j, t, node->name);
     queue_held.add(task.requests);
     ++part.pods;
+    if (until_ready && !failed && job_ready(job)) break;
   }
   close_partition();
   std::string partitions_short;  // a task whose whole partitions fall short of its minPartitions
