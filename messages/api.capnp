@@ -38,6 +38,15 @@ struct PodTemplate {
   nodeSelector @4 :List(KeyValue);  # labels the pod's node must have (the cluster config's)
   terminationGracePeriodSeconds @5 :Int64 = -1;  # -1: not set
   priorityClassName @6 :Text;    # a Volcano task's pods' class: its pods' order within the gang
+  tolerations @7 :List(Toleration);
+}
+
+struct Toleration {
+  key @0 :Text;
+  operator @1 :Text;             # Equal or Exists
+  value @2 :Text;
+  effect @3 :Text;               # "": every effect
+  tolerationSeconds @4 :Int64 = -1;  # -1: not set
 }
 
 struct LifecyclePolicy {

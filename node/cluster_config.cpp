@@ -162,6 +162,52 @@ std::optional<std::string> check_label_key(std::string_view key) {
   return std::nullopt;
 }
 
+// nodes[].taints: [{key: dedicated, value: gpu, effect: NoSchedule}], as a Node's spec.taints.
+void read_taints(const YamlNode& n, const std::string& path, std::vector<Taint>& out,
+                 Diagnostics& diags) {
+  if (!n.defined() || n.is_null()) return;
+  if (!n.is_sequence()) {
+    diags.error(path,
+                "must be a list of taints such as [{key: dedicated, value: gpu, effect: "
+                "NoSchedule}]");
+    return;
+  }
+  for (size_t i = 0; i < n.items().size(); ++i) {
+    const auto& t = n.items()[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!t.is_map()) {
+      diags.error(at, "must be a mapping with key, value and effect");
+      continue;
+    }
+    Taint taint;
+    for (const auto& [k, v] : t.entries()) {
+      const auto key = text_of(k);
+      if (key != "key" && key != "value" && key != "effect") {
+        diags.warn(at + "." + key, "unknown field, ignored");
+        continue;
+      }
+      if (!v.is_scalar()) {
+        diags.error(at + "." + key, "must be a string");
+        continue;
+      }
+      (key == "key" ? taint.key : key == "value" ? taint.value : taint.effect) = v.scalar();
+    }
+    if (auto problem = check_label_key(taint.key)) {
+      diags.error(at + ".key",
+                  taint.key.empty() ? "a taint needs a key, such as dedicated" : *problem);
+      continue;
+    }
+    if (taint.effect != "NoSchedule" && taint.effect != "PreferNoSchedule" &&
+        taint.effect != "NoExecute") {
+      diags.error(at + ".effect", "\"" + taint.effect +
+                                      "\" is not an effect; use NoSchedule, PreferNoSchedule or "
+                                      "NoExecute");
+      continue;
+    }
+    out.push_back(std::move(taint));
+  }
+}
+
 void read_labels(const YamlNode& n, const std::string& path,
                  std::map<std::string, std::string>& out, Diagnostics& diags) {
   if (!n.defined() || n.is_null()) return;
@@ -391,9 +437,9 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
     diags.error(path, "must be a mapping with name, host, clusterPort, clientPort, dataDir");
     return;
   }
-  static const std::set<std::string> known{"name",       "host",        "clusterPort",
-                                           "clientPort", "dataDir",     "resources",
-                                           "labels",     "metricsPort", "count"};
+  static const std::set<std::string> known{"name",    "host",      "clusterPort", "clientPort",
+                                           "dataDir", "resources", "labels",      "metricsPort",
+                                           "count",   "taints"};
   for (const auto& kv : n.entries()) {
     auto key = text_of(kv.first);
     if (!known.count(key) && !kGatewayFields.count(key) && !kContainerLogFields.count(key))
@@ -447,6 +493,7 @@ void read_node(const YamlNode& n, const std::string& path, ClusterConfig& cfg,
   read_timeout(get(n, "idleTimeout"), path + ".idleTimeout", node.idle_timeout, diags);
   read_timeout(get(n, "frameTimeout"), path + ".frameTimeout", node.frame_timeout, diags);
   read_labels(get(n, "labels"), path + ".labels", node.labels, diags);
+  read_taints(get(n, "taints"), path + ".taints", node.taints, diags);
   read_container_log(n, path, node, diags);
   read_count(get(n, "count"), path + ".count", node.count, diags);
   if (node.count && *node.count > kMaxHollowNodes) {

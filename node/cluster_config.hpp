@@ -14,6 +14,7 @@
 #include "messages/model/diagnostic.hpp"
 #include "messages/model/resources.hpp"
 #include "messages/model/result.hpp"
+#include "messages/model/taint.hpp"
 
 namespace caldera {
 
@@ -26,6 +27,7 @@ struct NodeConfig {
   std::string data_dir;
   ResourceList resources;                     // capacity offered to pods
   std::map<std::string, std::string> labels;  // for nodeSelector and `get nodes`
+  std::vector<Taint> taints;                  // keep off the pods that do not tolerate them
   // Client gateway limits. Unset: calderad's flags, else its defaults; a timeout of 0: never.
   std::optional<uint32_t> max_connections;
   // At most max_connections (the node's, else calderad's default).

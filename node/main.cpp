@@ -430,7 +430,11 @@ int main(int argc, char** argv) {
     for (const auto& tier : cluster.scheduler.tiers)
       for (const auto& p : tier.plugins) plugins += (plugins.empty() ? "" : ",") + p.name;
     spdlog::info("scheduler actions={} plugins={}", actions, plugins);
-    scheduler = spawn_scheduler(sys, metrics, std::move(policy));
+    NodeTaints taints;
+    for (const auto& n : cluster.nodes)
+      if (!n.taints.empty())
+        for (const auto& name : n.node_names()) taints[name] = n.taints;
+    scheduler = spawn_scheduler(sys, metrics, std::move(policy), std::move(taints));
     timer = spawn_timer(sys);
     MembershipEnv members;
     members.scheduler = scheduler;

@@ -350,9 +350,10 @@ double percentile(std::vector<double> v, double q) {
 }
 
 caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_ptr<Metrics> metrics,
-                        sched::Policy policy) {
+                        sched::Policy policy, NodeTaints taints) {
   self->state.metrics = std::move(metrics);
   self->state.placer = Placer(std::move(policy));
+  self->state.placer.set_node_taints(std::move(taints));
   self->set_exit_handler([=](caf::exit_msg& msg) {
     const auto& st = self->state;
     if (st.committed + st.cancelled > 0)
@@ -439,11 +440,11 @@ caf::behavior scheduler(caf::stateful_actor<SchedulerState>* self, std::shared_p
 }  // namespace
 
 protocol::scheduler spawn_scheduler(caf::actor_system& sys, std::shared_ptr<Metrics> metrics,
-                                    sched::Policy policy) {
+                                    sched::Policy policy, NodeTaints taints) {
   // Dynamically typed inside (it sends to job actors and the membership as itself); its handle
   // is typed, so what its senders send is checked.
   return caf::actor_cast<protocol::scheduler>(
-      sys.spawn(scheduler, std::move(metrics), std::move(policy)));
+      sys.spawn(scheduler, std::move(metrics), std::move(policy), std::move(taints)));
 }
 
 }  // namespace caldera

@@ -2,6 +2,7 @@
 // each session is the gang scheduler's (actors/scheduler/actions/allocate/allocator.hpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,10 @@ namespace caldera {
 // and bound only when all confirm; on a refusal or silence it is released and queued again, and
 // its job told why (unsched_atom).
 // `metrics`: session times; may be null. `policy`: the actions and plugins each session runs
-// (the cluster config's scheduler conf).
+// (the cluster config's scheduler conf). `taints`: each node's, by name (the cluster config's).
+using NodeTaints = std::map<std::string, std::vector<Taint>>;
 protocol::scheduler spawn_scheduler(caf::actor_system& sys,
                                     std::shared_ptr<Metrics> metrics = nullptr,
-                                    sched::Policy policy = {});
+                                    sched::Policy policy = {}, NodeTaints taints = {});
 
 }  // namespace caldera

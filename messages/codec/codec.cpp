@@ -149,6 +149,15 @@ void encode_task(const TaskSpec& in, api::TaskSpec::Builder out) {
   encode_map(in.template_.node_selector, t.initNodeSelector(in.template_.node_selector.size()));
   t.setTerminationGracePeriodSeconds(in.template_.termination_grace_seconds.value_or(-1));
   t.setPriorityClassName(text(in.template_.priority_class_name));
+  auto tolerations = t.initTolerations(static_cast<capnp::uint>(in.template_.tolerations.size()));
+  for (capnp::uint i = 0; i < tolerations.size(); ++i) {
+    const auto& tol = in.template_.tolerations[i];
+    tolerations[i].setKey(text(tol.key));
+    tolerations[i].setOperator(text(tol.op));
+    tolerations[i].setValue(text(tol.value));
+    tolerations[i].setEffect(text(tol.effect));
+    tolerations[i].setTolerationSeconds(tol.seconds.value_or(-1));
+  }
 }
 
 TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::string& path) {
@@ -182,6 +191,13 @@ TaskSpec decode_task(api::TaskSpec::Reader in, Diagnostics& diags, const std::st
   if (tpl.getTerminationGracePeriodSeconds() != -1)
     t.template_.termination_grace_seconds = tpl.getTerminationGracePeriodSeconds();
   t.template_.priority_class_name = str(tpl.getPriorityClassName());
+  for (auto tol : tpl.getTolerations()) {
+    Toleration x{str(tol.getKey()), str(tol.getOperator()), str(tol.getValue()),
+                 str(tol.getEffect()), std::nullopt};
+    if (x.op.empty()) x.op = "Equal";
+    if (tol.getTolerationSeconds() != -1) x.seconds = tol.getTolerationSeconds();
+    t.template_.tolerations.push_back(std::move(x));
+  }
   return t;
 }
 

@@ -9,6 +9,7 @@
 
 #include "messages/model/queue.hpp"
 #include "messages/model/resources.hpp"
+#include "messages/model/taint.hpp"
 
 namespace caldera {
 
@@ -19,6 +20,7 @@ struct PodAsk {
   std::map<std::string, std::string> node_selector = {};  // labels its node must have
   std::string priority_class = {};  // its task's (Volcano's task priority): order in the gang
   int32_t partition = -1;           // its task's partition (partitionPolicy); -1: none
+  std::vector<Toleration> tolerations = {};  // the node taints it may go past
 };
 
 // What the scheduler knows of a job's pod group beyond its pods: for queue shares and

@@ -79,6 +79,34 @@ Container read_container(YamlContext& ctx, const YamlNode& node, const std::stri
   return c;
 }
 
+// A pod's toleration, checked as Kubernetes' API server checks it.
+Toleration read_toleration(YamlContext& ctx, const YamlNode& node, const std::string& path) {
+  Toleration t;
+  MapReader m(ctx, node, path);
+  m.str("key", t.key);
+  std::string op;
+  m.str("operator", op);
+  if (!op.empty()) t.op = op;
+  m.str("value", t.value);
+  m.str("effect", t.effect);
+  m.i64("tolerationSeconds", t.seconds);
+  m.warn_unknown();
+  if (t.op != "Equal" && t.op != "Exists")
+    ctx.error(m.path("operator"), "\"" + t.op + "\" is not an operator; use Equal or Exists");
+  else if (t.op == "Exists" && !t.value.empty())
+    ctx.error(m.path("value"), "must be empty when operator is Exists");
+  else if (t.key.empty() && t.op != "Exists")
+    ctx.error(m.path("operator"), "must be Exists when key is empty (a toleration of every taint)");
+  if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" &&
+      t.effect != "NoExecute")
+    ctx.error(m.path("effect"), "\"" + t.effect +
+                                    "\" is not an effect; use NoSchedule, PreferNoSchedule or "
+                                    "NoExecute (or none, for all three)");
+  else if (t.seconds && !t.effect.empty() && t.effect != "NoExecute")
+    ctx.error(m.path("tolerationSeconds"), "is for effect NoExecute only");
+  return t;
+}
+
 }  // namespace
 
 PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std::string& path,
@@ -103,6 +131,12 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
     }
     spec.str("restartPolicy", t.restart_policy);
     spec.string_map("nodeSelector", t.node_selector);
+    if (auto n = spec.get("tolerations")) {
+      const std::string tpath = spec.path("tolerations");
+      if (auto items = read_sequence(ctx, *n, tpath))
+        for (size_t i = 0; i < items->size(); ++i)
+          t.tolerations.push_back(read_toleration(ctx, (*items)[i], index_path(tpath, i)));
+    }
     spec.i64("terminationGracePeriodSeconds", t.termination_grace_seconds);
     // A Kubernetes Job's template names the job's class; a Volcano task's, its pods' order.
     spec.str("priorityClassName", priority_class ? *priority_class : t.priority_class_name);
@@ -114,7 +148,6 @@ PodTemplate read_pod_template(YamlContext& ctx, const YamlNode& node, const std:
                  "initContainers",
                  "nodeName",
                  "affinity",
-                 "tolerations",
                  "schedulerName",
                  "serviceAccountName",
                  "serviceAccount",

@@ -448,13 +448,12 @@ status: {}
   EXPECT_TRUE(has(w, "spec.tasks[0].flavour", "unknown field, ignored"));
   EXPECT_TRUE(has(w, pod + ".restartPolicy", "Never"));
   EXPECT_FALSE(has(w, pod + ".nodeSelector", "ignored"));  // read: the scheduler honours it
-  EXPECT_TRUE(has(w, pod + ".tolerations", "ignored"));
   EXPECT_TRUE(has(w, pod + ".schedulerName", "ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].imagePullPolicy", "ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].sidecar", "unknown field, ignored"));
   EXPECT_TRUE(has(w, pod + ".containers[0].env[1].valueFrom", "skipped"));
   EXPECT_TRUE(has(w, "status", "ignored"));
-  EXPECT_EQ(w.size(), 12u) << dump(w);
+  EXPECT_EQ(w.size(), 11u) << dump(w);
   ASSERT_EQ(parsed.jobs.size(), 1u);
   const auto& c = parsed.jobs[0].value.tasks[0].template_.containers.at(0);
   EXPECT_EQ(c.env, (std::vector<EnvVar>{{"A", "1"}}));

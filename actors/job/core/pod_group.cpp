@@ -107,7 +107,7 @@ GangRequest pod_group_request(const JobModel& m) {
     }
     const auto& tpl = asks->task->template_;
     r.pods.push_back({p.uid, *asks->requests, p.task_name, tpl.node_selector,
-                      tpl.priority_class_name, p.partition});
+                      tpl.priority_class_name, p.partition, tpl.tolerations});
   }
   // Pods come in name order (w-10 before w-2): a task's partitions are asked one after another,
   // in the places its pods hold, so that a cut of the asks takes at most one partition apart.

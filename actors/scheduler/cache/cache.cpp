@@ -92,6 +92,7 @@ void Cache::upsert_node(const std::string& name, const ResourceList& capacity, b
   auto& n = nodes[name];
   if (!host_ip.empty()) n.host_ip = host_ip;
   n.labels = labels;
+  if (auto t = node_taints.find(name); t != node_taints.end()) n.taints = t->second;
   n.capacity = capacity;
   n.ready = ready;
   n.free = capacity;

@@ -27,6 +27,7 @@ struct Cache {
     int32_t pods = 0;
     std::string host_ip;
     std::map<std::string, std::string> labels;  // for nodeSelector
+    std::vector<Taint> taints;
   };
   struct Held {
     std::string job_key;
@@ -126,6 +127,7 @@ struct Cache {
   std::map<std::string, Promise> promised;                // by preemptor job key
   std::map<std::string, QueueInfo> queues;                // by name; `default` always there
   std::map<std::string, PriorityClass> classes;
+  std::map<std::string, std::vector<Taint>> node_taints;  // by node name: the cluster config's
   bool queues_bind = false;     // some queue has a weight or capability that matters
   bool use_priority = true;     // the priority plugin: classes order jobs and tasks (else all 0)
   ResourceList admitted_lacks;  // all admitted gangs' minimums

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "messages/model/resources.hpp"
+#include "messages/model/taint.hpp"
 
 namespace caldera::sched {
 
@@ -17,6 +18,7 @@ struct NodeState {
   ResourceList idle;                          // allocatable minus what pods hold
   ResourceList releasing;                     // held by pods being evicted, soon idle
   ResourceList pipelined;                     // promised to pipelined pods out of `releasing`
+  std::vector<Taint> taints = {};  // the cluster config's: pods that do not tolerate them stay off
 
   // What a pipelined pod may count on: idle now, plus what evictions free, less what is promised.
   ResourceList future_idle() const;

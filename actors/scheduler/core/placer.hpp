@@ -26,6 +26,10 @@ class Placer {
     cache_.upsert_node(name, capacity, ready, host_ip, labels);
   }
   void set_ready(const std::string& name, bool ready) { cache_.set_ready(name, ready); }
+  // Each node's taints (the cluster config's), for the nodes as they join.
+  void set_node_taints(std::map<std::string, std::vector<Taint>> taints) {
+    cache_.node_taints = std::move(taints);
+  }
   // Takes over a binding made before (after a coordinator restart). Idempotent.
   void reserve(const std::string& job_key, const std::string& uid, const std::string& node,
                const ResourceList& requests, const PodGroupInfo& group = {}) {

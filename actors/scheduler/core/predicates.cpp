@@ -17,6 +17,8 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task,
       break;
     }
   }
+  if (auto taint = untolerated(node.taints, task.tolerations))
+    out.push_back("untolerated taint " + taint_text(*taint));
   for (const auto& [name, amount] : task.requests.values) {
     if (amount <= room.get(name)) continue;
     out.push_back(name == "pods" ? "too many pods" : "insufficient " + name);
@@ -34,7 +36,7 @@ bool may_host(const NodeState& node, const TaskInfo& task) {
     auto it = node.labels.find(key);
     if (it == node.labels.end() || it->second != value) return false;
   }
-  return true;
+  return node.taints.empty() || !untolerated(node.taints, task.tolerations);
 }
 
 bool fits(const NodeState& node, const TaskInfo& task, const ResourceList& room) {

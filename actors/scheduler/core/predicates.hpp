@@ -12,7 +12,8 @@
 namespace caldera::sched {
 
 // Every reason `node` refuses `task` against `room` (the node's idle resources, or its future
-// idle ones for a pipelined pod): "NotReady", "node selector does not match", "insufficient cpu"
+// idle ones for a pipelined pod): "NotReady", "node selector does not match", "untolerated taint
+// {dedicated: gpu}", "insufficient cpu"
 // (one per resource short; a pod slot short is "too many pods"). Empty: it fits.
 std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task,
                                   const ResourceList& room);
@@ -24,7 +25,8 @@ std::vector<std::string> refusals(const NodeState& node, const TaskInfo& task);
 bool fits(const NodeState& node, const TaskInfo& task);
 // The same against `room` (a node's future idle resources, for a pipelined pod).
 bool fits(const NodeState& node, const TaskInfo& task, const ResourceList& room);
-// Whatever its room: the node is Ready and matches the pod's node selector.
+// Whatever its room: the node is Ready, matches the pod's node selector and has no taint the pod
+// does not tolerate.
 bool may_host(const NodeState& node, const TaskInfo& task);
 
 // Reasons counted over nodes, for the Unschedulable condition.

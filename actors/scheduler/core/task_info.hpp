@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "messages/model/resources.hpp"
+#include "messages/model/taint.hpp"
 
 namespace caldera::sched {
 
@@ -41,6 +42,7 @@ struct TaskInfo {
   std::string node;  // where it is allocated, pipelined or bound; "" while pending
   std::map<std::string, std::string> node_selector;  // labels its node must have
   int32_t partition = -1;  // its task's partition: allocated with the rest of it, or not at all
+  std::vector<Toleration> tolerations = {};  // the node taints it may go past
 
   // A pod that asks for nothing, not even a pod slot, fits anywhere: Volcano's best effort.
   bool best_effort() const;

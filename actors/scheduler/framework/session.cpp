@@ -16,6 +16,7 @@ Session::Session(Cache& c, const Policy& p) : cache(c), policy(p) {
     node.name = name;
     node.ready = n.ready;
     node.labels = n.labels;
+    if (policy.predicates) node.taints = n.taints;
     node.allocatable = n.capacity;
     node.idle = n.free;
     if (!n.ready) continue;

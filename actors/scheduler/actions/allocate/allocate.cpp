@@ -19,6 +19,18 @@ constexpr int kSlotlessCandidates = 8;
 // ... and how many entries it passes over for them (stragglers, refused gangs) at most.
 constexpr int kSlotlessVisits = 256;
 
+// A pod asked as a session's pending task: its task's own class first (Volcano's task
+// priority), its node selector and tolerations only with the predicates plugin.
+TaskInfo pending_task(const Session& s, const PodAsk& a, int32_t job_priority) {
+  const int32_t priority =
+      a.priority_class.empty() ? job_priority : s.cache.priority_of({"", a.priority_class, 0});
+  return {a.uid,       "",
+          a.task,      priority,
+          a.requests,  TaskStatus::Pending,
+          "",          s.policy.predicates ? a.node_selector : NodeSelector{},
+          a.partition, s.policy.predicates ? a.tolerations : std::vector<Toleration>{}};
+}
+
 // The gang's pods as a session's job: the pods asked, those bound standing in as running ones.
 JobInfo job_of(Session& s, const Cache::Queued& queued, const Cache::Place& place) {
   const auto& r = queued.request;
@@ -51,10 +63,7 @@ JobInfo job_of(Session& s, const Cache::Queued& queued, const Cache::Place& plac
       cut.insert({a.task, a.partition});  // the rest of this one goes in no part
       continue;
     }
-    const int32_t priority =
-        a.priority_class.empty() ? job.priority : s.cache.priority_of({"", a.priority_class, 0});
-    job.tasks.push_back({a.uid, "", a.task, priority, a.requests, TaskStatus::Pending, "",
-                         s.policy.predicates ? a.node_selector : NodeSelector{}, a.partition});
+    job.tasks.push_back(pending_task(s, a, job.priority));
   }
   if (!cut.empty())
     std::erase_if(job.tasks, [&](const TaskInfo& t) {
@@ -82,10 +91,7 @@ JobInfo straggler_job(Session& s, const GangRequest& r, const std::vector<PodAsk
   job.priority = s.cache.priority_of(r.group);
   job.phase = PodGroupPhase::Inqueue;
   for (const auto& a : pods) {
-    const int32_t priority =
-        a.priority_class.empty() ? job.priority : s.cache.priority_of({"", a.priority_class, 0});
-    job.tasks.push_back({a.uid, "", a.task, priority, a.requests, TaskStatus::Pending, "",
-                         s.policy.predicates ? a.node_selector : NodeSelector{}, a.partition});
+    job.tasks.push_back(pending_task(s, a, job.priority));
   }
   return job;
 }

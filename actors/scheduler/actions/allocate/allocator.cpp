@@ -13,13 +13,15 @@ namespace caldera::sched {
 
 namespace {
 
-// What a pod asks of a node, as a key: its requests and its node selector.
+// What a pod asks of a node, as a key: its requests, its node selector and its tolerations.
 std::string shape_of(const TaskInfo& task) {
   std::string key;
   for (const auto& [name, amount] : task.requests.values)
     key += name + '=' + std::to_string(amount) + ';';
   key += '|';
   for (const auto& [k, v] : task.node_selector) key += k + '=' + v + ';';
+  for (const auto& t : task.tolerations)
+    key += '|' + t.key + ' ' + t.op + ' ' + t.value + ' ' + t.effect;
   return key;
 }
 
