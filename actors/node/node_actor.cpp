@@ -445,8 +445,8 @@ void on_forgotten(NodeSelf* self, const std::string& uid, const std::string& err
 }
 
 void finish_sim(NodeSelf* self, NodePodEntry& e, int32_t exit_code, int32_t signal,
-                const std::string& reason) {
-  end_simulated(e.status, exit_code, signal, reason, system_now_ms());
+                const std::string& reason, int64_t at_ms = system_now_ms()) {
+  end_simulated(e.status, exit_code, signal, reason, at_ms);
   apply_eviction(e);
   persist_and_report(self, e);
   if (e.remove_when_done) forget(self, e.status.uid);
@@ -482,11 +482,12 @@ void start_pod(NodeSelf* self, NodePodEntry& e) {
   }
   e.started = true;
   if (e.sim_duration_ms >= 0) {
-    start_simulated(e.status, system_now_ms());
-    // A pod that runs for no time ends as it starts: one write and one report, as a kubelet
-    // that saw it only once it had ended would report it.
+    const int64_t now = system_now_ms();
+    start_simulated(e.status, now);
+    // A pod that runs for no time ends as it starts (at the same instant): one write and one
+    // report, as a kubelet that saw it only once it had ended would report it.
     if (e.sim_duration_ms == 0) {
-      finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error");
+      finish_sim(self, e, e.sim_exit_code, 0, e.sim_exit_code == 0 ? "Completed" : "Error", now);
       return;
     }
     persist_and_report(self, e);

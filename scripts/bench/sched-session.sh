@@ -16,7 +16,7 @@ scripts/install-deps.sh
 source scripts/bench/lib.sh
 build_release . build-release caldera-bench-sched
 
-for scoring in least-allocated binpack; do
+for scoring in default least-allocated binpack; do
   rate=() per_group=()
   for _ in $(seq "$runs"); do
     out=$(build-release/scripts/bench/caldera-bench-sched --nodes "$nodes" --gangs "$gangs" \

@@ -16,15 +16,16 @@ using namespace std::chrono;
 int main(int argc, char** argv) {
   CLI::App app{"sched-session: the gang scheduler's session on simulated nodes"};
   int nodes = 1000, gangs = 1000, pods = 8, wave = 100;
-  std::string scoring = "least-allocated";
+  std::string scoring = "default";
   app.add_option("--nodes", nodes);
   app.add_option("--gangs", gangs);
   app.add_option("--pods", pods, "pods per gang, all needed (minAvailable)");
   app.add_option("--wave", wave, "gangs submitted together, decided by one session");
-  app.add_option("--scoring", scoring)->check(CLI::IsMember({"binpack", "least-allocated"}));
+  app.add_option("--scoring", scoring, "default: the default scheduler conf's plugins")
+      ->check(CLI::IsMember({"default", "binpack", "least-allocated"}));
   CLI11_PARSE(app, argc, argv);
 
-  Placer placer(*sched::parse_scoring(scoring));
+  Placer placer = scoring == "default" ? Placer() : Placer(*sched::parse_scoring(scoring));
   for (int i = 0; i < nodes; ++i)
     // 8 cpu and 32Gi each: the cluster holds exactly the gangs' pods of 1 cpu and 4Gi.
     placer.upsert_node(

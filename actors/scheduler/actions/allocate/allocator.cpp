@@ -235,6 +235,9 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
     part.failed = true;
   };
   const bool until_ready = mode.until_ready && job.partition_min.empty();
+  // Ready needs at least minAvailable pods counted: the full check only past that count.
+  const int32_t counted_before =
+      until_ready ? job.ready_task_num() + job.pending_best_effort_task_num() : 0;
   for (size_t t : pending) {
     const TaskInfo& task = job.tasks[t];
     if (task.best_effort()) continue;  // backfill's: it counts as ready, and needs no room
@@ -282,7 +285,9 @@ void Allocator::allocate_job(size_t j, SessionResult& out, AllocateMode mode) {
     stmt.allocate(j, t, node->name);
     queue_held.add(task.requests);
     ++part.pods;
-    if (until_ready && !failed && job_ready(job)) break;
+    if (until_ready && !failed &&
+        counted_before + static_cast<int32_t>(stmt.size()) >= job.min_available && job_ready(job))
+      break;
   }
   close_partition();
   std::string partitions_short;  // a task whose whole partitions fall short of its minPartitions

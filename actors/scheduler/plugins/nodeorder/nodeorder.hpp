@@ -25,4 +25,9 @@ double most_requested(const NodeState& node, const TaskInfo& task);
 // both.
 double balanced_allocation(const NodeState& node, const TaskInfo& task);
 
+// The weighted sum of the three, from one walk over the node's and the pod's resources (the
+// search scores every node it looks at).
+double nodeorder_score(const NodeOrderWeights& weights, const NodeState& node,
+                       const TaskInfo& task);
+
 }  // namespace caldera::sched
