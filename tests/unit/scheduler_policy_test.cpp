@@ -6,6 +6,7 @@
 #include "actors/scheduler/core/placer.hpp"
 #include "actors/scheduler/framework/policy.hpp"
 #include "actors/scheduler/plugins/drf/drf.hpp"
+#include "actors/scheduler/plugins/nodeorder/nodeorder.hpp"
 #include "tests/unit/placer_test_support.hpp"
 
 namespace caldera {
@@ -243,6 +244,21 @@ TEST(SchedulerPolicy, PodsThatAskForNothingDoNotEndAJobsDrfTurns) {
     p.request(r);
   }
   EXPECT_EQ(p.session().bindings.size(), 10u);  // all: the free ones by backfill
+}
+
+TEST(SchedulerPolicy, NodeorderScoresAreKubernetesLeastRequestedMostRequestedAndBalanced) {
+  auto node = sched::empty_node("n", ResourceList{{{"cpu", 8000}, {"memory", 32000}}});
+  node.idle = ResourceList{{{"cpu", 4000}, {"memory", 24000}}};
+  sched::TaskInfo task;
+  task.requests = ResourceList{{{"cpu", 1000}, {"memory", 4000}, {"pods", 1000}}};
+  EXPECT_DOUBLE_EQ(sched::least_requested(node, task), 0.5);  // (3/8 + 20/32) / 2
+  EXPECT_DOUBLE_EQ(sched::most_requested(node, task), 0.5);
+  EXPECT_DOUBLE_EQ(sched::balanced_allocation(node, task), 0.875);  // 1 - |5/8 - 12/32| / 2
+  EXPECT_DOUBLE_EQ(sched::nodeorder_score({1, 0, 1}, node, task), 1.375);
+  EXPECT_DOUBLE_EQ(sched::nodeorder_score({0, 2, 0}, node, task), 1.0);
+  task.requests = ResourceList{{{"cpu", 5000}}};  // past the idle cpu: nothing is balanced
+  EXPECT_DOUBLE_EQ(sched::balanced_allocation(node, task), 0);
+  EXPECT_DOUBLE_EQ(sched::nodeorder_score({0, 0, 1}, node, task), 0);
 }
 
 }  // namespace

@@ -61,43 +61,28 @@ double balanced_allocation(const NodeState& node, const TaskInfo& task) {
 }
 
 double nodeorder_score(const NodeOrderWeights& w, const NodeState& node, const TaskInfo& task) {
-  // The lists are maps in name order: walk the node's allocatable once, with the idle amounts and
-  // the pod's asks alongside.
-  auto idle = node.idle.values.begin();
-  const auto idle_end = node.idle.values.end();
-  auto ask = task.requests.values.begin();
-  const auto ask_end = task.requests.values.end();
-  double free_sum = 0, cpu_free = 0, memory_free = 0, cpu_used = -1, memory_used = -1;
-  int counted = 0, fallback = 0;
-  for (const auto& [name, total] : node.allocatable.values) {
-    while (idle != idle_end && idle->first < name) ++idle;
-    while (ask != ask_end && ask->first < name) ++ask;
-    if (total <= 0 || name == "pods") continue;
-    const MilliValue free = idle != idle_end && idle->first == name ? idle->second : 0;
-    const MilliValue asked = ask != ask_end && ask->first == name ? ask->second : 0;
-    const double t = static_cast<double>(total);
-    if (asked > 0) {
-      free_sum += static_cast<double>(free - asked) / t;
-      ++counted;
-    }
-    if (name == "cpu") {
-      cpu_free = static_cast<double>(free) / t;
-      cpu_used = static_cast<double>(total - free + asked) / t;
-      ++fallback;
-    } else if (name == "memory") {
-      memory_free = static_cast<double>(free) / t;
-      memory_used = static_cast<double>(total - free + asked) / t;
-      ++fallback;
+  // Lookups by the pod's own keys (a few), and four for balance's cpu and memory, by keys made
+  // once: a map walk compares names at every step, and this runs for every node a search scores.
+  static const std::string kCpu = "cpu", kMemory = "memory";
+  double least = 0;
+  if (w.least_requested != 0 || w.most_requested != 0) {
+    least = least_requested(node, task);
+  }
+  double balanced = 1;
+  if (w.balanced != 0) {
+    const MilliValue cpu_total = node.allocatable.get(kCpu),
+                     memory_total = node.allocatable.get(kMemory);
+    if (cpu_total > 0 && memory_total > 0) {
+      const double cpu =
+          static_cast<double>(cpu_total - node.idle.get(kCpu) + task.requests.get(kCpu)) /
+          static_cast<double>(cpu_total);
+      const double memory =
+          static_cast<double>(memory_total - node.idle.get(kMemory) + task.requests.get(kMemory)) /
+          static_cast<double>(memory_total);
+      balanced = cpu > 1 || memory > 1 ? 0 : 1.0 - std::abs(cpu - memory) / 2;
     }
   }
-  // A pod that asks nothing the node has is scored by the node's cpu and memory.
-  const double least =
-      counted > 0 ? free_sum / counted : (fallback > 0 ? (cpu_free + memory_free) / fallback : 0);
-  const double most = counted > 0 || fallback > 0 ? 1.0 - least : 0;
-  double balanced = 1;
-  if (cpu_used >= 0 && memory_used >= 0)
-    balanced = cpu_used > 1 || memory_used > 1 ? 0 : 1.0 - std::abs(cpu_used - memory_used) / 2;
-  return w.least_requested * least + w.most_requested * most + w.balanced * balanced;
+  return w.least_requested * least + w.most_requested * (1.0 - least) + w.balanced * balanced;
 }
 
 }  // namespace caldera::sched
