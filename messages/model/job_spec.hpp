@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "messages/model/taint.hpp"
 #include "messages/model/batch_job_fields.hpp"
 #include "messages/model/lifecycle.hpp"
 #include "messages/model/resources.hpp"
+#include "messages/model/taint.hpp"
 
 namespace caldera {
 
@@ -55,7 +55,7 @@ struct PodTemplate {
   std::vector<Container> containers;
   std::string restart_policy;  // only "Never" semantics are implemented; others warn
   std::map<std::string, std::string> node_selector;  // labels the pod's node must have
-  std::vector<Toleration> tolerations;                // the node taints it may go past
+  std::vector<Toleration> tolerations;               // the node taints it may go past
   // Between SIGTERM and SIGKILL when the pod is stopped; unset: kPodGraceMs, and kLeaseStopGraceMs
   // when its node's lease runs out (messages/model/pod.hpp).
   std::optional<int64_t> termination_grace_seconds;

@@ -2,8 +2,8 @@
 // queues over theirs, each victim queue keeping its share and each victim job its minAvailable.
 #include <gtest/gtest.h>
 
-#include "actors/scheduler/core/queue_share.hpp"
 #include "actors/scheduler/actions/reclaim/reclaim.hpp"
+#include "actors/scheduler/core/queue_share.hpp"
 
 namespace caldera::sched {
 namespace {

@@ -82,7 +82,10 @@ TEST(SchedulerPolicy, PriorityWithPreemptableOffDoesNotEvict) {
 }
 
 TEST(SchedulerPolicy, ConformanceNeverEvictsACriticalJob) {
-  EXPECT_TRUE(low_then_high(policy_of(kPreempt), "system-cluster-critical").evictions.empty());
+  auto critical = low_then_high(policy_of(kPreempt), "system-cluster-critical");
+  EXPECT_TRUE(critical.evictions.empty());
+  // Nor is high admitted past the budget for evictions that cannot come: it stays Pending.
+  EXPECT_TRUE(critical.not_enqueued.count("default/high"));
   // Without conformance it is a job like another (its class's value, 1, is below high's).
   std::string conf = kPreempt;
   conf.replace(conf.find(", {name: conformance}"), 21, "");
@@ -259,6 +262,22 @@ TEST(SchedulerPolicy, NodeorderScoresAreKubernetesLeastRequestedMostRequestedAnd
   task.requests = ResourceList{{{"cpu", 5000}}};  // past the idle cpu: nothing is balanced
   EXPECT_DOUBLE_EQ(sched::balanced_allocation(node, task), 0);
   EXPECT_DOUBLE_EQ(sched::nodeorder_score({0, 0, 1}, node, task), 0);
+}
+
+TEST(SchedulerPolicy, GangWithPreemptableOffLetsAVictimGoBelowItsMinimum) {
+  auto evicted = [](const std::string& conf) {
+    Placer p(policy_of(conf));
+    p.upsert_node("n1", cpu(4000), true);
+    p.set_queues({}, {klass("low", 1), klass("high", 100)});
+    p.request(gang("default/low", 4, 1000, 4, kDefaultQueue, "low"));  // all four its minimum
+    EXPECT_EQ(p.session().bindings.size(), 4u);
+    p.request(gang("default/high", 2, 1000, 2, kDefaultQueue, "high"));
+    return p.session().evictions.size();
+  };
+  EXPECT_EQ(evicted(kPreempt), 0u);  // gang keeps low whole
+  std::string conf = kPreempt;
+  conf.replace(conf.find("{name: gang}"), 12, "{name: gang, enablePreemptable: false}");
+  EXPECT_EQ(evicted(conf), 2u);  // as Volcano's helm default: only priority decides
 }
 
 }  // namespace

@@ -25,14 +25,7 @@ NodeScoring node_scoring(Scoring s) {
 
 double score(const NodeScoring& scoring, const NodeState& node, const TaskInfo& task) {
   double sum = 0;
-  if (const auto& w = scoring.nodeorder) {
-    // Least requested alone looks up only what the pod asks: the walk over every resource of the
-    // node is for the other two.
-    if (w->most_requested == 0 && w->balanced == 0)
-      sum += w->least_requested * least_requested(node, task);
-    else
-      sum += nodeorder_score(*w, node, task);
-  }
+  if (const auto& w = scoring.nodeorder) sum += nodeorder_score(*w, node, task);
   if (const auto& b = scoring.binpack; b && b->weight != 0)
     sum += b->weight * binpack_score(*b, node, task);
   return sum;

@@ -115,8 +115,16 @@ std::string Session::hint(const GangRequest& r) const {
   return capacity_hint(r, capacity);
 }
 
+bool Session::preempts() const {
+  return policy.has("preempt") && policy.priority_preempts && !cache.classes.empty();
+}
+
+bool Session::reclaims() const {
+  return policy.has("reclaim") && snap.queues.size() > 1;  // set only when shares bind
+}
+
 bool Session::may_reclaim(const Cache::Queued& queued) const {
-  if (!policy.has("reclaim") || snap.queues.size() <= 1) return false;
+  if (!reclaims()) return false;
   for (const auto& [name, q] : snap.queues)
     if (name != queued.request.group.queue && q.reclaimable && above_share(q)) return true;
   return false;
@@ -124,17 +132,19 @@ bool Session::may_reclaim(const Cache::Queued& queued) const {
 
 bool Session::may_preempt_in_queue(const Cache::Queued& queued) {
   const auto& group = queued.request.group;
-  if (!policy.has("preempt") || !policy.priority_preempts || cache.classes.empty() ||
-      !cache.may_preempt(group))
-    return false;
+  if (!preempts() || !cache.may_preempt(group)) return false;
   // A queue above its share preempts nothing.
   if (auto q = snap.queues.find(group.queue); q != snap.queues.end() && above_share(q->second))
     return false;
   if (!lowest_held) {
     lowest_held.emplace();
     for (const auto& [key, g] : cache.groups) {
-      // Preemption never takes a job below its minimum: only pods above it are victims.
-      if (g.held <= std::max(0, g.info.min_available)) continue;
+      // With gang's preemptable, preemption never takes a job below its minimum: only pods
+      // above it are victims.
+      const int32_t kept = policy.options.gang_protects_victims ? g.info.min_available : 0;
+      if (g.held <= std::max(0, kept)) continue;
+      if (policy.conformance && is_critical(key, g.info.priority_class))
+        continue;  // never a victim
       auto [low, fresh] = lowest_held->try_emplace(g.info.queue, g.priority);
       if (!fresh) low->second = std::min(low->second, g.priority);
     }

@@ -94,6 +94,11 @@ class Session {
   // job of its queue holding more pods than its minAvailable, or another queue that may be
   // reclaimed from holds more than its share.
   bool may_preempt_in_queue(const Cache::Queued& queued);
+  // Whether this session may evict at all: by preemption (the preempt action, the priority
+  // plugin's preemptable and some PriorityClass to rank by), or by reclaim (the reclaim action
+  // and queues whose shares bind, which the proportion plugin deals).
+  bool preempts() const;
+  bool reclaims() const;
   bool may_reclaim(const Cache::Queued& queued) const;
 
  private:

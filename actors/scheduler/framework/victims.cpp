@@ -11,9 +11,7 @@ bool add_victims(Session& s) {
   auto& snap = s.snap;
   // Without a class every job's priority is 0, and with one queue there are no shares to even
   // out: no one may take from anyone.
-  const bool preempting =
-      s.policy.has("preempt") && s.policy.priority_preempts && !cache.classes.empty();
-  const bool reclaiming = s.policy.has("reclaim") && cache.queues_bind && snap.queues.size() > 1;
+  const bool preempting = s.preempts(), reclaiming = s.reclaims();
   if (!preempting && !reclaiming) return false;
   // Per queue, the highest priority of a gang that could preempt there; the queues below their
   // share that have a gang waiting.

@@ -208,10 +208,7 @@ void allocate_action(Session& s) {
   auto& cache = s.cache;
   // Evictions may make room even when no pod slot is left: then the first few gangs past that
   // point still go to the preempt and reclaim actions, unallocated.
-  const bool evictions =
-      (s.policy.has("preempt") && s.policy.priority_preempts && !cache.classes.empty()) ||
-      (s.policy.has("reclaim") && s.policy.proportion && cache.queues_bind &&
-       cache.queues.size() > 1);
+  const bool evictions = s.preempts() || s.reclaims();
   const bool enqueue = s.policy.has("enqueue");
   int slotless_candidates = 0, slotless_visits = 0, dry_runs = 0;
   // With drf, a gang placed to its minimum this session waits for its turn with the running jobs

@@ -47,7 +47,7 @@ SessionResult preempt(Snapshot& s, const SessionOptions& options) {
 }
 
 void preempt_action(Session& s) {
-  if (!s.policy.priority_preempts || s.cache.classes.empty() || !add_victims(s)) return;
+  if (!s.preempts() || !add_victims(s)) return;
   record_evictions(s, preempt(s.snap, s.policy.options));
 }
 

@@ -95,7 +95,7 @@ SessionResult reclaim(Snapshot& s, const SessionOptions& options) {
 }
 
 void reclaim_action(Session& s) {
-  if (!s.cache.queues_bind || s.snap.queues.size() <= 1 || !add_victims(s)) return;
+  if (!s.reclaims() || !add_victims(s)) return;
   record_evictions(s, reclaim(s.snap, s.policy.options));
 }
 
